@@ -1,0 +1,47 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type postgres from 'postgres';
+import { FALLBACK_NOMENCLATOR } from './fallback-nomenclator';
+
+const MIGRATIONS_DIR = join(import.meta.dirname, 'migrations');
+// Any constant: server, worker and CLI may start together; one of them migrates at a time.
+const MIGRATION_LOCK = 727_001;
+
+interface JournalEntry {
+  tag: string;
+}
+
+/**
+ * Applies the committed drizzle-kit migrations in order, each once, in its own
+ * transaction, then loads the fallback nomenclator. The SQL itself is additive and
+ * idempotent (see harden-migrations.ts), so an older or partly migrated database is
+ * upgraded without data loss.
+ */
+export async function migrate(sql: postgres.Sql): Promise<string[]> {
+  const journal = JSON.parse(readFileSync(join(MIGRATIONS_DIR, 'meta', '_journal.json'), 'utf8')) as {
+    entries: JournalEntry[];
+  };
+  const applied: string[] = [];
+  await sql.begin(async (tx) => {
+    await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`;
+    await tx`CREATE TABLE IF NOT EXISTS gateway_migrations (
+      tag text PRIMARY KEY, hash text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`;
+    const done = new Set((await tx<{ tag: string }[]>`SELECT tag FROM gateway_migrations`).map((r) => r.tag));
+    for (const { tag } of journal.entries) {
+      if (done.has(tag)) continue;
+      const text = readFileSync(join(MIGRATIONS_DIR, `${tag}.sql`), 'utf8');
+      for (const statement of text.split('--> statement-breakpoint')) {
+        if (statement.trim()) await tx.unsafe(statement);
+      }
+      const hash = createHash('sha256').update(text).digest('hex');
+      await tx`INSERT INTO gateway_migrations (tag, hash) VALUES (${tag}, ${hash})`;
+      applied.push(tag);
+    }
+    for (const { cod, denumire } of FALLBACK_NOMENCLATOR) {
+      await tx`INSERT INTO nomenclator (cod, denumire, source) VALUES (${cod}, ${denumire}, 'fallback')
+               ON CONFLICT (cod) DO NOTHING`;
+    }
+  });
+  return applied;
+}

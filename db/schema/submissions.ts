@@ -1,0 +1,45 @@
+import { sql } from 'drizzle-orm';
+import { bigint, date, index, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+
+export const submissions = pgTable(
+  'submissions',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedByDefaultAsIdentity(),
+    // NULL is account 1 everywhere (rows stored before account scoping).
+    accountId: integer('account_id'),
+    status: text('status').notNull(),
+    // Canonical content (never credentials); internal, never returned.
+    payloadJson: jsonb('payload_json').notNull(),
+    // Copied out of the canonical content for filtering and export.
+    vin: text('vin').notNull(),
+    nrInm: text('nr_inm').notNull(),
+    dataPrestatie: text('data_prestatie').notNull(),
+    idempotencyKey: text('idempotency_key').notNull().unique(),
+    // Resolved items [{cod_prestatie, denumire, source}] as last classified.
+    prestatii: jsonb('prestatii'),
+    erori: jsonb('erori'),
+    nemapate: jsonb('nemapate'),
+    motiv: text('motiv'),
+    regError: jsonb('reg_error'),
+    regCredsEnc: text('reg_creds_enc'),
+    batchId: integer('batch_id'),
+    rowIndex: integer('row_index'),
+    purgeAfter: timestamp('purge_after', { withTimezone: true }),
+    requestId: text('request_id'),
+    // Worker bookkeeping.
+    workerId: text('worker_id'),
+    heartbeatAt: timestamp('heartbeat_at', { withTimezone: true }),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }),
+    registryId: text('registry_id'),
+    sentAt: timestamp('sent_at', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index('submissions_account_idx').on(sql`coalesce(${t.accountId}, 1)`, t.id),
+    index('submissions_status_idx').on(t.status, t.nextAttemptAt),
+    index('submissions_batch_idx').on(t.batchId),
+    index('submissions_vin_idx').on(t.vin),
+  ],
+);

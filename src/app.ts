@@ -1,0 +1,50 @@
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { routePath } from 'hono/route';
+import type { AppContext } from './context';
+import { BadRequestError, ConflictError, NotFoundError } from './errors';
+import { apiKeyAuth } from './http/auth';
+import { errorBody, errorResponse, notFound } from './http/envelope';
+import type { AppEnv } from './http/env';
+import { requestId } from './http/request-id';
+import { prezentariRoutes } from './routes/prezentari';
+
+export function createApp(ctx: AppContext) {
+  const app = new Hono<AppEnv>();
+  app.use(requestId);
+  app.use(async (c, next) => {
+    const started = performance.now();
+    await next();
+    const route = routePath(c);
+    ctx.metrics.httpRequests.inc({ method: c.req.method, route, status: String(c.res.status) });
+    ctx.metrics.httpDuration.observe({ method: c.req.method, route }, (performance.now() - started) / 1000);
+  });
+  app.use(
+    '/v1/*',
+    bodyLimit({
+      maxSize: ctx.config.GATEWAY_MAX_BODY_BYTES,
+      onError: (c) => errorResponse(c, 413, 'PREA_MARE', `Corpul cererii depășește ${ctx.config.GATEWAY_MAX_BODY_BYTES} octeți.`),
+    }),
+  );
+
+  app.use('/v1/*', apiKeyAuth(ctx));
+  app.route('/v1/prezentari', prezentariRoutes(ctx));
+
+  app.notFound((c) => notFound(c));
+  app.onError((error, c) => {
+    if (error instanceof NotFoundError) return notFound(c);
+    if (error instanceof ConflictError) return errorResponse(c, 409, 'CONFLICT_STARE', error.reason);
+    if (error instanceof BadRequestError) return errorResponse(c, 400, 'CERERE_INVALIDA', error.reason);
+    const id = c.get('requestId');
+    ctx.journal.write({
+      event: 'eroare_neprevazuta',
+      level: 'error',
+      requestId: id,
+      data: { path: c.req.path, method: c.req.method, error: String(error), stack: error.stack ?? null },
+    });
+    return c.json(errorBody(500, 'EROARE_INTERNA', 'Eroare internă a serverului.', id), 500);
+  });
+  return app;
+}
+
+export type App = ReturnType<typeof createApp>;

@@ -1,0 +1,51 @@
+import { z } from 'zod';
+
+const bool = (fallback: boolean) =>
+  z
+    .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'])
+    .optional()
+    .transform((v) => (v === undefined ? fallback : ['true', '1', 'yes', 'on'].includes(v)));
+
+const base64Key = z
+  .string()
+  .refine((v) => Buffer.from(v, 'base64').length === 32, 'must be base64 of exactly 32 bytes')
+  .optional();
+
+/** Every setting the product reads, parsed once at start-up. Nothing else reads process.env. */
+export const Config = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  DATABASE_URL: z.string().url().optional(),
+  GATEWAY_REQUIRE_API_KEY: bool(true),
+  GATEWAY_SECRET_KEY: base64Key,
+  // Earlier master keys, comma-separated, kept only to decrypt what they encrypted.
+  GATEWAY_OLD_SECRET_KEYS: z
+    .string()
+    .optional()
+    .transform((v) => (v ? v.split(',').map((k) => k.trim()).filter(Boolean) : []))
+    .pipe(z.array(z.string().refine((k) => Buffer.from(k, 'base64').length === 32, 'each must be base64 of 32 bytes'))),
+  GATEWAY_DATA_DIR: z.string().min(1).default('./.data'),
+  GATEWAY_REGISTRY_URL: z.string().url().optional(),
+  GATEWAY_SIM_USERS: z.string().default('demo:demo'),
+  GATEWAY_SIM_PORT: z.coerce.number().int().min(0).max(65535).default(4010),
+  GATEWAY_SENDING_STALE_S: z.coerce.number().int().positive().default(60),
+  GATEWAY_MAX_BODY_BYTES: z.coerce.number().int().positive().default(15 * 1024 * 1024),
+  GATEWAY_RUN_WORKER: bool(true),
+  GATEWAY_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+});
+export type Config = z.infer<typeof Config>;
+
+export class ConfigError extends Error {}
+
+export function parseConfig(env: Record<string, string | undefined>): Config {
+  const result = Config.safeParse(env);
+  if (!result.success) {
+    const lines = result.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  return result.data;
+}
+
+/** `sandbox` when the built-in simulated registry is used, `productie` otherwise. */
+export function environmentName(config: Pick<Config, 'GATEWAY_REGISTRY_URL'>): 'sandbox' | 'productie' {
+  return config.GATEWAY_REGISTRY_URL ? 'productie' : 'sandbox';
+}

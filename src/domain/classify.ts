@@ -1,0 +1,56 @@
+import { contentError, type ContentError } from '../errors';
+import { canonicalize, type CanonicalContent } from './canonical';
+import { resolvePrestatii, type ResolutionContext, type ResolvedItem, type RuleHit } from './resolve';
+import type { SubmissionInput } from './submission-input';
+import { validateContent } from './validate';
+
+export type Verdict = 'queued' | 'needs_data' | 'needs_mapping' | 'error';
+
+export interface Classification {
+  status: Verdict;
+  content: CanonicalContent;
+  prestatii: ResolvedItem[];
+  erori: ContentError[];
+  nemapate: string[];
+  motiv: string | null;
+  ruleHits: RuleHit[];
+}
+
+function summary(erori: ContentError[]): string {
+  const fields = [...new Set(erori.map((e) => e.field.split('.')[0]))];
+  return `Date invalide (${fields.join(', ')}): ${erori[0]?.problema ?? ''}`.trim();
+}
+
+/**
+ * The one classification routine: POST /v1/prezentari, the dry run, the import preview and
+ * commit, and the re-resolution after a mapping is saved all call it, so they cannot diverge.
+ * `rejectUnmapped` is the request's `on_unmapped_error`, already defaulted from the account.
+ */
+export function classify(
+  input: Omit<SubmissionInput, 'reg_credentials' | 'on_unmapped_error'>,
+  ctx: ResolutionContext,
+  options: { rejectUnmapped: boolean; now: Date },
+): Classification {
+  const content = canonicalize(input);
+  return classifyContent(content, ctx, options);
+}
+
+export function classifyContent(
+  content: CanonicalContent,
+  ctx: ResolutionContext,
+  options: { rejectUnmapped: boolean; now: Date },
+): Classification {
+  const erori = validateContent(content, options.now);
+  const { prestatii, nemapate, ruleHits } = resolvePrestatii(content.prestatii, ctx);
+  const base = { content, prestatii, nemapate, ruleHits };
+
+  if (nemapate.length > 0 && options.rejectUnmapped) {
+    const unmapped = contentError('COD_NEMAPAT', 'prestatii', `Coduri fără mapare: ${nemapate.join(', ')}.`);
+    return { ...base, status: 'error', erori: [unmapped, ...erori], motiv: `Respins: ${nemapate.length} cod(uri) fără mapare (${nemapate.join(', ')}).` };
+  }
+  if (erori.length > 0) return { ...base, status: 'needs_data', erori, motiv: summary(erori) };
+  if (nemapate.length > 0) {
+    return { ...base, status: 'needs_mapping', erori, motiv: `Așteaptă maparea codurilor: ${nemapate.join(', ')}.` };
+  }
+  return { ...base, status: 'queued', erori, motiv: null };
+}

@@ -1,0 +1,74 @@
+import type { CanonicalItem } from './canonical';
+import { normalizeText } from './text';
+
+export interface TextRule {
+  id: number;
+  pattern: string;
+  cod_prestatie: string;
+  priority: number;
+}
+
+/** What resolution needs to know, loaded once per account (services/operations/context.ts). */
+export interface ResolutionContext {
+  /** Registry code → its name. */
+  nomenclator: ReadonlyMap<string, string>;
+  /** The account's `cod_op_service` → registry code. */
+  mappings: ReadonlyMap<string, string>;
+  /** The account's text rules, in priority order. */
+  textRules: readonly TextRule[];
+}
+
+export interface ResolvedItem {
+  cod_prestatie: string;
+  denumire: string;
+  /** The code or name the client sent. */
+  cod_client: string;
+  sursa: 'nomenclator' | 'mapare' | 'regula_text';
+}
+
+export interface RuleHit {
+  rule_id: number;
+  cod_client: string;
+  cod_prestatie: string;
+}
+
+export interface Resolution {
+  prestatii: ResolvedItem[];
+  nemapate: string[];
+  ruleHits: RuleHit[];
+}
+
+/**
+ * Strict precedence: a `cod_prestatie` in the nomenclator; else the account's mapping of
+ * the code; else the first text rule (priority order) whose pattern is a substring of the
+ * item's name; else unmapped. A `cod_prestatie` outside the nomenclator is treated as
+ * the workshop's own code.
+ */
+export function resolvePrestatii(items: readonly CanonicalItem[], ctx: ResolutionContext): Resolution {
+  const prestatii: ResolvedItem[] = [];
+  const nemapate: string[] = [];
+  const ruleHits: RuleHit[] = [];
+  const rules = [...ctx.textRules].sort((a, b) => a.priority - b.priority || a.id - b.id);
+
+  for (const item of items) {
+    const code = item.cod_prestatie ?? item.cod_op_service ?? '';
+    if (item.cod_prestatie && ctx.nomenclator.has(code)) {
+      prestatii.push({ cod_prestatie: code, denumire: ctx.nomenclator.get(code) ?? '', cod_client: code, sursa: 'nomenclator' });
+      continue;
+    }
+    const mapped = ctx.mappings.get(code);
+    if (mapped && ctx.nomenclator.has(mapped)) {
+      prestatii.push({ cod_prestatie: mapped, denumire: ctx.nomenclator.get(mapped) ?? '', cod_client: code, sursa: 'mapare' });
+      continue;
+    }
+    const name = normalizeText(item.denumire);
+    const rule = name ? rules.find((r) => ctx.nomenclator.has(r.cod_prestatie) && name.includes(normalizeText(r.pattern))) : undefined;
+    if (rule) {
+      prestatii.push({ cod_prestatie: rule.cod_prestatie, denumire: ctx.nomenclator.get(rule.cod_prestatie) ?? '', cod_client: code, sursa: 'regula_text' });
+      ruleHits.push({ rule_id: rule.id, cod_client: code, cod_prestatie: rule.cod_prestatie });
+      continue;
+    }
+    if (code && !nemapate.includes(code)) nemapate.push(code);
+  }
+  return { prestatii, nemapate, ruleHits };
+}

@@ -1,0 +1,38 @@
+import { z } from 'zod';
+
+// Shapes of the submission API. Only the shape is checked here (a wrong shape is a 422);
+// content rules live in validate.ts (a content problem holds the submission as needs_data).
+
+const code = z.string().max(64);
+const name = z.string().max(500);
+
+export const DirectItem = z.object({ cod_prestatie: code, denumire: name.optional() });
+export type DirectItem = z.infer<typeof DirectItem>;
+
+export const InternalItem = z.object({ cod_op_service: code, denumire: name });
+export type InternalItem = z.infer<typeof InternalItem>;
+
+export const PrestatieInput = z.union([DirectItem, InternalItem]);
+export type PrestatieInput = z.infer<typeof PrestatieInput>;
+
+export const RegCredentials = z.object({
+  username: z.string().min(1).max(200),
+  password: z.string().min(1).max(500),
+});
+export type RegCredentials = z.infer<typeof RegCredentials>;
+
+/** Odometers arrive as numbers or numeric strings ("154200.0" from spreadsheets). */
+const odometer = z.union([z.number(), z.string().max(32)]);
+
+export const SubmissionInput = z.object({
+  vin: z.string().max(100),
+  nrInm: z.string().max(100),
+  dataPrestatie: z.string().max(100),
+  odometruInitial: odometer.nullish(),
+  odometruFinal: odometer.nullable(),
+  prestatii: z.array(PrestatieInput).max(200),
+  b64Image: z.string().optional(),
+  reg_credentials: RegCredentials.nullish(),
+  on_unmapped_error: z.boolean().nullish(),
+});
+export type SubmissionInput = z.infer<typeof SubmissionInput>;

@@ -1,0 +1,68 @@
+import { contentError, type ContentError } from '../errors';
+import type { CanonicalContent } from './canonical';
+import { isIsoDate, todayInBucharest } from './dates';
+
+export const EARLIEST_DATE = '2024-12-01';
+export const ODOMETER_CODES = new Set(['R-ODO', 'I-ODO']);
+const VIN = /^[A-HJ-NPR-Z0-9]{17}$/;
+const PLATE = /^[A-Z0-9]{1,10}$/;
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+function describe(value: unknown): string {
+  const text = String(value);
+  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
+}
+
+/** Every content rule of the spec; an empty list means the content is valid. */
+export function validateContent(content: CanonicalContent, now: Date): ContentError[] {
+  const erori: ContentError[] = [];
+  const { vin, nrInm, dataPrestatie, odometruInitial, odometruFinal, prestatii, b64Image } = content;
+
+  if (!VIN.test(vin)) {
+    const cauza =
+      vin.length !== 17
+        ? `Are ${vin.length} caractere în loc de 17.`
+        : /[OIQ]/.test(vin)
+          ? 'Conține una dintre literele O, I sau Q, care nu apar în VIN.'
+          : 'Conține caractere care nu sunt litere sau cifre.';
+    erori.push(contentError('VIN_INVALID', 'vin', cauza));
+  }
+  if (!PLATE.test(nrInm)) {
+    const cauza = nrInm.length === 0 ? 'Câmpul este gol.' : nrInm.length > 10 ? `Are ${nrInm.length} caractere; maximum 10.` : `„${describe(nrInm)}” conține alte caractere decât litere și cifre.`;
+    erori.push(contentError('NRINM_INVALID', 'nrInm', cauza));
+  }
+  if (!isIsoDate(dataPrestatie)) {
+    erori.push(contentError('DATA_INVALIDA', 'dataPrestatie', `„${describe(dataPrestatie)}” nu este o dată AAAA-LL-ZZ.`));
+  } else if (dataPrestatie < EARLIEST_DATE) {
+    erori.push(contentError('DATA_PREA_VECHE', 'dataPrestatie', `${dataPrestatie} este înainte de ${EARLIEST_DATE}.`));
+  } else if (dataPrestatie > todayInBucharest(now)) {
+    erori.push(contentError('DATA_IN_VIITOR', 'dataPrestatie', `${dataPrestatie} este după data de azi (${todayInBucharest(now)}).`));
+  }
+
+  const finalOk = typeof odometruFinal === 'number' && Number.isFinite(odometruFinal) && odometruFinal >= 0;
+  if (!finalOk) {
+    const cauza = odometruFinal === null ? 'Câmpul odometruFinal lipsește.' : `„${describe(odometruFinal)}” nu este un număr pozitiv.`;
+    erori.push(contentError('ODOMETRU_INVALID', 'odometruFinal', cauza));
+  }
+  const needsInitial = prestatii.some((p) => ODOMETER_CODES.has(p.cod_prestatie ?? p.cod_op_service ?? ''));
+  if (odometruInitial === null) {
+    if (needsInitial) erori.push(contentError('ODOMETRU_INITIAL_LIPSA', 'odometruInitial', 'Prestațiile includ R-ODO sau I-ODO.'));
+  } else if (typeof odometruInitial !== 'number' || !Number.isFinite(odometruInitial) || odometruInitial < 0) {
+    erori.push(contentError('ODOMETRU_INVALID', 'odometruInitial', `„${describe(odometruInitial)}” nu este un număr pozitiv.`));
+  } else if (finalOk && odometruInitial > (odometruFinal as number)) {
+    erori.push(contentError('ODOMETRU_INVERSAT', 'odometruInitial', `${odometruInitial} > ${odometruFinal}.`));
+  }
+
+  if (prestatii.length === 0) erori.push(contentError('PRESTATII_GOALE', 'prestatii', 'Nu a fost trimisă nicio prestație.'));
+  prestatii.forEach((p, i) => {
+    if (!p.cod_prestatie && !p.cod_op_service) {
+      erori.push(contentError('PRESTATII_GOALE', `prestatii.${i}`, 'Codul operației este gol.'));
+    }
+  });
+
+  if (!BASE64.test(b64Image)) {
+    const cauza = b64Image.startsWith('data:') ? 'Începe cu un prefix „data:…;base64,”.' : 'Conține caractere în afara alfabetului base64 sau are lungimea greșită.';
+    erori.push(contentError('IMAGINE_INVALIDA', 'b64Image', cauza));
+  }
+  return erori;
+}

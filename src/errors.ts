@@ -1,0 +1,104 @@
+// The closed error catalog: a code → what went wrong and how to fix it, in Romanian.
+// Fed to the API, the web interface and the worker. Services throw the transport-agnostic
+// errors at the bottom; only src/http turns them into a status and an envelope.
+
+export const CATALOG = {
+  // Content of a submission (needs_data).
+  VIN_INVALID: { problema: 'VIN-ul nu este valid.', fix: 'Introduceți cele 17 caractere ale VIN-ului, fără literele O, I și Q.' },
+  NRINM_INVALID: { problema: 'Numărul de înmatriculare nu este valid.', fix: 'Folosiți 1–10 litere și cifre, fără spații sau cratime (ex. B123ABC).' },
+  DATA_INVALIDA: { problema: 'Data prestației nu este o dată validă.', fix: 'Scrieți data în forma AAAA-LL-ZZ (ex. 2025-03-14).' },
+  DATA_PREA_VECHE: { problema: 'Data prestației este anterioară datei de 2024-12-01.', fix: 'Raportarea este obligatorie doar pentru prestațiile de la 2024-12-01; verificați data.' },
+  DATA_IN_VIITOR: { problema: 'Data prestației este în viitor.', fix: 'Folosiți data la care s-a făcut prestația (ora României).' },
+  ODOMETRU_INVALID: { problema: 'Valoarea odometrului nu este numerică.', fix: 'Trimiteți kilometrajul ca număr (ex. 154200).' },
+  ODOMETRU_INITIAL_LIPSA: { problema: 'Lipsește odometrul inițial.', fix: 'Operațiile R-ODO și I-ODO cer odometruInitial; completați-l.' },
+  ODOMETRU_INVERSAT: { problema: 'Odometrul inițial este mai mare decât cel final.', fix: 'Verificați valorile: odometruInitial trebuie să fie cel mult odometruFinal.' },
+  PRESTATII_GOALE: { problema: 'Lista de prestații este goală.', fix: 'Adăugați cel puțin o operație în prestatii.' },
+  IMAGINE_INVALIDA: { problema: 'Imaginea nu este base64 valid.', fix: 'Trimiteți conținutul fișierului codat base64, fără prefixul „data:”.' },
+  COD_NEMAPAT: { problema: 'Există operații fără corespondent în nomenclatorul registrului.', fix: 'Asociați codurile în editorul de mapări (sau prin POST /v1/mapari), apoi retrimiteți.' },
+  // Delivery to the registry (reg_error), written by the worker.
+  REG_LOGIN_RESPINS: { problema: 'Registrul a respins autentificarea.', fix: 'Verificați utilizatorul și parola registrului în contul dvs., apoi repuneți trimiterea în coadă.' },
+  REG_CONTINUT_RESPINS: { problema: 'Registrul a refuzat conținutul înregistrării.', fix: 'Corectați datele conform mesajului registrului și retrimiteți.' },
+  REG_EROARE_SERVER: { problema: 'Registrul a răspuns cu o eroare internă.', fix: 'Verificați în registru dacă înregistrarea există; dacă nu, repuneți-o în coadă.' },
+  REG_TOKEN_EXPIRAT: { problema: 'Sesiunea la registru a expirat.', fix: 'Nu este nevoie de nimic: trimiterea se reia automat.' },
+  REG_CREDENTIALE_LIPSA: { problema: 'Nu există credențiale pentru registru.', fix: 'Salvați credențialele registrului în cont sau trimiteți reg_credentials.' },
+  REG_RETEA: { problema: 'Registrul nu a putut fi contactat.', fix: 'Se reîncearcă automat; dacă persistă, verificați adresa registrului.' },
+  REG_EROARE: { problema: 'Eroare la transmiterea către registru.', fix: 'Consultați jurnalul pentru detalii.' },
+  // HTTP-level errors.
+  CERERE_INVALIDA: { problema: 'Cererea nu este validă.', fix: 'Corectați parametrii indicați și reîncercați.' },
+  NEAUTENTIFICAT: { problema: 'Cheia API lipsește sau nu este validă.', fix: 'Trimiteți cheia în antetul X-API-Key sau Authorization: Bearer.' },
+  NEGASIT: { problema: 'Resursa nu există.', fix: 'Verificați identificatorul.' },
+  CONFLICT_STARE: { problema: 'Operația nu este permisă în starea curentă.', fix: 'Verificați starea resursei.' },
+  PREA_MARE: { problema: 'Cererea depășește dimensiunea maximă.', fix: 'Trimiteți un corp mai mic.' },
+  EROARE_INTERNA: { problema: 'A apărut o eroare neprevăzută.', fix: 'Reîncercați; dacă persistă, trimiteți request_id echipei de suport.' },
+} as const satisfies Record<string, { problema: string; fix: string }>;
+
+export type ErrorCode = keyof typeof CATALOG;
+
+/** One entry of `erori`: the original `{field, message}` plus the three-level detail. */
+export interface ContentError {
+  field: string;
+  message: string;
+  cod: ErrorCode;
+  problema: string;
+  cauza: string;
+  fix: string;
+}
+
+export function contentError(cod: ErrorCode, field: string, cauza: string): ContentError {
+  const { problema, fix } = CATALOG[cod];
+  return { field, message: `${problema} ${cauza}`, cod, problema, cauza, fix };
+}
+
+/** The three-level form of a registry error, as stored in `reg_error`. */
+export interface RegError {
+  cod: string;
+  problema: string;
+  cauza: string;
+  fix: string;
+  mesaj_registru?: string | null;
+  http_status?: number | null;
+}
+
+/** Reads a stored `reg_error` of any form (older rows hold a plain string) as the three-level form. */
+export function readRegError(stored: unknown): RegError | null {
+  if (stored === null || stored === undefined || stored === '') return null;
+  if (typeof stored === 'string') {
+    return { cod: 'REG_EROARE', ...CATALOG.REG_EROARE, cauza: stored, mesaj_registru: stored };
+  }
+  if (typeof stored === 'object') {
+    const s = stored as Record<string, unknown>;
+    const cod = typeof s.cod === 'string' ? s.cod : 'REG_EROARE';
+    const known = (CATALOG as Record<string, { problema: string; fix: string }>)[cod] ?? CATALOG.REG_EROARE;
+    const text = (k: string) => (typeof s[k] === 'string' ? (s[k] as string) : undefined);
+    return {
+      cod,
+      problema: text('problema') ?? known.problema,
+      cauza: text('cauza') ?? text('mesaj') ?? text('message') ?? text('mesaj_registru') ?? '',
+      fix: text('fix') ?? known.fix,
+      mesaj_registru: text('mesaj_registru') ?? text('mesaj') ?? null,
+      http_status: typeof s.http_status === 'number' ? s.http_status : null,
+    };
+  }
+  return { cod: 'REG_EROARE', ...CATALOG.REG_EROARE, cauza: String(stored) };
+}
+
+export class NotFoundError extends Error {
+  constructor() {
+    super('not found');
+  }
+}
+
+export class ConflictError extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+  }
+}
+
+export class BadRequestError extends Error {
+  constructor(
+    readonly reason: string,
+    readonly field?: string,
+  ) {
+    super(reason);
+  }
+}

@@ -1,0 +1,82 @@
+import type { Sql } from '../../db/client';
+import { createFileSink } from './file-sink';
+import { redact } from './redact';
+
+export interface JournalEvent {
+  event: string;
+  level?: 'debug' | 'info' | 'warn' | 'error';
+  requestId?: string | null;
+  accountId?: number | null;
+  submissionId?: number | null;
+  data?: Record<string, unknown>;
+}
+
+export interface Journal {
+  write(event: JournalEvent): void;
+  /** Resolves once everything written so far is in the table and the file. */
+  flush(): Promise<void>;
+}
+
+const FLUSH_MS = 50;
+const MAX_BUFFER = 500;
+
+/**
+ * The application journal: `app_events` plus a rotating per-process file. Events are
+ * redacted as they are written, then buffered and inserted in one statement per tick,
+ * so journalling costs a request no round-trip of its own.
+ */
+export function createJournal(options: { sql: Sql; logDir: string; processName: string }): Journal {
+  const file = createFileSink(options.logDir, options.processName);
+  let buffer: Array<Required<Omit<JournalEvent, 'data'>> & { ts: Date; data: unknown }> = [];
+  let timer: NodeJS.Timeout | undefined;
+  let inFlight: Promise<void> = Promise.resolve();
+
+  async function drain() {
+    timer = undefined;
+    const rows = buffer;
+    buffer = [];
+    if (rows.length === 0) return;
+    file.write(rows.map((r) => JSON.stringify({ ...r, process: options.processName })).join('\n') + '\n');
+    try {
+      await options.sql`INSERT INTO app_events ${options.sql(
+        rows.map((r) => ({
+          ts: r.ts,
+          level: r.level,
+          event: r.event,
+          request_id: r.requestId,
+          account_id: r.accountId,
+          submission_id: r.submissionId,
+          data: r.data as never,
+        })),
+      )}`;
+    } catch (error) {
+      // The file still has the events; a journal failure must never fail the request.
+      file.write(JSON.stringify({ ts: new Date(), level: 'error', event: 'journal_write_failed', error: String(error) }) + '\n');
+    }
+  }
+
+  function schedule() {
+    inFlight = inFlight.then(drain);
+    return inFlight;
+  }
+
+  return {
+    write(event) {
+      buffer.push({
+        ts: new Date(),
+        event: event.event,
+        level: event.level ?? 'info',
+        requestId: event.requestId ?? null,
+        accountId: event.accountId ?? null,
+        submissionId: event.submissionId ?? null,
+        data: event.data ? redact(event.data) : null,
+      });
+      if (buffer.length >= MAX_BUFFER) void schedule();
+      else timer ??= setTimeout(() => void schedule(), FLUSH_MS);
+    },
+    async flush() {
+      if (timer) clearTimeout(timer);
+      await schedule();
+    },
+  };
+}

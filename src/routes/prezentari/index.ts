@@ -1,0 +1,87 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import type { AppContext } from '../../context';
+import { SubmissionInput } from '../../domain/submission-input';
+import { BadRequestError } from '../../errors';
+import type { AppEnv } from '../../http/env';
+import { jsonBody, parseQuery } from '../../http/validate';
+import { classifyForAccount } from '../../services/submissions/classify';
+import { createSubmission } from '../../services/submissions/create';
+import { deleteSubmission, requeueSubmission } from '../../services/submissions/lifecycle';
+import { decodeCursor, getSubmission, listSubmissions } from '../../services/submissions/read';
+import { idParam } from '../params';
+
+const STATUSES = ['queued', 'needs_data', 'needs_mapping', 'sending', 'sent', 'error'] as const;
+const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'Data trebuie să fie AAAA-LL-ZZ');
+
+export const ListQuery = z.object({
+  status: z.enum(STATUSES).optional(),
+  date_from: isoDate.optional(),
+  date_to: isoDate.optional(),
+  vin: z.string().max(17).optional(),
+  batch_id: z.coerce.number().int().positive().max(2_147_483_647).optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(50),
+  cursor: z.string().max(64).optional(),
+  account_id: z.coerce.number().int().optional(),
+});
+
+export function prezentariRoutes(ctx: AppContext) {
+  const app = new Hono<AppEnv>();
+
+  const audit = (c: { get(k: 'requestId'): string; get(k: 'principal'): { accountId: number } }, data: Record<string, unknown>) =>
+    ctx.journal.write({ event: 'api_prezentari', requestId: c.get('requestId'), accountId: c.get('principal').accountId, submissionId: (data.submission_id as number | null) ?? null, data });
+
+  app.post('/', jsonBody(SubmissionInput), async (c) => {
+    const result = await createSubmission({ ctx, principal: c.get('principal'), input: c.var.body, requestId: c.get('requestId') });
+    ctx.metrics.submissionsCreated.inc({ status: result.status });
+    audit(c, { op: 'create', submission_id: result.submission_id, status: result.status, duplicate: result.duplicate, reactivated: result.reactivated, nemapate: result.nemapate });
+    return c.json(result, 200);
+  });
+
+  app.post('/valideaza', jsonBody(SubmissionInput), async (c) => {
+    const verdict = await classifyForAccount({ ctx, exec: ctx.db, accountId: c.get('principal').accountId, input: c.var.body });
+    audit(c, { op: 'dry_run', status: verdict.status });
+    return c.json({
+      // A payload that the real POST would reject outright is estimated as needs_mapping.
+      status_estimat: verdict.status === 'error' ? 'needs_mapping' : verdict.status,
+      respins: verdict.status === 'error',
+      erori: verdict.erori,
+      nemapate: verdict.nemapate,
+      motiv: verdict.motiv,
+      prestatii: verdict.prestatii,
+    });
+  });
+
+  app.get('/', async (c) => {
+    const q = parseQuery(c, ListQuery);
+    if (!q.ok) return q.response;
+    const { accountId } = c.get('principal');
+    if (q.data.account_id !== undefined && q.data.account_id !== accountId) {
+      throw new BadRequestError('account_id nu corespunde contului cheii API.', 'account_id');
+    }
+    const cursor = q.data.cursor === undefined ? undefined : decodeCursor(q.data.cursor);
+    if (q.data.cursor !== undefined && cursor === undefined) throw new BadRequestError('Cursorul nu este valid.', 'cursor');
+    audit(c, { op: 'list' });
+    return c.json(await listSubmissions({ ctx, accountId, filters: { ...q.data, cursor } }));
+  });
+
+  app.get('/:id', async (c) => {
+    const id = idParam(c.req.param('id'));
+    audit(c, { op: 'get', submission_id: id });
+    return c.json(await getSubmission({ ctx, accountId: c.get('principal').accountId, id }));
+  });
+
+  app.delete('/:id', async (c) => {
+    const id = idParam(c.req.param('id'));
+    audit(c, { op: 'delete', submission_id: id });
+    return c.json(await deleteSubmission({ ctx, accountId: c.get('principal').accountId, id, requestId: c.get('requestId') }));
+  });
+
+  app.post('/:id/repune', async (c) => {
+    const id = idParam(c.req.param('id'));
+    audit(c, { op: 'requeue', submission_id: id });
+    return c.json(await requeueSubmission({ ctx, accountId: c.get('principal').accountId, id, requestId: c.get('requestId') }));
+  });
+
+  return app;
+}

@@ -1,0 +1,70 @@
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import type { Executor } from '../../../db/client';
+import { submissions } from '../../../db/schema';
+import type { AppContext } from '../../context';
+import { withTransaction } from '../../context';
+import { classifyContent } from '../../domain/classify';
+import type { CanonicalContent } from '../../domain/canonical';
+import { ConflictError, NotFoundError } from '../../errors';
+import { loadResolutionContext } from '../operations/context';
+import { inAccount } from './read';
+
+/** States a submission may be deleted from: everything not in flight and not in the registry. */
+export const DELETABLE = ['queued', 'needs_data', 'needs_mapping', 'error'] as const;
+/** States a submission may be requeued from: the blocked ones. */
+export const REQUEUEABLE = ['needs_data', 'needs_mapping', 'error'] as const;
+
+const STATE_REASON: Record<string, string> = {
+  sending: 'Trimiterea este în curs către registru; încercați după ce se termină.',
+  sent: 'Înregistrarea este deja în registru; nu mai poate fi ștearsă sau repusă.',
+  queued: 'Trimiterea este deja în coadă.',
+};
+
+/** Scope first (another account's id is a plain 404), then state (409 with the reason). */
+async function lockInScope(tx: Executor, accountId: number, id: number) {
+  const [row] = await tx
+    .select({ id: submissions.id, status: submissions.status, payload: submissions.payloadJson, accountId: submissions.accountId })
+    .from(submissions)
+    .where(and(eq(submissions.id, id), inAccount(accountId)))
+    .for('update');
+  if (!row) throw new NotFoundError();
+  return row;
+}
+
+export async function deleteSubmission({ ctx, accountId, id, requestId }: { ctx: AppContext; accountId: number; id: number; requestId: string }) {
+  return withTransaction(ctx, undefined, async (tx) => {
+    const row = await lockInScope(tx, accountId, id);
+    if (!(DELETABLE as readonly string[]).includes(row.status)) {
+      throw new ConflictError(STATE_REASON[row.status] ?? `Starea ${row.status} nu permite ștergerea.`);
+    }
+    await tx.delete(submissions).where(and(eq(submissions.id, id), inArray(submissions.status, [...DELETABLE])));
+    ctx.journal.write({ event: 'submission_deleted', requestId, accountId, submissionId: id, data: { from: row.status } });
+    return { submission_id: id, deleted: true, previous_status: row.status };
+  });
+}
+
+/**
+ * Puts a blocked submission back: an `error` one straight into the queue; a held one is
+ * classified again with today's mappings and rules, and is refused if it would still be held.
+ */
+export async function requeueSubmission({ ctx, accountId, id, requestId }: { ctx: AppContext; accountId: number; id: number; requestId: string }) {
+  return withTransaction(ctx, undefined, async (tx) => {
+    const row = await lockInScope(tx, accountId, id);
+    if (!(REQUEUEABLE as readonly string[]).includes(row.status)) {
+      throw new ConflictError(STATE_REASON[row.status] ?? `Starea ${row.status} nu permite repunerea în coadă.`);
+    }
+    let update: Partial<typeof submissions.$inferInsert> = {};
+    if (row.status !== 'error') {
+      const content = row.payload as CanonicalContent;
+      const verdict = classifyContent(content, await loadResolutionContext(ctx, tx, accountId, content.prestatii), { rejectUnmapped: false, now: ctx.clock() });
+      if (verdict.status !== 'queued') throw new ConflictError(`Trimiterea nu poate fi repusă: ${verdict.motiv}`);
+      update = { prestatii: verdict.prestatii, erori: [], nemapate: [], motiv: null };
+    }
+    await tx
+      .update(submissions)
+      .set({ ...update, status: 'queued', purgeAfter: null, attempts: 0, nextAttemptAt: null, workerId: null, updatedAt: sql`now()` })
+      .where(eq(submissions.id, id));
+    ctx.journal.write({ event: 'submission_requeued', requestId, accountId, submissionId: id, data: { from: row.status } });
+    return { submission_id: id, status: 'queued', previous_status: row.status };
+  });
+}

@@ -1,0 +1,49 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import postgres from 'postgres';
+import type { TestProject } from 'vitest/node';
+import { startEmbedded } from '../db/embedded';
+import { preserveExitCode } from '../db/exit-code';
+import { migrate } from '../db/migrate';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    adminDatabaseUrl: string;
+  }
+}
+
+export const TEMPLATE_DB = 'gateway_test_template';
+
+/**
+ * One PostgreSQL for the whole run (embedded in a temp dir, or TEST_DATABASE_URL), with a
+ * migrated template database that each test file clones into a database of its own.
+ */
+export default async function setup(project: TestProject) {
+  preserveExitCode();
+  const given = process.env.TEST_DATABASE_URL;
+  let stop = async () => {};
+  let adminUrl: string;
+  let dataDir: string | undefined;
+  if (given) {
+    adminUrl = given;
+  } else {
+    dataDir = mkdtempSync(join(tmpdir(), 'gateway-test-pg-'));
+    const embedded = await startEmbedded({ dataDir, database: 'postgres' });
+    adminUrl = embedded.url;
+    stop = embedded.stop;
+  }
+  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`DROP DATABASE IF EXISTS ${TEMPLATE_DB}`);
+  await admin.unsafe(`CREATE DATABASE ${TEMPLATE_DB}`);
+  const template = postgres(adminUrl.replace(/\/[^/?]+(\?|$)/, `/${TEMPLATE_DB}$1`), { max: 1, onnotice: () => {} });
+  await migrate(template);
+  await template.end();
+  await admin.end();
+  project.provide('adminDatabaseUrl', adminUrl);
+
+  return async () => {
+    await stop();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  };
+}

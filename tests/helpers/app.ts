@@ -1,0 +1,59 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createApp } from '../../src/app';
+import { parseConfig } from '../../src/config';
+import { createContext } from '../../src/runtime';
+import { generateApiKey } from '../../src/crypto/hash';
+import { createTestDatabase } from './db';
+
+export const TEST_SECRET = randomBytes(32).toString('base64');
+
+/** A real app over a fresh database of its own; `env` overrides settings. */
+export async function startTestApp(env: Record<string, string> = {}, options: { clock?: () => Date } = {}) {
+  const database = await createTestDatabase();
+  const dataDir = mkdtempSync(join(tmpdir(), 'gateway-test-'));
+  const config = parseConfig({ GATEWAY_DATA_DIR: dataDir, GATEWAY_SECRET_KEY: TEST_SECRET, ...env });
+  const ctx = createContext({ config, databaseUrl: database.url, secretKey: TEST_SECRET, processName: 'test', clock: options.clock });
+  const app = createApp(ctx);
+
+  async function createAccount(name = 'Service test'): Promise<number> {
+    const [row] = await ctx.sql<{ id: number }[]>`INSERT INTO accounts (name) VALUES (${name}) RETURNING id`;
+    return row!.id;
+  }
+  async function createKey(accountId: number): Promise<string> {
+    const key = generateApiKey();
+    await ctx.sql`INSERT INTO api_keys (account_id, key_hash, prefix) VALUES (${accountId}, ${key.hash}, ${key.prefix})`;
+    return key.plain;
+  }
+  /** A JSON request with the key; `body` objects are serialised, strings sent as they are. */
+  function call(method: string, path: string, options: { key?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+    const headers: Record<string, string> = { ...(options.key ? { 'X-API-Key': options.key } : {}), ...options.headers };
+    let body: string | undefined;
+    if (options.body !== undefined) {
+      headers['Content-Type'] ??= 'application/json';
+      body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+    }
+    return app.request(path, { method, headers, body });
+  }
+
+  return {
+    app,
+    ctx,
+    dataDir,
+    createAccount,
+    createKey,
+    call,
+    close: async () => {
+      await ctx.close();
+      await database.drop();
+    },
+  };
+}
+export type TestApp = Awaited<ReturnType<typeof startTestApp>>;
+
+/** A response body as a plain object, for assertions. */
+export async function json(res: Response): Promise<Record<string, unknown>> {
+  return (await res.json()) as Record<string, unknown>;
+}
