@@ -7,9 +7,14 @@ import { apiKeyAuth } from './http/auth';
 import { errorBody, errorResponse, notFound } from './http/envelope';
 import type { AppEnv } from './http/env';
 import { requestId } from './http/request-id';
+import { auditRoutes } from './routes/audit';
+import { conturiRoutes, pingRoutes } from './routes/conturi';
+import { docsRoutes } from './routes/docs';
 import { healthRoutes } from './routes/health';
 import { importRoutes } from './routes/import';
+import { mapariRoutes, nomenclatorRoutes } from './routes/mapari';
 import { prezentariRoutes } from './routes/prezentari';
+import { reguliTextRoutes } from './routes/reguli-text';
 
 export function createApp(ctx: AppContext) {
   const app = new Hono<AppEnv>();
@@ -30,9 +35,16 @@ export function createApp(ctx: AppContext) {
   );
 
   app.route('/', healthRoutes(ctx));
+  app.route('/', docsRoutes());
   app.use('/v1/*', apiKeyAuth(ctx));
   app.route('/v1/prezentari', prezentariRoutes(ctx));
   app.route('/v1/import', importRoutes(ctx));
+  app.route('/v1/nomenclator', nomenclatorRoutes(ctx));
+  app.route('/v1/mapari', mapariRoutes(ctx));
+  app.route('/v1/reguli-text', reguliTextRoutes(ctx));
+  app.route('/v1/conturi', conturiRoutes(ctx));
+  app.route('/v1/ping', pingRoutes(ctx));
+  app.route('/v1/audit', auditRoutes(ctx));
 
   app.notFound((c) => notFound(c));
   app.onError((error, c) => {

@@ -40,8 +40,8 @@ export function classifyContent(
   ctx: ResolutionContext,
   options: { rejectUnmapped: boolean; now: Date },
 ): Classification {
-  const erori = validateContent(content, options.now);
   const { prestatii, nemapate, ruleHits } = resolvePrestatii(content.prestatii, ctx);
+  const erori = validateContent(content, options.now, prestatii.map((p) => p.cod_prestatie));
   const base = { content, prestatii, nemapate, ruleHits };
 
   if (nemapate.length > 0 && options.rejectUnmapped) {

@@ -13,8 +13,12 @@ function describe(value: unknown): string {
   return text.length > 40 ? `${text.slice(0, 40)}…` : text;
 }
 
-/** Every content rule of the spec; an empty list means the content is valid. */
-export function validateContent(content: CanonicalContent, now: Date): ContentError[] {
+/**
+ * Every content rule of the spec; an empty list means the content is valid. `resolvedCodes`
+ * are the registry codes the items resolved to: a workshop code mapped to R-ODO needs
+ * odometruInitial just as a direct R-ODO does.
+ */
+export function validateContent(content: CanonicalContent, now: Date, resolvedCodes: readonly string[] = []): ContentError[] {
   const erori: ContentError[] = [];
   const { vin, nrInm, dataPrestatie, odometruInitial, odometruFinal, prestatii, b64Image } = content;
 
@@ -44,7 +48,7 @@ export function validateContent(content: CanonicalContent, now: Date): ContentEr
     const cauza = odometruFinal === null ? 'Câmpul odometruFinal lipsește.' : `„${describe(odometruFinal)}” nu este un număr pozitiv.`;
     erori.push(contentError('ODOMETRU_INVALID', 'odometruFinal', cauza));
   }
-  const needsInitial = prestatii.some((p) => ODOMETER_CODES.has(p.cod_prestatie ?? p.cod_op_service ?? ''));
+  const needsInitial = [...resolvedCodes, ...prestatii.map((p) => p.cod_prestatie ?? '')].some((c) => ODOMETER_CODES.has(c));
   if (odometruInitial === null) {
     if (needsInitial) erori.push(contentError('ODOMETRU_INITIAL_LIPSA', 'odometruInitial', 'Prestațiile includ R-ODO sau I-ODO.'));
   } else if (typeof odometruInitial !== 'number' || !Number.isFinite(odometruInitial) || odometruInitial < 0) {

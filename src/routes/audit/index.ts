@@ -1,0 +1,29 @@
+import { Hono } from 'hono';
+import { stream } from 'hono/streaming';
+import { z } from 'zod';
+import type { AppContext } from '../../context';
+import type { AppEnv } from '../../http/env';
+import { parseQuery } from '../../http/validate';
+import { exportSubmissionsCsv } from '../../services/audit/export';
+
+const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'Data trebuie să fie AAAA-LL-ZZ');
+
+export const ExportQuery = z.object({
+  status: z.enum(['sent', 'all']).default('sent'),
+  date_from: isoDate.optional(),
+  date_to: isoDate.optional(),
+});
+
+export function auditRoutes(ctx: AppContext) {
+  return new Hono<AppEnv>().get('/export', async (c) => {
+    const q = parseQuery(c, ExportQuery);
+    if (!q.ok) return q.response;
+    const accountId = c.get('principal').accountId;
+    ctx.journal.write({ event: 'audit_export', requestId: c.get('requestId'), accountId, data: { ...q.data } });
+    c.header('Content-Type', 'text/csv; charset=utf-8');
+    c.header('Content-Disposition', `attachment; filename="prezentari-${q.data.status}.csv"`);
+    return stream(c, async (out) => {
+      for await (const chunk of exportSubmissionsCsv({ ctx, accountId, filters: q.data })) await out.write(chunk);
+    });
+  });
+}

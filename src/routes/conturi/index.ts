@@ -1,0 +1,29 @@
+import { Hono } from 'hono';
+import type { AppContext } from '../../context';
+import { environmentName } from '../../config';
+import { RegCredentials } from '../../domain/submission-input';
+import type { AppEnv } from '../../http/env';
+import { jsonBody } from '../../http/validate';
+import { clearRegCredentials, hasRegCredentials, saveRegCredentials } from '../../services/accounts/reg-creds';
+
+export function conturiRoutes(ctx: AppContext) {
+  const app = new Hono<AppEnv>();
+  app.post('/reg-creds', jsonBody(RegCredentials), async (c) =>
+    c.json(await saveRegCredentials({ ctx, accountId: c.get('principal').accountId, creds: c.var.body, requestId: c.get('requestId') })),
+  );
+  app.delete('/reg-creds', async (c) => c.json(await clearRegCredentials({ ctx, accountId: c.get('principal').accountId, requestId: c.get('requestId') })));
+  return app;
+}
+
+export function pingRoutes(ctx: AppContext) {
+  return new Hono<AppEnv>().get('/', async (c) => {
+    const principal = c.get('principal');
+    return c.json({
+      account_id: principal.accountId,
+      mediu: environmentName(ctx.config),
+      autentificat_cu_cheie: principal.viaKey,
+      are_creds_rar: await hasRegCredentials(ctx, principal.accountId),
+      ts: ctx.clock().toISOString(),
+    });
+  });
+}

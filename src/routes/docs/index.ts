@@ -1,0 +1,37 @@
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { Hono } from 'hono';
+import { openApiDocument } from '../../openapi';
+import type { AppEnv } from '../../http/env';
+
+// Swagger UI is served from node_modules: no CDN, works offline.
+const swaggerDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+const ASSETS: Record<string, string> = {
+  'swagger-ui.css': 'text/css; charset=utf-8',
+  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
+};
+
+const PAGE = `<!doctype html>
+<html lang="ro"><head><meta charset="utf-8"><title>API — documentație</title>
+<link rel="stylesheet" href="/docs/assets/swagger-ui.css"></head>
+<body><div id="ui"></div>
+<script src="/docs/assets/swagger-ui-bundle.js"></script>
+<script src="/docs/init.js"></script></body></html>`;
+
+export function docsRoutes() {
+  const app = new Hono<AppEnv>();
+  const document = JSON.stringify(openApiDocument());
+  app.get('/openapi.json', (c) => c.body(document, 200, { 'Content-Type': 'application/json' }));
+  app.get('/docs', (c) => c.html(PAGE));
+  app.get('/docs/init.js', (c) =>
+    c.body("window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#ui' });", 200, { 'Content-Type': 'text/javascript; charset=utf-8' }),
+  );
+  app.get('/docs/assets/:file', async (c) => {
+    const file = c.req.param('file');
+    const type = ASSETS[file];
+    if (!type) return c.notFound();
+    return c.body(await readFile(join(swaggerDir, file)), 200, { 'Content-Type': type, 'Cache-Control': 'public, max-age=86400' });
+  });
+  return app;
+}

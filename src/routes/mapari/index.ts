@@ -1,0 +1,30 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import type { AppContext } from '../../context';
+import type { AppEnv } from '../../http/env';
+import { jsonBody } from '../../http/validate';
+import { deleteMapping, listMappings, listNomenclator, pendingOperations, saveMapping } from '../../services/operations/mappings';
+
+export const MappingInput = z.object({
+  cod_op_service: z.string().trim().min(1).max(64),
+  cod_prestatie: z.string().trim().min(1).max(64),
+  auto_send: z.boolean().optional(),
+});
+export type MappingInput = z.infer<typeof MappingInput>;
+
+export function nomenclatorRoutes(ctx: AppContext) {
+  return new Hono<AppEnv>().get('/', async (c) => c.json(await listNomenclator(ctx)));
+}
+
+export function mapariRoutes(ctx: AppContext) {
+  const app = new Hono<AppEnv>();
+  app.get('/', async (c) => c.json(await listMappings({ ctx, accountId: c.get('principal').accountId })));
+  app.get('/pending', async (c) => c.json(await pendingOperations({ ctx, accountId: c.get('principal').accountId })));
+  app.post('/', jsonBody(MappingInput), async (c) =>
+    c.json(await saveMapping({ ctx, accountId: c.get('principal').accountId, input: c.var.body, requestId: c.get('requestId') })),
+  );
+  app.delete('/:code', async (c) =>
+    c.json(await deleteMapping({ ctx, accountId: c.get('principal').accountId, code: c.req.param('code'), requestId: c.get('requestId') })),
+  );
+  return app;
+}

@@ -1,0 +1,31 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import type { AppContext } from '../../context';
+import type { AppEnv } from '../../http/env';
+import { jsonBody } from '../../http/validate';
+import { deleteTextRule, listTextRules, saveTextRule } from '../../services/operations/text-rules';
+import { INT4_MAX, idParam } from '../params';
+
+export const TextRuleInput = z.object({
+  pattern: z.string().trim().min(2, 'Textul căutat trebuie să aibă cel puțin 2 caractere').max(200),
+  cod_prestatie: z.string().trim().min(1).max(64),
+  priority: z.number().int().min(0).max(100_000).optional(),
+});
+export type TextRuleInput = z.infer<typeof TextRuleInput>;
+
+export function reguliTextRoutes(ctx: AppContext) {
+  const app = new Hono<AppEnv>();
+  app.get('/', async (c) => c.json(await listTextRules({ ctx, accountId: c.get('principal').accountId })));
+  app.post('/', jsonBody(TextRuleInput), async (c) =>
+    c.json(await saveTextRule({ ctx, accountId: c.get('principal').accountId, input: c.var.body, requestId: c.get('requestId') }), 201),
+  );
+  app.put('/:id', jsonBody(TextRuleInput), async (c) => {
+    const id = idParam(c.req.param('id'), INT4_MAX);
+    return c.json(await saveTextRule({ ctx, accountId: c.get('principal').accountId, input: c.var.body, id, requestId: c.get('requestId') }));
+  });
+  app.delete('/:id', async (c) => {
+    const id = idParam(c.req.param('id'), INT4_MAX);
+    return c.json(await deleteTextRule({ ctx, accountId: c.get('principal').accountId, id, requestId: c.get('requestId') }));
+  });
+  return app;
+}

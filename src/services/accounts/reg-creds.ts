@@ -1,0 +1,30 @@
+import { eq, sql } from 'drizzle-orm';
+import { accounts } from '../../../db/schema';
+import type { AppContext } from '../../context';
+import { withTransaction } from '../../context';
+import type { RegCredentials } from '../../domain/submission-input';
+
+/**
+ * Stores the account's durable registry credentials, encrypted, and wakes its submissions
+ * that were waiting for credentials (the worker listens on `gateway_queue`).
+ */
+export async function saveRegCredentials({ ctx, accountId, creds, requestId }: { ctx: AppContext; accountId: number; creds: RegCredentials; requestId: string }) {
+  await withTransaction(ctx, undefined, async (tx) => {
+    await tx.update(accounts).set({ regCredsEnc: ctx.keyring.encrypt(JSON.stringify(creds)), sessionEpoch: sql`${accounts.sessionEpoch} + 1` }).where(eq(accounts.id, accountId));
+    await tx.execute(sql`UPDATE submissions SET next_attempt_at = NULL WHERE coalesce(account_id, 1) = ${accountId} AND status = 'queued'`);
+    await tx.execute(sql`SELECT pg_notify('gateway_queue', ${String(accountId)})`);
+  });
+  ctx.journal.write({ event: 'creds_rar_salvate', requestId, accountId, data: { username: creds.username } });
+  return { are_creds_rar: true };
+}
+
+export async function clearRegCredentials({ ctx, accountId, requestId }: { ctx: AppContext; accountId: number; requestId: string }) {
+  await ctx.db.update(accounts).set({ regCredsEnc: null, sessionEpoch: sql`${accounts.sessionEpoch} + 1` }).where(eq(accounts.id, accountId));
+  ctx.journal.write({ event: 'creds_rar_sterse', requestId, accountId });
+  return { are_creds_rar: false };
+}
+
+export async function hasRegCredentials(ctx: AppContext, accountId: number): Promise<boolean> {
+  const [row] = await ctx.db.select({ enc: accounts.regCredsEnc }).from(accounts).where(eq(accounts.id, accountId));
+  return Boolean(row?.enc);
+}

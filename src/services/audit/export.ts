@@ -1,0 +1,61 @@
+import type { AppContext } from '../../context';
+import { csvLine } from './csv';
+
+export const EXPORT_COLUMNS = [
+  'submission_id', 'status', 'vin', 'nrInm', 'dataPrestatie', 'odometruInitial', 'odometruFinal', 'coduri_prestatii',
+  'registry_id', 'motiv', 'batch_id', 'row_index', 'created_at', 'sent_at', 'purge_after',
+] as const;
+
+export interface ExportFilters {
+  status: 'sent' | 'all';
+  date_from?: string;
+  date_to?: string;
+}
+
+interface ExportRow {
+  id: string;
+  status: string;
+  vin: string;
+  nr_inm: string;
+  data_prestatie: string;
+  odometru_initial: string | null;
+  odometru_final: string | null;
+  coduri: string | null;
+  registry_id: string | null;
+  motiv: string | null;
+  batch_id: number | null;
+  row_index: number | null;
+  created_at: Date;
+  sent_at: Date | null;
+  purge_after: Date | null;
+}
+
+/**
+ * The account's submissions as CSV lines, read through a cursor so an export of any size
+ * streams in constant memory. The image is never exported; dates filter `dataPrestatie`.
+ */
+export async function* exportSubmissionsCsv({ ctx, accountId, filters }: { ctx: AppContext; accountId: number; filters: ExportFilters }): AsyncGenerator<string> {
+  const { sql } = ctx;
+  yield csvLine(EXPORT_COLUMNS);
+  const cursor = sql<ExportRow[]>`
+    SELECT s.id, s.status, s.vin, s.nr_inm, s.data_prestatie,
+      s.payload_json->>'odometruInitial' AS odometru_initial, s.payload_json->>'odometruFinal' AS odometru_final,
+      (SELECT string_agg(p->>'cod_prestatie', ';') FROM jsonb_array_elements(coalesce(s.prestatii, '[]'::jsonb)) p) AS coduri,
+      s.registry_id, s.motiv, s.batch_id, s.row_index, s.created_at, s.sent_at, s.purge_after
+    FROM submissions s
+    WHERE coalesce(s.account_id, 1) = ${accountId}
+      ${filters.status === 'sent' ? sql`AND s.status = 'sent'` : sql``}
+      ${filters.date_from ? sql`AND s.data_prestatie >= ${filters.date_from}` : sql``}
+      ${filters.date_to ? sql`AND s.data_prestatie <= ${filters.date_to}` : sql``}
+    ORDER BY s.id`.cursor(500);
+  for await (const rows of cursor) {
+    yield rows
+      .map((r) =>
+        csvLine([
+          r.id, r.status, r.vin, r.nr_inm, r.data_prestatie, r.odometru_initial, r.odometru_final, r.coduri,
+          r.registry_id, r.motiv, r.batch_id, r.row_index, r.created_at, r.sent_at, r.purge_after,
+        ]),
+      )
+      .join('');
+  }
+}

@@ -1,0 +1,101 @@
+import { and, asc, eq, sql } from 'drizzle-orm';
+import { nomenclator, operationMappings } from '../../../db/schema';
+import type { AppContext } from '../../context';
+import { withTransaction } from '../../context';
+import { suggestCode } from '../../domain/suggest';
+import { BadRequestError, NotFoundError } from '../../errors';
+import { reResolveHeld } from './re-resolve';
+
+export async function listNomenclator(ctx: AppContext) {
+  const rows = await ctx.db.select().from(nomenclator).orderBy(asc(nomenclator.cod));
+  return { items: rows.map((r) => ({ cod: r.cod, denumire: r.denumire, sursa: r.source, updated_at: r.updatedAt.toISOString() })) };
+}
+
+export async function listMappings({ ctx, accountId }: { ctx: AppContext; accountId: number }) {
+  const rows = await ctx.db
+    .select({ m: operationMappings, denumire: nomenclator.denumire })
+    .from(operationMappings)
+    .leftJoin(nomenclator, eq(nomenclator.cod, operationMappings.codPrestatie))
+    .where(eq(operationMappings.accountId, accountId))
+    .orderBy(asc(operationMappings.codOpService));
+  return {
+    items: rows.map(({ m, denumire }) => ({
+      cod_op_service: m.codOpService,
+      cod_prestatie: m.codPrestatie,
+      denumire_prestatie: denumire,
+      auto_send: m.autoSend,
+      updated_at: m.updatedAt.toISOString(),
+    })),
+  };
+}
+
+/** The account's unmapped codes (filtered by account in the query), each with a preselected suggestion. */
+export async function pendingOperations({ ctx, accountId }: { ctx: AppContext; accountId: number }) {
+  const rows = await ctx.db.execute<{ cod: string; n: number; denumire: string | null }>(sql`
+    SELECT code AS cod, count(DISTINCT s.id)::int AS n, max(item.value->>'denumire') AS denumire
+    FROM submissions s
+    CROSS JOIN LATERAL jsonb_array_elements_text(coalesce(s.nemapate, '[]'::jsonb)) AS code
+    LEFT JOIN LATERAL (
+      SELECT i AS value FROM jsonb_array_elements(s.payload_json->'prestatii') i
+      WHERE coalesce(i->>'cod_op_service', i->>'cod_prestatie') = code LIMIT 1
+    ) item ON true
+    WHERE coalesce(s.account_id, 1) = ${accountId} AND s.status IN ('needs_mapping', 'needs_data')
+      AND NOT EXISTS (SELECT 1 FROM operation_mappings m WHERE m.account_id = ${accountId} AND m.cod_op_service = code)
+    GROUP BY code ORDER BY n DESC, code`);
+  const nomenclatorMap = await ctx.nomenclator.get(ctx.db);
+  return {
+    items: rows.map((r) => ({
+      cod_op_service: r.cod,
+      denumire: r.denumire ?? '',
+      trimiteri: r.n,
+      sugestie: suggestCode(r.denumire || r.cod, nomenclatorMap),
+    })),
+  };
+}
+
+/** A registry code the account points at must exist in the nomenclator. */
+export async function assertKnownCode(ctx: AppContext, code: string): Promise<void> {
+  const known = await ctx.nomenclator.get(ctx.db);
+  if (!known.has(code)) {
+    throw new BadRequestError(`Codul „${code}” nu există în nomenclatorul registrului; vedeți GET /v1/nomenclator.`, 'cod_prestatie');
+  }
+}
+
+/** Saves a mapping and, in the same transaction, re-resolves the account's held submissions. */
+export async function saveMapping({
+  ctx,
+  accountId,
+  input,
+  requestId,
+}: {
+  ctx: AppContext;
+  accountId: number;
+  input: { cod_op_service: string; cod_prestatie: string; auto_send?: boolean };
+  requestId: string;
+}) {
+  const from = input.cod_op_service.trim().toUpperCase();
+  const to = input.cod_prestatie.trim().toUpperCase();
+  await assertKnownCode(ctx, to);
+  return withTransaction(ctx, undefined, async (tx) => {
+    await tx
+      .insert(operationMappings)
+      .values({ accountId, codOpService: from, codPrestatie: to, autoSend: input.auto_send ?? true })
+      .onConflictDoUpdate({
+        target: [operationMappings.accountId, operationMappings.codOpService],
+        set: { codPrestatie: to, autoSend: input.auto_send ?? true, updatedAt: sql`now()` },
+      });
+    const reclasificate = await reResolveHeld(ctx, tx, accountId);
+    ctx.journal.write({ event: 'mapare_salvata', requestId, accountId, data: { cod_op_service: from, cod_prestatie: to, ...reclasificate } });
+    return { mapare: { cod_op_service: from, cod_prestatie: to, auto_send: input.auto_send ?? true }, reclasificate };
+  });
+}
+
+export async function deleteMapping({ ctx, accountId, code, requestId }: { ctx: AppContext; accountId: number; code: string; requestId: string }) {
+  const deleted = await ctx.db
+    .delete(operationMappings)
+    .where(and(eq(operationMappings.accountId, accountId), eq(operationMappings.codOpService, code.trim().toUpperCase())))
+    .returning({ id: operationMappings.id });
+  if (deleted.length === 0) throw new NotFoundError();
+  ctx.journal.write({ event: 'mapare_stearsa', requestId, accountId, data: { cod_op_service: code } });
+  return { deleted: true };
+}

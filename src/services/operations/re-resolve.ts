@@ -1,0 +1,55 @@
+import { sql } from 'drizzle-orm';
+import type { Executor } from '../../../db/client';
+import type { AppContext } from '../../context';
+import type { CanonicalContent } from '../../domain/canonical';
+import { classifyContent } from '../../domain/classify';
+import { purgeAfterFor } from '../submissions/retention';
+import { loadResolutionContext } from './context';
+
+export interface ReResolution {
+  queued: number;
+  needs_data: number;
+  needs_mapping: number;
+}
+
+/**
+ * Classifies the account's `needs_mapping` submissions again with its current mappings and
+ * rules, inside the caller's transaction (the one that saved the mapping). `batchId` narrows
+ * it to one import batch.
+ */
+export async function reResolveHeld(ctx: AppContext, tx: Executor, accountId: number, options: { batchId?: number } = {}): Promise<ReResolution> {
+  const rows = await tx.execute<{ id: number; payload_json: CanonicalContent; request_id: string | null }>(sql`
+    SELECT id, payload_json, request_id FROM submissions
+    WHERE coalesce(account_id, 1) = ${accountId} AND status = 'needs_mapping'
+      ${options.batchId === undefined ? sql`` : sql`AND batch_id = ${options.batchId}`}
+    FOR UPDATE`);
+  const counts: ReResolution = { queued: 0, needs_data: 0, needs_mapping: 0 };
+  if (rows.length === 0) return counts;
+
+  const resolution = await loadResolutionContext(ctx, tx, accountId, 'all');
+  const now = ctx.clock();
+  const updates = rows.map((row) => {
+    const verdict = classifyContent(row.payload_json, resolution, { rejectUnmapped: false, now });
+    const status = verdict.status === 'error' ? 'needs_mapping' : verdict.status;
+    counts[status] += 1;
+    for (const hit of verdict.ruleHits) {
+      ctx.journal.write({ event: 'text_rule_hit', requestId: row.request_id, accountId, submissionId: Number(row.id), data: { ...hit } });
+    }
+    return {
+      id: Number(row.id),
+      status,
+      prestatii: verdict.prestatii,
+      erori: verdict.erori,
+      nemapate: verdict.nemapate,
+      motiv: verdict.motiv,
+      purge_after: purgeAfterFor(status, now)?.toISOString() ?? null,
+    };
+  });
+  await tx.execute(sql`
+    UPDATE submissions s SET status = v.status, prestatii = v.prestatii, erori = v.erori, nemapate = v.nemapate,
+      motiv = v.motiv, purge_after = v.purge_after, updated_at = now()
+    FROM jsonb_to_recordset(${JSON.stringify(updates)}::jsonb)
+      AS v(id bigint, status text, prestatii jsonb, erori jsonb, nemapate jsonb, motiv text, purge_after timestamptz)
+    WHERE s.id = v.id`);
+  return counts;
+}

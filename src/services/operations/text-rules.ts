@@ -1,0 +1,45 @@
+import { and, asc, eq } from 'drizzle-orm';
+import { textRules } from '../../../db/schema';
+import type { AppContext } from '../../context';
+import { withTransaction } from '../../context';
+import { NotFoundError } from '../../errors';
+import { assertKnownCode } from './mappings';
+import { reResolveHeld } from './re-resolve';
+
+export interface TextRuleInput {
+  pattern: string;
+  cod_prestatie: string;
+  priority?: number;
+}
+
+function toView(r: typeof textRules.$inferSelect) {
+  return { id: r.id, pattern: r.pattern, cod_prestatie: r.codPrestatie, priority: r.priority, created_at: r.createdAt.toISOString() };
+}
+
+export async function listTextRules({ ctx, accountId }: { ctx: AppContext; accountId: number }) {
+  const rows = await ctx.db.select().from(textRules).where(eq(textRules.accountId, accountId)).orderBy(asc(textRules.priority), asc(textRules.id));
+  return { items: rows.map(toView) };
+}
+
+/** Creates or replaces (with `id`) a rule; held submissions are re-resolved in the same transaction. */
+export async function saveTextRule({ ctx, accountId, input, id, requestId }: { ctx: AppContext; accountId: number; input: TextRuleInput; id?: number; requestId: string }) {
+  const values = { pattern: input.pattern.trim(), codPrestatie: input.cod_prestatie.trim().toUpperCase(), priority: input.priority ?? 100 };
+  await assertKnownCode(ctx, values.codPrestatie);
+  return withTransaction(ctx, undefined, async (tx) => {
+    const [row] =
+      id === undefined
+        ? await tx.insert(textRules).values({ accountId, ...values }).returning()
+        : await tx.update(textRules).set(values).where(and(eq(textRules.id, id), eq(textRules.accountId, accountId))).returning();
+    if (!row) throw new NotFoundError();
+    const reclasificate = await reResolveHeld(ctx, tx, accountId);
+    ctx.journal.write({ event: 'regula_text_salvata', requestId, accountId, data: { id: row.id, cod_prestatie: row.codPrestatie, ...reclasificate } });
+    return { regula: toView(row), reclasificate };
+  });
+}
+
+export async function deleteTextRule({ ctx, accountId, id, requestId }: { ctx: AppContext; accountId: number; id: number; requestId: string }) {
+  const deleted = await ctx.db.delete(textRules).where(and(eq(textRules.id, id), eq(textRules.accountId, accountId))).returning({ id: textRules.id });
+  if (deleted.length === 0) throw new NotFoundError();
+  ctx.journal.write({ event: 'regula_text_stearsa', requestId, accountId, data: { id } });
+  return { deleted: true };
+}
