@@ -38,17 +38,21 @@ export function createJournal(options: { sql: Sql; logDir: string; processName: 
     if (rows.length === 0) return;
     file.write(rows.map((r) => JSON.stringify({ ...r, process: options.processName })).join('\n') + '\n');
     try {
-      await options.sql`INSERT INTO app_events ${options.sql(
-        rows.map((r) => ({
-          ts: r.ts,
-          level: r.level,
-          event: r.event,
-          request_id: r.requestId,
-          account_id: r.accountId,
-          submission_id: r.submissionId,
-          data: r.data as never,
-        })),
-      )}`;
+      // One parameter for the whole batch: a JSON array expanded by Postgres.
+      const batch = rows.map((r) => ({
+        ts: r.ts.toISOString(),
+        level: r.level,
+        event: r.event,
+        request_id: r.requestId,
+        account_id: r.accountId,
+        submission_id: r.submissionId,
+        data: r.data,
+      }));
+      await options.sql`
+        INSERT INTO app_events (ts, level, event, request_id, account_id, submission_id, data)
+        SELECT ts, level, event, request_id, account_id, submission_id, data
+        FROM jsonb_to_recordset(${JSON.stringify(batch)}::jsonb)
+          AS x(ts timestamptz, level text, event text, request_id text, account_id integer, submission_id bigint, data jsonb)`;
     } catch (error) {
       // The file still has the events; a journal failure must never fail the request.
       file.write(JSON.stringify({ ts: new Date(), level: 'error', event: 'journal_write_failed', error: String(error) }) + '\n');

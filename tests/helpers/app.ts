@@ -28,7 +28,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
     return key.plain;
   }
   /** A JSON request with the key; `body` objects are serialised, strings sent as they are. */
-  function call(method: string, path: string, options: { key?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+  async function call(method: string, path: string, options: { key?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<Response> {
     const headers: Record<string, string> = { ...(options.key ? { 'X-API-Key': options.key } : {}), ...options.headers };
     let body: string | undefined;
     if (options.body !== undefined) {

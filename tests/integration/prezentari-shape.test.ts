@@ -1,0 +1,82 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeSubmission } from '../helpers/factories';
+import { json, startTestApp, type TestApp } from '../helpers/app';
+
+let t: TestApp;
+let key: string;
+const CANARY = 'Canar-Parola-9f8e7d';
+
+beforeAll(async () => {
+  t = await startTestApp({ GATEWAY_MAX_BODY_BYTES: '200000' });
+  key = await t.createKey(await t.createAccount());
+});
+afterAll(() => t.close());
+
+const count = async () => Number((await t.ctx.sql`SELECT count(*)::int AS n FROM submissions`)[0]!.n);
+
+describe('POST /v1/prezentari: a wrong shape is a 422 with type/loc/msg only', () => {
+  it.each([
+    ['malformed JSON', '{"vin": "WDB', 'json_invalid'],
+    ['an empty body', '', 'json_invalid'],
+    ['a JSON array', '[]', 'invalid_type'],
+  ])('%s', async (_name, body, type) => {
+    const before = await count();
+    const res = await t.call('POST', '/v1/prezentari', { key, body });
+    expect(res.status).toBe(422);
+    const out = await json(res);
+    expect(Object.keys(out)).toEqual(['detail']);
+    expect((out.detail as Array<{ type: string }>)[0]?.type).toBe(type);
+    expect(await count()).toBe(before);
+  });
+
+  it.each([
+    ['prestatii not an array', { prestatii: 'OE-3' }, ['body', 'prestatii']],
+    ['a number where a string belongs', { vin: 12345678901234567 }, ['body', 'vin']],
+    ['an item with neither form', { prestatii: [{ denumire: 'x' }] }, ['body', 'prestatii', 0]],
+    ['a boolean odometer', { odometruFinal: true }, ['body', 'odometruFinal']],
+    ['on_unmapped_error as a string', { on_unmapped_error: 'yes' }, ['body', 'on_unmapped_error']],
+  ])('%s', async (_name, over, loc) => {
+    const res = await t.call('POST', '/v1/prezentari', { key, body: { ...makeSubmission(), ...over } });
+    expect(res.status).toBe(422);
+    const { detail } = (await json(res)) as { detail: Array<Record<string, unknown>> };
+    expect(detail[0]?.loc).toEqual(loc);
+    for (const entry of detail) expect(Object.keys(entry).sort()).toEqual(['loc', 'msg', 'type']);
+  });
+
+  it('a missing required field names it', async () => {
+    const { vin: _omit, ...rest } = makeSubmission();
+    const res = await t.call('POST', '/v1/prezentari', { key, body: rest });
+    expect(res.status).toBe(422);
+    expect(JSON.stringify(await json(res))).toContain('"vin"');
+  });
+
+  it('never echoes the input: a password in a malformed body stays out of the answer', async () => {
+    const body = { ...makeSubmission(), prestatii: 'bad', reg_credentials: { username: 'u', password: CANARY } };
+    const res = await t.call('POST', '/v1/prezentari', { key, body });
+    expect(res.status).toBe(422);
+    expect(await res.text()).not.toContain(CANARY);
+    const broken = await t.call('POST', '/v1/prezentari', { key, body: `{"reg_credentials":{"password":"${CANARY}"` });
+    expect(await broken.text()).not.toContain(CANARY);
+  });
+
+  it('an oversized body is a 413 in the error envelope, and the process stays up', async () => {
+    const res = await t.call('POST', '/v1/prezentari', { key, body: { ...makeSubmission(), b64Image: 'A'.repeat(300_000) } });
+    expect(res.status).toBe(413);
+    expect(await json(res)).toMatchObject({ status: 413, cod: 'PREA_MARE' });
+    expect((await t.call('POST', '/v1/prezentari', { key, body: makeSubmission() })).status).toBe(200);
+  });
+
+  it('over-long strings and too many items are shape errors, not stored', async () => {
+    const before = await count();
+    expect((await t.call('POST', '/v1/prezentari', { key, body: { ...makeSubmission(), vin: 'A'.repeat(1000) } })).status).toBe(422);
+    const many = Array.from({ length: 201 }, () => ({ cod_prestatie: 'OE-1' }));
+    expect((await t.call('POST', '/v1/prezentari', { key, body: { ...makeSubmission(), prestatii: many } })).status).toBe(422);
+    expect(await count()).toBe(before);
+  });
+
+  it('the dry run answers shape errors the same way', async () => {
+    const res = await t.call('POST', '/v1/prezentari/valideaza', { key, body: '{nope' });
+    expect(res.status).toBe(422);
+    expect(Object.keys(await json(res))).toEqual(['detail']);
+  });
+});
