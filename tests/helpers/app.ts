@@ -42,6 +42,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
     app,
     ctx,
     dataDir,
+    databaseUrl: database.url,
     createAccount,
     createKey,
     call,

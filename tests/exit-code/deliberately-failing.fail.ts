@@ -1,0 +1,5 @@
+import { expect, it } from 'vitest';
+
+it('fails on purpose', () => {
+  expect(1 + 1).toBe(3);
+});

@@ -1,0 +1,104 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeSubmission } from '../helpers/factories';
+import { json, startTestApp, type TestApp } from '../helpers/app';
+
+let t: TestApp;
+let key: string;
+let accountId: number;
+let otherKey: string;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  accountId = await t.createAccount();
+  key = await t.createKey(accountId);
+  otherKey = await t.createKey(await t.createAccount('Altul'));
+});
+afterAll(() => t.close());
+
+describe('durable registry credentials', () => {
+  it('are stored encrypted, reported by ping, never echoed, and wake waiting submissions', async () => {
+    const id = (await json(await t.call('POST', '/v1/prezentari', { key, body: makeSubmission() }))).submission_id as number;
+    await t.ctx.sql`UPDATE submissions SET next_attempt_at = now() + interval '1 hour' WHERE id = ${id}`;
+    const res = await t.call('POST', '/v1/conturi/reg-creds', { key, body: { username: 'svc', password: 'P@rola-Durabila' } });
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(text).not.toContain('P@rola');
+    expect(JSON.parse(text)).toEqual({ are_creds_rar: true });
+    const [account] = await t.ctx.sql<{ reg_creds_enc: string }[]>`SELECT reg_creds_enc FROM accounts WHERE id = ${accountId}`;
+    expect(account!.reg_creds_enc).not.toContain('P@rola');
+    expect(JSON.parse(t.ctx.keyring.decrypt(account!.reg_creds_enc))).toEqual({ username: 'svc', password: 'P@rola-Durabila' });
+    const [row] = await t.ctx.sql`SELECT next_attempt_at FROM submissions WHERE id = ${id}`;
+    expect(row?.next_attempt_at).toBeNull();
+    expect((await json(await t.call('GET', '/v1/ping', { key }))).are_creds_rar).toBe(true);
+    expect((await json(await t.call('GET', '/v1/ping', { key: otherKey }))).are_creds_rar).toBe(false);
+
+    expect(await json(await t.call('DELETE', '/v1/conturi/reg-creds', { key }))).toEqual({ are_creds_rar: false });
+    expect((await json(await t.call('GET', '/v1/ping', { key }))).are_creds_rar).toBe(false);
+  });
+
+  it('a wrong body is a 422', async () => {
+    expect((await t.call('POST', '/v1/conturi/reg-creds', { key, body: { username: 'x' } })).status).toBe(422);
+    expect((await t.call('POST', '/v1/conturi/reg-creds', { key, body: 'null' })).status).toBe(422);
+  });
+});
+
+describe('GET /v1/audit/export', () => {
+  it('streams the account CSV with purge_after and without the image; filters by status and dates', async () => {
+    const auditKey = await t.createKey(await t.createAccount('Audit'));
+    const a = (await json(await t.call('POST', '/v1/prezentari', { key: auditKey, body: makeSubmission({ b64Image: 'SU1BR0lORQ==', dataPrestatie: '2025-02-01' }) }))).submission_id as number;
+    const b = (await json(await t.call('POST', '/v1/prezentari', { key: auditKey, body: makeSubmission({ dataPrestatie: '2025-03-01' }) }))).submission_id as number;
+    await t.ctx.sql`UPDATE submissions SET status = 'sent', registry_id = '98765', motiv = '=HYPERLINK("x")' WHERE id = ${a}`;
+    await t.call('POST', '/v1/prezentari', { key: otherKey, body: makeSubmission({ vin: 'WVWZZZ1JZXW999999' }) });
+
+    const res = await t.call('GET', '/v1/audit/export', { key: auditKey });
+    expect(res.headers.get('content-type')).toContain('text/csv');
+    const lines = (await res.text()).trim().split('\r\n');
+    expect(lines[0]).toContain('purge_after');
+    expect(lines[0]).not.toContain('b64Image');
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toContain('98765');
+    expect(lines[1]).toContain(`"'=HYPERLINK(""x"")"`);
+    expect(lines.join()).not.toContain('SU1BR0lORQ');
+
+    const all = (await (await t.call('GET', '/v1/audit/export?status=all', { key: auditKey })).text()).trim().split('\r\n');
+    expect(all.map((l) => l.split(',')[0])).toEqual(['submission_id', String(a), String(b)]);
+    const march = (await (await t.call('GET', '/v1/audit/export?status=all&date_from=2025-03-01&date_to=2025-03-31', { key: auditKey })).text()).trim().split('\r\n');
+    expect(march).toHaveLength(2);
+    expect(march.join()).not.toContain('WVWZZZ1JZXW999999');
+  });
+
+  it('rejects bad parameters with a 422', async () => {
+    expect((await t.call('GET', '/v1/audit/export?status=maybe', { key })).status).toBe(422);
+    expect((await t.call('GET', '/v1/audit/export?date_from=yesterday', { key })).status).toBe(422);
+  });
+});
+
+describe('health, metrics, OpenAPI', () => {
+  it('/healthz reports the worker fields and the queue size', async () => {
+    const body = await json(await t.call('GET', '/healthz'));
+    expect(body).toMatchObject({ worker_alive: false, last_registry_login: null, queue_size: expect.any(Number) });
+    await t.ctx.sql`INSERT INTO worker_state (worker_id, heartbeat_at, last_registry_login) VALUES ('w1', now(), now())`;
+    expect(await json(await t.call('GET', '/healthz'))).toMatchObject({ worker_alive: true, last_registry_login: expect.any(String) });
+  });
+
+  it('/metrics is Prometheus text with queue depth', async () => {
+    await t.call('GET', '/v1/ping', { key });
+    const text = await (await t.call('GET', '/metrics')).text();
+    expect(text).toContain('gateway_http_requests_total');
+    expect(text).toMatch(/gateway_submissions_by_status\{status="queued"\} \d+/);
+  });
+
+  it('/openapi.json is OpenAPI 3.1 generated from the request schemas, and /docs renders it locally', async () => {
+    const doc = await json(await t.call('GET', '/openapi.json'));
+    expect(doc.openapi).toBe('3.1.0');
+    const paths = doc.paths as Record<string, Record<string, { requestBody?: { content: Record<string, { schema: { properties: Record<string, unknown>; required: string[] } }> }; parameters?: Array<{ name: string }> }>>;
+    const body = paths['/v1/prezentari']!.post!.requestBody!.content['application/json']!.schema;
+    expect(Object.keys(body.properties)).toEqual(expect.arrayContaining(['vin', 'nrInm', 'dataPrestatie', 'prestatii', 'reg_credentials', 'on_unmapped_error']));
+    expect(body.required).toEqual(expect.arrayContaining(['vin', 'prestatii']));
+    expect(paths['/v1/prezentari']!.get!.parameters!.map((p) => p.name)).toEqual(expect.arrayContaining(['status', 'limit', 'cursor', 'account_id']));
+    const page = await (await t.call('GET', '/docs')).text();
+    expect(page).not.toMatch(/https?:\/\//);
+    expect((await t.call('GET', '/docs/assets/swagger-ui-bundle.js')).status).toBe(200);
+    expect((await t.call('GET', '/docs/assets/..%2Fpackage.json')).status).toBe(404);
+  });
+});

@@ -1,0 +1,51 @@
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrate } from '../../db/migrate';
+import { harden } from '../../db/harden-migrations';
+import { createTestDatabase } from '../helpers/db';
+
+let database: Awaited<ReturnType<typeof createTestDatabase>>;
+let sql: postgres.Sql;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  sql = postgres(database.url, { max: 2, onnotice: () => {} });
+});
+afterAll(async () => {
+  await sql.end();
+  await database.drop();
+});
+
+describe('start-up migrations', () => {
+  it('are applied once, and running them again changes nothing and loses no data', async () => {
+    await sql`INSERT INTO submissions (status, payload_json, idempotency_key, vin, nr_inm, data_prestatie) VALUES ('sent', '{}', 'k-keep', 'V', 'P', '2025-01-01')`;
+    expect(await migrate(sql)).toEqual([]);
+    expect((await sql`SELECT count(*)::int AS n FROM submissions WHERE idempotency_key = 'k-keep'`)[0]!.n).toBe(1);
+  });
+
+  it('upgrade a database whose schema exists but whose bookkeeping does not (an older install)', async () => {
+    await sql`DROP TABLE gateway_migrations`;
+    await sql`DELETE FROM nomenclator WHERE cod = 'OE-1'`;
+    const applied = await migrate(sql);
+    expect(applied.length).toBeGreaterThan(0);
+    expect((await sql`SELECT count(*)::int AS n FROM submissions WHERE idempotency_key = 'k-keep'`)[0]!.n).toBe(1);
+    expect((await sql`SELECT count(*)::int AS n FROM nomenclator`)[0]!.n).toBe(18);
+    expect((await sql`SELECT id FROM accounts WHERE id = 1`).length).toBe(1);
+  });
+
+  it('run safely when several processes start together', async () => {
+    await sql`DROP TABLE gateway_migrations`;
+    const others = [postgres(database.url, { max: 1, onnotice: () => {} }), postgres(database.url, { max: 1, onnotice: () => {} })];
+    const results = await Promise.all([migrate(sql), ...others.map((o) => migrate(o))]);
+    await Promise.all(others.map((o) => o.end()));
+    expect(results.filter((r) => r.length > 0)).toHaveLength(1);
+  });
+
+  it('generated SQL is hardened to be additive and re-runnable', () => {
+    const out = harden('CREATE TABLE "a" (x int);\nCREATE INDEX "i" ON "a" (x);\nALTER TABLE "a" ADD COLUMN "y" int;\nALTER TABLE "a" ADD CONSTRAINT "fk" FOREIGN KEY ("x") REFERENCES "b"("id");');
+    expect(out).toContain('CREATE TABLE IF NOT EXISTS "a"');
+    expect(out).toContain('CREATE INDEX IF NOT EXISTS "i"');
+    expect(out).toContain('ADD COLUMN IF NOT EXISTS "y"');
+    expect(out).toMatch(/DO \$\$ BEGIN ALTER TABLE "a" ADD CONSTRAINT "fk" .*EXCEPTION WHEN duplicate_object/);
+  });
+});
