@@ -31,6 +31,19 @@ export const Config = z.object({
   GATEWAY_MAX_BODY_BYTES: z.coerce.number().int().positive().default(15 * 1024 * 1024),
   GATEWAY_RUN_WORKER: bool(true),
   GATEWAY_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  // Worker and registry client (docs/worker.md explains each).
+  GATEWAY_REGISTRY_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
+  GATEWAY_REGISTRY_USER_AGENT: z.string().min(1).default('service-gateway/0.1.0 (+https://github.com/service-gateway)'),
+  // JSON overriding paths and field names of worker/registry/protocol.ts for a registry that differs.
+  GATEWAY_REGISTRY_PROTOCOL: z.string().optional(),
+  GATEWAY_WORKER_ID: z.string().min(1).max(100).optional(),
+  GATEWAY_WORKER_CONCURRENCY: z.coerce.number().int().positive().default(4),
+  GATEWAY_WORKER_MAX_INFLIGHT: z.coerce.number().int().positive().default(64),
+  GATEWAY_WORKER_HEARTBEAT_S: z.coerce.number().int().positive().default(5),
+  GATEWAY_WORKER_MAX_ATTEMPTS: z.coerce.number().int().positive().default(8),
+  GATEWAY_WORKER_BACKOFF_S: z.coerce.number().positive().default(10),
+  GATEWAY_WORKER_CREDS_RETRY_S: z.coerce.number().positive().default(300),
+  GATEWAY_WORKER_SHUTDOWN_S: z.coerce.number().positive().default(10),
 });
 export type Config = z.infer<typeof Config>;
 

@@ -17,6 +17,8 @@ export const submissionAttempts = pgTable(
     outcome: text('outcome'),
     registryId: text('registry_id'),
     errorCode: text('error_code'),
+    // Duration of the registry call of this attempt (migration 0001_worker).
+    latencyMs: integer('latency_ms'),
   },
   (t) => [index('submission_attempts_submission_idx').on(t.submissionId)],
 );

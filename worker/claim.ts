@@ -1,0 +1,105 @@
+import { z } from 'zod';
+import type { WorkerContext } from './context';
+
+// Any constant: serialises the claims of all worker processes, so the per-account limit
+// (which counts rows already `sending`) holds across processes. A claim takes milliseconds.
+const CLAIM_LOCK = 727_003;
+
+/** A claimed submission, validated as read: the worker trusts nothing it did not check. */
+export const ClaimedJob = z.object({
+  id: z.coerce.number(),
+  accountId: z.coerce.number(),
+  payload: z.record(z.string(), z.unknown()),
+  prestatii: z.array(z.unknown()).nullable(),
+  submissionCredsEnc: z.string().nullable(),
+  accountCredsEnc: z.string().nullable(),
+  requestId: z.string().nullable(),
+  attempts: z.coerce.number(),
+  attemptId: z.coerce.number(),
+  attemptNo: z.coerce.number(),
+  sessionEpoch: z.coerce.number(),
+  /** An earlier attempt may have reached the registry: reconcile before sending. */
+  inDoubt: z.boolean(),
+  /** Earlier waits for credentials, for their backoff. */
+  credentialWaits: z.coerce.number(),
+});
+export type ClaimedJob = z.infer<typeof ClaimedJob>;
+
+/**
+ * Moves up to `limit` due queued submissions to `sending` for this worker, in one
+ * transaction: at most `concurrencyPerAccount` in flight per account (counting every
+ * worker's), the lowest ids of each account first and accounts interleaved, so one busy
+ * account cannot starve the others. Each claimed row gets its attempt row at once.
+ */
+export async function claimBatch(ctx: WorkerContext, limit: number): Promise<ClaimedJob[]> {
+  if (limit <= 0) return [];
+  const perAccount = ctx.settings.concurrencyPerAccount;
+  const rows = await ctx.sql.begin(async (tx) => {
+    await tx`SELECT pg_advisory_xact_lock(${CLAIM_LOCK})`;
+    return tx`
+      WITH inflight AS (
+        SELECT coalesce(account_id, 1) AS acct, count(*)::int AS n FROM submissions WHERE status = 'sending' GROUP BY 1
+      ), due AS (
+        SELECT DISTINCT coalesce(account_id, 1) AS acct FROM submissions
+        WHERE status = 'queued' AND (next_attempt_at IS NULL OR next_attempt_at <= now())
+      ), picked AS (
+        SELECT p.id, coalesce(i.n, 0) AS busy, row_number() OVER (PARTITION BY d.acct ORDER BY p.id) AS rn
+        FROM due d
+        LEFT JOIN inflight i ON i.acct = d.acct
+        CROSS JOIN LATERAL (
+          SELECT s.id FROM submissions s
+          WHERE coalesce(s.account_id, 1) = d.acct AND s.status = 'queued'
+            AND (s.next_attempt_at IS NULL OR s.next_attempt_at <= now())
+          ORDER BY s.id LIMIT ${perAccount}
+          FOR UPDATE SKIP LOCKED
+        ) p
+      ), chosen AS (
+        SELECT id FROM picked WHERE rn + busy <= ${perAccount} ORDER BY rn, id LIMIT ${limit}
+      ), claimed AS (
+        UPDATE submissions s
+        SET status = 'sending', worker_id = ${ctx.workerId}, heartbeat_at = now(), attempts = s.attempts + 1, updated_at = now()
+        FROM chosen WHERE s.id = chosen.id AND s.status = 'queued'
+        RETURNING s.id, coalesce(s.account_id, 1) AS account_id, s.payload_json, s.prestatii, s.reg_creds_enc, s.request_id, s.attempts
+      ), attempt AS (
+        INSERT INTO submission_attempts (submission_id, attempt_no, worker_id)
+        SELECT c.id, coalesce((SELECT max(a.attempt_no) FROM submission_attempts a WHERE a.submission_id = c.id), 0) + 1, ${ctx.workerId}
+        FROM claimed c
+        RETURNING id, submission_id, attempt_no
+      )
+      -- Sub-statements share one snapshot: the attempt rows inserted above are not seen by
+      -- the EXISTS below, which therefore looks only at earlier attempts.
+      SELECT c.id, c.account_id AS "accountId", c.payload_json AS payload, c.prestatii, c.reg_creds_enc AS "submissionCredsEnc",
+             acc.reg_creds_enc AS "accountCredsEnc", c.request_id AS "requestId", c.attempts,
+             at.id AS "attemptId", at.attempt_no AS "attemptNo", coalesce(acc.session_epoch, 0) AS "sessionEpoch",
+             EXISTS (SELECT 1 FROM submission_attempts x WHERE x.submission_id = c.id AND (x.outcome = 'in_doubt' OR x.ended_at IS NULL)) AS "inDoubt",
+             (SELECT count(*) FROM submission_attempts x WHERE x.submission_id = c.id AND x.outcome = 'no_credentials')::int AS "credentialWaits"
+      FROM claimed c
+      JOIN attempt at ON at.submission_id = c.id
+      LEFT JOIN accounts acc ON acc.id = c.account_id
+      ORDER BY c.id`;
+  });
+  return rows.map((row) => ClaimedJob.parse(row));
+}
+
+/**
+ * `sending` rows whose worker stopped heartbeating (it died, or lost the database) go back
+ * to `queued`; their unfinished attempt is marked `in_doubt`, so the next claim reconciles
+ * against the registry's finalised list before it sends anything again.
+ */
+export async function recoverStale(ctx: WorkerContext): Promise<Array<{ id: number; accountId: number; requestId: string | null; workerId: string | null }>> {
+  const rows = await ctx.sql<{ id: string; account_id: number; request_id: string | null; worker_id: string | null }[]>`
+    WITH stale AS (
+      SELECT id, worker_id FROM submissions
+      WHERE status = 'sending' AND (heartbeat_at IS NULL OR heartbeat_at < now() - make_interval(secs => ${ctx.settings.staleS}))
+      FOR UPDATE SKIP LOCKED
+    ), requeued AS (
+      UPDATE submissions s SET status = 'queued', worker_id = NULL, heartbeat_at = NULL, next_attempt_at = NULL, updated_at = now()
+      FROM stale WHERE s.id = stale.id
+      RETURNING s.id, coalesce(s.account_id, 1) AS account_id, s.request_id, stale.worker_id
+    ), closed AS (
+      UPDATE submission_attempts a SET outcome = 'in_doubt', ended_at = now(), error_code = 'REG_RETEA'
+      WHERE a.submission_id IN (SELECT id FROM requeued) AND a.ended_at IS NULL
+    )
+    SELECT * FROM requeued`;
+  return rows.map((r) => ({ id: Number(r.id), accountId: Number(r.account_id), requestId: r.request_id, workerId: r.worker_id }));
+}

@@ -1,0 +1,80 @@
+import type { RegCredentials } from '../src/domain/submission-input';
+import type { WorkerContext } from './context';
+import { refreshNomenclator } from './nomenclator';
+import { RegistryHttpError, RegistryNetworkError } from './registry/client';
+import type { Session } from './sessions';
+
+/** Thrown when neither the submission nor the account has usable credentials. */
+export class NoCredentialsError extends Error {}
+
+/**
+ * Logs the account in and caches the session. Every login is journalled (`rar_login`,
+ * never with credentials or the token). A successful login deletes the ephemeral
+ * credentials of every submission of the account (never the account's own), records the
+ * login time for /healthz, and the first one in this process refreshes the nomenclator.
+ */
+export async function login(ctx: WorkerContext, accountId: number, epoch: number, credentials: RegCredentials, requestId: string | null, signal?: AbortSignal): Promise<Session> {
+  const started = ctx.clock().getTime();
+  try {
+    const { value, latencyMs, status } = await ctx.registry.login(credentials, signal);
+    const ttlS = value.expiresIn && value.expiresIn > 0 ? value.expiresIn : ctx.settings.sessionTtlS;
+    const session: Session = { token: value.token, expiresAt: started + ttlS * 1000, epoch };
+    ctx.sessions.set(accountId, session);
+    ctx.journal.write({ event: 'rar_login', requestId, accountId, data: { outcome: 'ok', http_status: status, latency_ms: latencyMs, expires_in_s: ttlS } });
+    await ctx.sql.begin(async (tx) => {
+      await tx`UPDATE submissions SET reg_creds_enc = NULL WHERE coalesce(account_id, 1) = ${accountId} AND reg_creds_enc IS NOT NULL`;
+      await tx`INSERT INTO worker_state (worker_id, heartbeat_at, last_registry_login) VALUES (${ctx.workerId}, now(), now())
+               ON CONFLICT (worker_id) DO UPDATE SET last_registry_login = now(), heartbeat_at = now()`;
+    });
+    if (!ctx.nomenclatorRefreshed.has(accountId)) {
+      ctx.nomenclatorRefreshed.add(accountId);
+      await refreshNomenclator(ctx, session.token).catch((error: unknown) => {
+        // The fallback codes stay; the daily task tries again.
+        ctx.journal.write({ event: 'nomenclator_refresh_failed', level: 'warn', accountId, data: { error: String(error) } });
+      });
+    }
+    return session;
+  } catch (error) {
+    const outcome = error instanceof RegistryHttpError ? (error.status === 401 ? 'rejected' : 'registry_error') : error instanceof RegistryNetworkError ? 'network_error' : 'failed';
+    ctx.journal.write({
+      event: 'rar_login',
+      level: 'warn',
+      requestId,
+      accountId,
+      data: { outcome, http_status: error instanceof RegistryHttpError ? error.status : null, mesaj_registru: error instanceof RegistryHttpError ? error.mesaj : String(error) },
+    });
+    throw error;
+  }
+}
+
+/**
+ * The account's cached session, or a new login with the given credentials. Concurrent sends
+ * of one account share one login; if a shared login was refused, a send whose own
+ * credentials may differ tries once on its own before giving up.
+ */
+export async function ensureSession(
+  ctx: WorkerContext,
+  job: { accountId: number; sessionEpoch: number; requestId: string | null },
+  credentials: () => RegCredentials | null,
+  signal?: AbortSignal,
+): Promise<Session> {
+  const cached = ctx.sessions.get(job.accountId, job.sessionEpoch);
+  if (cached) return cached;
+  let mine = false;
+  const own = () => {
+    const creds = credentials();
+    if (!creds) throw new NoCredentialsError('no registry credentials');
+    return login(ctx, job.accountId, job.sessionEpoch, creds, job.requestId, signal);
+  };
+  try {
+    const session = await ctx.sessions.singleFlight(job.accountId, () => {
+      mine = true;
+      return own();
+    });
+    // A login shared with a send of an older epoch does not serve this one.
+    if (session.epoch === job.sessionEpoch) return session;
+  } catch (error) {
+    if (mine || !(error instanceof RegistryHttpError || error instanceof NoCredentialsError)) throw error;
+  }
+  return own();
+}

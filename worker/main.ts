@@ -1,0 +1,42 @@
+// `npm run worker`, or the child process that `npm start` runs beside the server.
+import { consola } from 'consola';
+import { ConfigError, parseConfig } from '../src/config';
+import { resolveSecretKey } from '../src/crypto/secret-key';
+import { openDatabase } from '../src/database';
+import { createWorkerContext } from './context';
+import { startWorker } from './runner';
+import { checkSettings, workerSettings } from './settings';
+
+async function main() {
+  const config = parseConfig(process.env);
+  consola.level = { debug: 4, info: 3, warn: 2, error: 1 }[config.GATEWAY_LOG_LEVEL];
+  const problems = checkSettings(workerSettings(config), config.GATEWAY_REGISTRY_TIMEOUT_MS);
+  if (problems.length) throw new ConfigError(`Invalid worker configuration:\n  ${problems.join('\n  ')}`);
+  const secretKey = resolveSecretKey(config, (m) => consola.warn(m));
+  // With DATABASE_URL (always, under `npm start`) this only checks migrations; alone, it
+  // attaches to the embedded PostgreSQL of the data dir, or starts it.
+  const database = await openDatabase(config, (m) => consola.info(m));
+  // Alone and without a registry address, it talks to the simulator of `npm run registry:sim`.
+  const registryUrl = config.GATEWAY_REGISTRY_URL ?? `http://127.0.0.1:${config.GATEWAY_SIM_PORT}`;
+  const ctx = createWorkerContext({ config, databaseUrl: database.url, secretKey, registryUrl, log: consola });
+  const worker = await startWorker(ctx);
+  consola.success(`Worker ${ctx.workerId} sending to ${registryUrl}`);
+
+  let stopping = false;
+  async function shutdown(signal: string) {
+    if (stopping) return;
+    stopping = true;
+    consola.info(`${signal}: worker stopping (at most ${config.GATEWAY_WORKER_SHUTDOWN_S} s for sends in flight)`);
+    await worker.stop();
+    await ctx.close();
+    await database.stop();
+    process.exit(0);
+  }
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+}
+
+main().catch((error: unknown) => {
+  consola.error(error instanceof ConfigError ? error.message : error);
+  process.exit(1);
+});

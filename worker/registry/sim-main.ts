@@ -1,0 +1,31 @@
+// `npm run registry:sim -- --port 4010`: the simulated registry on its own.
+import { parseArgs } from 'node:util';
+import { consola } from 'consola';
+import { ConfigError, parseConfig } from '../../src/config';
+import { parseSimUsers } from './sim-state';
+import { startSimulator } from './simulator';
+
+async function main() {
+  const config = parseConfig(process.env);
+  const { values } = parseArgs({
+    options: { port: { type: 'string' }, host: { type: 'string' }, latency: { type: 'string' } },
+    strict: true,
+  });
+  const port = values.port === undefined ? config.GATEWAY_SIM_PORT : Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`--port: not a port number: ${values.port}`);
+  const users = parseSimUsers(config.GATEWAY_SIM_USERS);
+  const sim = await startSimulator({ port, host: values.host, users, faults: values.latency ? { latencyMs: Number(values.latency) } : undefined });
+  consola.success(`Simulated registry on ${sim.url} (users: ${[...users.keys()].join(', ')}); faults on ${sim.url}/_sim/*`);
+
+  const stop = async () => {
+    await sim.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop());
+  process.on('SIGTERM', () => void stop());
+}
+
+main().catch((error: unknown) => {
+  consola.error(error instanceof ConfigError ? error.message : error);
+  process.exit(1);
+});

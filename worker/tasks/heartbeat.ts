@@ -1,0 +1,13 @@
+import type { WorkerContext } from '../context';
+
+/**
+ * The worker's liveness (worker_state, read by /healthz) and the heartbeat of every row it
+ * is sending, which keeps other workers from recovering those rows as stale.
+ */
+export async function heartbeat(ctx: WorkerContext): Promise<void> {
+  await ctx.sql.begin(async (tx) => {
+    await tx`INSERT INTO worker_state (worker_id, heartbeat_at) VALUES (${ctx.workerId}, now())
+             ON CONFLICT (worker_id) DO UPDATE SET heartbeat_at = now()`;
+    await tx`UPDATE submissions SET heartbeat_at = now() WHERE status = 'sending' AND worker_id = ${ctx.workerId}`;
+  });
+}

@@ -1,0 +1,85 @@
+import { claimBatch } from '../claim';
+import type { WorkerContext } from '../context';
+import { deliver } from '../deliver';
+
+export interface SendLoop {
+  /** Claims now if there is room; calls made while a claim runs are folded into one more claim. */
+  wake(): void;
+  inflight(): number;
+  /** Stops claiming, waits up to `boundMs` for sends in flight, then aborts the rest (they are released, not lost). */
+  stop(boundMs: number): Promise<void>;
+}
+
+/**
+ * The send loop: woken by NOTIFY, by its cron tick and by every finished send, it claims as
+ * many submissions as this process has room for and delivers them concurrently.
+ */
+export function createSendLoop(ctx: WorkerContext): SendLoop {
+  const running = new Set<Promise<void>>();
+  const abort = new AbortController();
+  let stopping = false;
+  let claiming: Promise<void> | undefined;
+  let again = false;
+
+  async function claimRound() {
+    do {
+      again = false;
+      const room = ctx.settings.maxInflight - running.size;
+      if (room <= 0 || stopping) return;
+      const jobs = await claimBatch(ctx, room);
+      for (const job of jobs) {
+        ctx.journal.write({
+          event: 'worker_claimed',
+          requestId: job.requestId,
+          accountId: job.accountId,
+          submissionId: job.id,
+          data: { from: 'queued', to: 'sending', attempt: job.attemptNo, worker_id: ctx.workerId, reconcile_first: job.inDoubt },
+        });
+        const task: Promise<void> = deliver(ctx, job, abort.signal)
+          .then(() => undefined)
+          .catch((error: unknown) => {
+            // Only a database failure gets here; the row stays `sending` and is recovered as stale.
+            ctx.log.error(`delivery of submission ${job.id} failed to record: ${String(error)}`);
+          })
+          .finally(() => {
+            running.delete(task);
+            wake();
+          });
+        running.add(task);
+      }
+      // A full batch suggests more is due; a partial one means we wait for a wake.
+      if (jobs.length === room) again = true;
+    } while (again && !stopping);
+  }
+
+  function wake() {
+    if (stopping) return;
+    if (claiming) {
+      again = true;
+      return;
+    }
+    claiming = claimRound()
+      .catch((error: unknown) => ctx.log.error(`claim failed: ${String(error)}`))
+      .finally(() => {
+        claiming = undefined;
+      });
+  }
+
+  return {
+    wake,
+    inflight: () => running.size,
+    async stop(boundMs) {
+      stopping = true;
+      await claiming;
+      const all = Promise.allSettled([...running]);
+      let timer: NodeJS.Timeout | undefined;
+      const finished = await Promise.race([all.then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), boundMs)))]);
+      clearTimeout(timer);
+      if (!finished) {
+        ctx.log.warn(`stopping: ${running.size} send(s) still in flight after ${boundMs} ms; releasing them`);
+        abort.abort();
+        await Promise.allSettled([...running]);
+      }
+    },
+  };
+}
