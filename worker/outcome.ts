@@ -3,6 +3,8 @@ import type { ClaimedJob } from './claim';
 import type { WorkerContext } from './context';
 import type { Outcome } from './failures';
 
+// drizzle's driver replaces this client's Date and JSON serialisers: pass text and cast.
+const iso = (d: Date | null) => d?.toISOString() ?? null;
 const EVENT = { sent: 'worker_sent', error: 'worker_error', requeue: 'worker_requeued' } as const;
 const STATUS = { sent: 'sent', error: 'error', requeue: 'queued' } as const;
 
@@ -20,7 +22,7 @@ export async function recordOutcome(ctx: WorkerContext, job: ClaimedJob, outcome
     rows = await ctx.sql`
       WITH upd AS (
         UPDATE submissions SET status = 'sent', registry_id = ${outcome.registryId}, sent_at = now(), reg_error = NULL, motiv = NULL,
-          reg_creds_enc = NULL, heartbeat_at = NULL, next_attempt_at = NULL, purge_after = ${purgeAfterFor('sent', now)}, updated_at = now()
+          reg_creds_enc = NULL, heartbeat_at = NULL, next_attempt_at = NULL, purge_after = ${iso(purgeAfterFor('sent', now))}::timestamptz, updated_at = now()
         WHERE id = ${job.id} AND status = 'sending' AND worker_id = ${ctx.workerId} RETURNING id
       ), att AS (
         UPDATE submission_attempts SET ended_at = now(), outcome = ${outcome.outcome}, http_status = ${outcome.httpStatus},
@@ -32,8 +34,8 @@ export async function recordOutcome(ctx: WorkerContext, job: ClaimedJob, outcome
     const motiv = `${outcome.regError.problema} ${outcome.regError.cauza}`.trim();
     rows = await ctx.sql`
       WITH upd AS (
-        UPDATE submissions SET status = 'error', reg_error = ${ctx.sql.json(outcome.regError as never)}, motiv = ${motiv},
-          heartbeat_at = NULL, next_attempt_at = NULL, purge_after = ${purgeAfterFor('error', now)}, updated_at = now()
+        UPDATE submissions SET status = 'error', reg_error = ${JSON.stringify(outcome.regError)}::jsonb, motiv = ${motiv},
+          heartbeat_at = NULL, next_attempt_at = NULL, purge_after = ${iso(purgeAfterFor('error', now))}::timestamptz, updated_at = now()
         WHERE id = ${job.id} AND status = 'sending' AND worker_id = ${ctx.workerId} RETURNING id
       ), att AS (
         UPDATE submission_attempts SET ended_at = now(), outcome = ${outcome.outcome}, http_status = ${outcome.httpStatus},
@@ -42,7 +44,7 @@ export async function recordOutcome(ctx: WorkerContext, job: ClaimedJob, outcome
       )
       SELECT id FROM upd`;
   } else {
-    const regErrorJson = outcome.regError ? ctx.sql.json(outcome.regError as never) : null;
+    const regErrorJson = outcome.regError ? JSON.stringify(outcome.regError) : null;
     const motiv = outcome.regError ? `${outcome.regError.problema} ${outcome.regError.cauza}`.trim() : null;
     rows = await ctx.sql`
       WITH upd AS (

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import { FALLBACK_NOMENCLATOR } from '../../db/fallback-nomenclator';
 
 // What the simulated registry knows and how it misbehaves on request. The HTTP layer
 // (simulator.ts) is a thin shell around this, so a test can also drive it directly.
@@ -71,12 +72,15 @@ export function createSimState(users: Map<string, string>) {
     faults: SimFaults.parse({}),
     records: [] as StoredRecord[],
     nextId: 98_765,
+    // The service codes it lists; a test may add some to see the worker's refresh upsert them.
+    nomenclator: FALLBACK_NOMENCLATOR.map(({ cod, denumire }) => ({ cod, denumire })),
     counters: { logins: 0, failedLogins: 0, sends: 0, refusedSends: 0, listCalls: 0, refusedWithoutUserAgent: 0 },
     tokens,
   };
 
   return {
     users,
+    tokens,
     counters: state.counters,
     get faults() {
       return state.faults;
@@ -84,6 +88,7 @@ export function createSimState(users: Map<string, string>) {
     get records() {
       return state.records;
     },
+    nomenclator: state.nomenclator,
     setFaults(patch: Partial<SimFaults>) {
       state.faults = SimFaults.parse({ ...state.faults, ...patch });
     },

@@ -1,6 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { FALLBACK_NOMENCLATOR } from '../../db/fallback-nomenclator';
 import { createSimState, SentRecord, SimFaults, TOKEN_TTL_S, type SimState } from './sim-state';
 
 /**
@@ -89,7 +88,7 @@ export async function startSimulator(options: { port?: number; host?: string; us
     const username = state.userOf(/^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1]);
     if (!username) return { status: 401, body: { cod: 'TOKEN_INVALID', mesaj: 'Token expirat sau invalid' } };
     if (method === 'GET' && path === '/api/nomenclator/prestatii') {
-      return { status: 200, body: FALLBACK_NOMENCLATOR.map(({ cod, denumire }) => ({ cod, denumire })) };
+      return { status: 200, body: state.nomenclator };
     }
     if (method === 'GET' && path === '/api/prezentari') {
       const fault = state.takeFault('list');
