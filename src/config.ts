@@ -29,6 +29,9 @@ export const Config = z.object({
   GATEWAY_SIM_PORT: z.coerce.number().int().min(0).max(65535).default(4010),
   GATEWAY_SENDING_STALE_S: z.coerce.number().int().positive().default(60),
   GATEWAY_MAX_BODY_BYTES: z.coerce.number().int().positive().default(15 * 1024 * 1024),
+  // File import limits (docs/import.md): data rows per file, and the inflated size of an xlsx.
+  GATEWAY_IMPORT_MAX_ROWS: z.coerce.number().int().positive().default(100_000),
+  GATEWAY_IMPORT_MAX_UNCOMPRESSED_BYTES: z.coerce.number().int().positive().default(200 * 1024 * 1024),
   GATEWAY_RUN_WORKER: bool(true),
   GATEWAY_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   // Worker and registry client (docs/worker.md explains each).

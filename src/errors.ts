@@ -30,6 +30,21 @@ export const CATALOG = {
   CONFLICT_STARE: { problema: 'Operația nu este permisă în starea curentă.', fix: 'Verificați starea resursei.' },
   PREA_MARE: { problema: 'Cererea depășește dimensiunea maximă.', fix: 'Trimiteți un corp mai mic.' },
   EROARE_INTERNA: { problema: 'A apărut o eroare neprevăzută.', fix: 'Reîncercați; dacă persistă, trimiteți request_id echipei de suport.' },
+  // File import (issue 4).
+  IMPORT_TIP_NESUPORTAT: { problema: 'Fișierul nu este un tabel xlsx sau csv.', fix: 'Salvați tabelul ca „Excel Workbook (.xlsx)” sau „CSV UTF-8” și încărcați-l din nou.' },
+  IMPORT_FISIER_GOL: { problema: 'Fișierul nu conține rânduri de importat.', fix: 'Verificați că ați exportat foaia cu date: un rând de antet urmat de câte un rând pe prestație.' },
+  IMPORT_FARA_ANTET: { problema: 'Fișierul nu are un rând de antet.', fix: 'Adăugați deasupra datelor un rând cu numele coloanelor (ex. VIN, Nr. înmatriculare, Data prestației).' },
+  IMPORT_PAROLAT: { problema: 'Fișierul este protejat cu parolă.', fix: 'Deschideți-l în Excel sau LibreOffice, eliminați parola (Fișier → Protejare) și salvați-l din nou.' },
+  IMPORT_CODARE: { problema: 'Codarea caracterelor fișierului CSV nu este recunoscută.', fix: 'Salvați fișierul ca „CSV UTF-8”; sunt acceptate și UTF-16 cu BOM și Windows-1250 / ISO-8859-2.' },
+  IMPORT_FISIER_CORUPT: { problema: 'Fișierul nu poate fi citit.', fix: 'Deschideți-l în aplicația de calcul tabelar și salvați-l din nou ca xlsx sau csv.' },
+  IMPORT_PREA_MULTE_RANDURI: { problema: 'Fișierul are prea multe rânduri.', fix: 'Împărțiți fișierul în mai multe fișiere mai mici.' },
+  IMPORT_PREA_MULTE_COLOANE: { problema: 'Fișierul are prea multe coloane.', fix: 'Exportați doar coloanele necesare prezentării.' },
+  IMPORT_ARHIVA_PREA_MARE: { problema: 'Conținutul dezarhivat al fișierului xlsx depășește limita.', fix: 'Împărțiți fișierul sau eliminați foile și imaginile care nu sunt necesare.' },
+  IMPORT_FOAIE: { problema: 'Foaia aleasă nu poate fi importată.', fix: 'Alegeți una dintre foile listate; foile importate împreună trebuie să aibă același antet.' },
+  IMPORT_MAPARE_INVALIDA: { problema: 'Maparea coloanelor nu este validă.', fix: 'Asociați fiecare câmp cu o singură coloană existentă în antetul fișierului.' },
+  IMPORT_DEJA_CONFIRMAT: { problema: 'Importul a fost deja confirmat.', fix: 'Un import confirmat nu se mai modifică; încărcați fișierul din nou pentru alte rânduri.' },
+  IMPORT_CONFIRMARE_NUMAR: { problema: 'Numărul de rânduri confirmat nu corespunde.', fix: 'Reîncărcați previzualizarea și confirmați numărul de rânduri afișat (n_to_commit).' },
+  IMPORT_CONFIRMARE_HASH: { problema: 'Rândurile s-au schimbat de la previzualizare.', fix: 'Reîncărcați previzualizarea, verificați rândurile și confirmați din nou cu noul rows_hash.' },
 } as const satisfies Record<string, { problema: string; fix: string }>;
 
 export type ErrorCode = keyof typeof CATALOG;

@@ -10,13 +10,15 @@ export const importBatches = pgTable(
     headerSignature: text('header_signature').notNull(),
     sheets: jsonb('sheets'),
     columnMapping: jsonb('column_mapping'),
+    // How the upload was read: { kind, encoding, delimiter, date1904, size }.
+    fileMeta: jsonb('file_meta'),
     status: text('status').notNull().default('staged'),
     rowCount: integer('row_count').notNull().default(0),
     committedAt: timestamp('committed_at', { withTimezone: true }),
     purgeAfter: timestamp('purge_after', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index('import_batches_account_idx').on(t.accountId)],
+  (t) => [index('import_batches_account_idx').on(t.accountId), index('import_batches_purge_idx').on(t.purgeAfter)],
 );
 
 export const importRows = pgTable(
@@ -48,7 +50,10 @@ export const columnMappings = pgTable(
     mapping: jsonb('mapping').notNull(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [unique('column_mappings_account_sig_uq').on(t.accountId, t.signature)],
+  (t) => [
+    unique('column_mappings_account_sig_uq').on(t.accountId, t.signature),
+    index('column_mappings_account_updated_idx').on(t.accountId, t.updatedAt),
+  ],
 );
 
 export const importAttestations = pgTable('import_attestations', {

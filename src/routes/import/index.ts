@@ -1,9 +1,103 @@
-import { Hono } from 'hono';
-import type { AppContext } from '../../context';
+import { Hono, type Context } from 'hono';
+import type { AppContext, Principal } from '../../context';
+import { errorResponse, shapeError } from '../../http/envelope';
 import type { AppEnv } from '../../http/env';
+import { jsonBody, parseQuery } from '../../http/validate';
+import { ImportError } from '../../import/errors';
+import { getColumnMapping, saveColumnMapping } from '../../services/import/column-mapping';
+import { commitImportBatch } from '../../services/import/commit';
+import { editImportRow, setRowReview } from '../../services/import/edit';
+import { exportFailedRows } from '../../services/import/export-failed';
+import { previewImportBatch } from '../../services/import/preview';
+import { createImportBatch } from '../../services/import/upload';
+import { idParam, INT4_MAX } from '../params';
+import { ColumnMappingBody, CommitBody, PreviewQuery, RowEditBody, RowReviewBody } from './schemas';
+
+/** Reads the multipart upload: one file in `file`, optional `sheet` fields naming the sheets to stage. */
+async function readUpload(c: Context<AppEnv>): Promise<{ ok: true; file: File; sheets: string[] } | { ok: false; response: Response }> {
+  const fail = (type: string, loc: Array<string | number>, msg: string) => ({ ok: false as const, response: shapeError(c, [{ type, loc, msg }]) });
+  if (!/^multipart\/form-data/i.test(c.req.header('content-type') ?? '')) {
+    return fail('multipart_required', ['body'], 'Se așteaptă multipart/form-data, cu fișierul în câmpul file.');
+  }
+  let form: Record<string, string | File | Array<string | File>>;
+  try {
+    form = await c.req.parseBody({ all: true });
+  } catch {
+    return fail('multipart_invalid', ['body'], 'Corpul multipart/form-data nu poate fi citit.');
+  }
+  const file = form.file;
+  if (Array.isArray(file)) return fail('too_many_files', ['body', 'file'], 'Se încarcă un singur fișier o dată.');
+  if (!(file instanceof File)) return fail('file_missing', ['body', 'file'], 'Câmpul file lipsește sau nu conține un fișier.');
+  const sheets = [form.sheet ?? []].flat();
+  if (sheets.some((s) => typeof s !== 'string' || s.length > 200)) return fail('sheet_invalid', ['body', 'sheet'], 'sheet este numele unei foi (text).');
+  return { ok: true, file, sheets: sheets as string[] };
+}
+
+/** Who confirmed a commit, for the attestation: the API key, or the account in development mode. */
+const confirmedBy = (principal: Principal) => (principal.keyId === null ? `cont:${principal.accountId}` : `cheie_api:${principal.keyId}`);
 
 /** File import (issue 4): upload, column mapping, preview, row edit, commit, export of failed rows. */
-export function importRoutes(_ctx: AppContext) {
+export function importRoutes(ctx: AppContext) {
   const app = new Hono<AppEnv>();
+  type Params = { req: { param(name: string): string | undefined } };
+  const batchId = (c: Params) => idParam(c.req.param('id') ?? '', INT4_MAX);
+  const rowIndex = (c: Params) => idParam(c.req.param('i') ?? '', INT4_MAX);
+  const audit = (c: { get(k: 'requestId'): string; get(k: 'principal'): Principal }, data: Record<string, unknown>) =>
+    ctx.journal.write({ event: 'api_import', requestId: c.get('requestId'), accountId: c.get('principal').accountId, data });
+
+  app.post('/', async (c) => {
+    const upload = await readUpload(c);
+    if (!upload.ok) return upload.response;
+    const bytes = Buffer.from(await upload.file.arrayBuffer());
+    const batch = await createImportBatch({ ctx, principal: c.get('principal'), filename: upload.file.name.slice(0, 255) || null, bytes, sheets: upload.sheets });
+    audit(c, { op: 'upload', batch_id: batch.batch_id, rows: batch.row_count, kind: batch.file.kind, size: bytes.length });
+    return c.json(batch, 201);
+  });
+
+  app.get('/:id/column-mapping', async (c) => c.json(await getColumnMapping({ ctx, accountId: c.get('principal').accountId, batchId: batchId(c) })));
+
+  app.post('/:id/column-mapping', jsonBody(ColumnMappingBody), async (c) => {
+    const id = batchId(c);
+    audit(c, { op: 'column_mapping', batch_id: id });
+    return c.json(await saveColumnMapping({ ctx, accountId: c.get('principal').accountId, batchId: id, refs: c.var.body.column_mapping }));
+  });
+
+  app.get('/:id/preview', async (c) => {
+    const id = batchId(c);
+    const query = parseQuery(c, PreviewQuery);
+    if (!query.ok) return query.response;
+    return c.json(await previewImportBatch({ ctx, accountId: c.get('principal').accountId, batchId: id, query: query.data }));
+  });
+
+  app.post('/:id/rand/:i/editeaza', jsonBody(RowEditBody), async (c) => {
+    const [id, i] = [batchId(c), rowIndex(c)];
+    const result = await editImportRow({ ctx, accountId: c.get('principal').accountId, batchId: id, rowIndex: i, edits: c.var.body, requestId: c.get('requestId') });
+    return c.json(result);
+  });
+
+  app.post('/:id/rand/:i/revizuire', jsonBody(RowReviewBody), async (c) => {
+    const [id, i] = [batchId(c), rowIndex(c)];
+    const result = await setRowReview({ ctx, accountId: c.get('principal').accountId, batchId: id, rowIndex: i, include: c.var.body.include, requestId: c.get('requestId') });
+    return c.json(result);
+  });
+
+  app.post('/:id/commit', jsonBody(CommitBody), async (c) => {
+    const principal = c.get('principal');
+    const result = await commitImportBatch({ ctx, accountId: principal.accountId, batchId: batchId(c), input: c.var.body, confirmedBy: confirmedBy(principal), requestId: c.get('requestId') });
+    audit(c, { op: 'commit', batch_id: result.batch_id, inserted: result.inserted });
+    return c.json(result);
+  });
+
+  app.get('/:id/export-failed', async (c) => {
+    const file = await exportFailedRows({ ctx, accountId: c.get('principal').accountId, batchId: batchId(c) });
+    return c.body(file.body, 200, { 'Content-Type': 'text/csv; charset=utf-8', 'Content-Disposition': `attachment; filename="${file.filename}"` });
+  });
+
+  // File and confirmation problems carry their own status and catalog code; anything else
+  // goes on to the application's handler (404, 500).
+  app.onError((error, c) => {
+    if (error instanceof ImportError) return errorResponse(c, error.status, error.cod, error.cauza);
+    throw error;
+  });
   return app;
 }

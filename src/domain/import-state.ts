@@ -1,0 +1,111 @@
+import { createHash } from 'node:crypto';
+
+/** Import preview row states, computed at every preview from content, mappings and history. */
+export const ROW_STATES = ['ok', 'needs_mapping', 'needs_data', 'needs_review', 'already_sent', 'duplicate_in_file'] as const;
+export type RowState = (typeof ROW_STATES)[number];
+
+/** The states whose rows a commit stores: ready rows queue, invalid ones are held as needs_data. */
+export const COMMITTED_STATES: ReadonlySet<RowState> = new Set(['ok', 'needs_data']);
+
+export interface OdometerReading {
+  data: string;
+  odometru: number;
+}
+
+export interface RowFacts {
+  /** The classification verdict (never `error`: an import does not reject unmapped codes). */
+  verdict: 'queued' | 'needs_data' | 'needs_mapping';
+  /** A stored submission with this row's key (either key form), if any. */
+  existing: { id: number; status: string } | null;
+  /** The first earlier row of the file with the same key, if any. */
+  duplicateOf: number | null;
+  /** The highest odometer recorded for this VIN on or before this row's date, if any. */
+  recorded: OdometerReading | null;
+  odometruFinal: number | null;
+  includeReview: boolean;
+}
+
+export interface RowStateResult {
+  state: RowState;
+  /** Set when the odometer is lower than one already recorded (held, or included by the user). */
+  review: (OdometerReading & { inclus: boolean }) | null;
+}
+
+/**
+ * Precedence: a row already stored is `already_sent` whatever else holds; a repeat inside
+ * the file is `duplicate_in_file`; then the content verdict; a row that would be ready but
+ * reads less than a recorded odometer is held as `needs_review` until the user includes it.
+ */
+export function rowState(facts: RowFacts): RowStateResult {
+  if (facts.existing) return { state: 'already_sent', review: null };
+  if (facts.duplicateOf !== null) return { state: 'duplicate_in_file', review: null };
+  if (facts.verdict === 'needs_data') return { state: 'needs_data', review: null };
+  if (facts.verdict === 'needs_mapping') return { state: 'needs_mapping', review: null };
+  const { recorded, odometruFinal } = facts;
+  if (recorded && odometruFinal !== null && odometruFinal < recorded.odometru) {
+    return { state: facts.includeReview ? 'ok' : 'needs_review', review: { ...recorded, inclus: facts.includeReview } };
+  }
+  return { state: 'ok', review: null };
+}
+
+/**
+ * The highest reading on or before `date`. A lower reading at a later date is a possible
+ * rollback; an older service entered late is not.
+ */
+export function highestReadingUpTo(readings: readonly OdometerReading[] | undefined, date: string): OdometerReading | null {
+  let best: OdometerReading | null = null;
+  for (const reading of readings ?? []) {
+    if (reading.data <= date && (!best || reading.odometru > best.odometru)) best = reading;
+  }
+  return best;
+}
+
+export interface HashedRow {
+  rowIndex: number;
+  state: RowState;
+  key: string;
+  codes: readonly string[];
+}
+
+/**
+ * `rows_hash`: what the user was shown, row by row: its state, its content (through the
+ * idempotency key, which covers every canonical value) and the registry codes it resolved to.
+ * Any edit, mapping or newly stored duplicate changes it, so a commit confirms those values.
+ */
+export function createRowsHasher() {
+  const hash = createHash('sha256');
+  return {
+    add(row: HashedRow) {
+      hash.update(`${row.rowIndex}\t${row.state}\t${row.key}\t${row.codes.join(',')}\n`);
+    },
+    digest: () => hash.digest('hex'),
+  };
+}
+
+export function emptyCounts(): Record<RowState, number> {
+  return { ok: 0, needs_mapping: 0, needs_data: 0, needs_review: 0, already_sent: 0, duplicate_in_file: 0 };
+}
+
+export interface OutcomeForReason {
+  state: RowState;
+  existing: { id: number; status: string } | null;
+  duplicateOf: number | null;
+  review: (OdometerReading & { inclus: boolean }) | null;
+  odometruFinal: number | null;
+}
+
+/** Why a row is in its state, in the words the dashboard and the failed-rows CSV use. */
+export function stateReason(outcome: OutcomeForReason, verdictMotiv: string | null): string | null {
+  switch (outcome.state) {
+    case 'already_sent':
+      return `Există deja: prezentarea #${outcome.existing?.id} (${outcome.existing?.status}).`;
+    case 'duplicate_in_file':
+      return `Identic cu rândul ${outcome.duplicateOf} din fișier.`;
+    case 'needs_review':
+      return `Odometrul ${outcome.odometruFinal} este mai mic decât ${outcome.review?.odometru} înregistrat pentru acest VIN la ${outcome.review?.data}; includeți rândul explicit dacă valoarea este corectă.`;
+    case 'ok':
+      return outcome.review ? `Inclus după verificare: odometrul este mai mic decât ${outcome.review.odometru} înregistrat la ${outcome.review.data}.` : null;
+    default:
+      return verdictMotiv;
+  }
+}

@@ -1,0 +1,34 @@
+import type { CellValue } from '../domain/import-cells';
+
+/** The limits an upload is held to (configured by GATEWAY_IMPORT_* settings). */
+export interface ImportLimits {
+  /** Data rows staged from one file. */
+  maxRows: number;
+  /** Sum of the uncompressed sizes of an xlsx's parts, checked before anything is inflated. */
+  maxUncompressedBytes: number;
+  /** Columns of a row; cells further right make the file refused. */
+  maxColumns: number;
+}
+
+export interface SheetRow {
+  /** 1-based line (row number) in the sheet, as a spreadsheet application shows it. */
+  line: number;
+  cells: CellValue[];
+}
+
+export interface SheetInfo {
+  name: string;
+  hidden: boolean;
+}
+
+/** An opened upload: its sheets, read one at a time as a stream of rows. */
+export interface Spreadsheet {
+  kind: 'xlsx' | 'csv';
+  /** csv only: the encoding the bytes were read in, and the separator. */
+  encoding?: string;
+  delimiter?: string;
+  /** xlsx only: dates count from 1904 (workbooks from old Mac Excel). */
+  date1904: boolean;
+  sheets: SheetInfo[];
+  rows(sheet: string): AsyncIterable<SheetRow>;
+}

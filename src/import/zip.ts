@@ -1,0 +1,87 @@
+import { Transform, type Readable } from 'node:stream';
+import yauzl, { type Entry, type ZipFile } from 'yauzl';
+import { ImportError } from './errors';
+
+const MAX_ENTRIES = 10_000;
+
+const bomb = (cauza: string) => new ImportError(413, 'IMPORT_ARHIVA_PREA_MARE', cauza);
+const corrupt = (cauza: string) => new ImportError(422, 'IMPORT_FISIER_CORUPT', cauza);
+
+/** An xlsx opened by its central directory: parts are inflated only when read, one at a time. */
+export interface ZipArchive {
+  has(name: string): boolean;
+  /** A part's bytes as a stream, cut off (with an error) past its declared size or the archive's budget. */
+  open(name: string): Promise<Readable>;
+}
+
+function openZip(buffer: Buffer): Promise<ZipFile> {
+  return new Promise((resolve, reject) => {
+    yauzl.fromBuffer(buffer, { lazyEntries: true, validateEntrySizes: true, strictFileNames: false }, (error, zip) => {
+      if (error || !zip) reject(corrupt(`Arhiva xlsx este deteriorată (${error?.message ?? 'fără director central'}).`));
+      else resolve(zip);
+    });
+  });
+}
+
+function listEntries(zip: ZipFile): Promise<Entry[]> {
+  return new Promise((resolve, reject) => {
+    const entries: Entry[] = [];
+    zip.on('entry', (entry: Entry) => {
+      entries.push(entry);
+      if (entries.length > MAX_ENTRIES) {
+        zip.close();
+        reject(bomb(`Arhiva are peste ${MAX_ENTRIES} părți.`));
+        return;
+      }
+      zip.readEntry();
+    });
+    zip.on('end', () => resolve(entries));
+    zip.on('error', (error: Error) => reject(corrupt(`Arhiva xlsx este deteriorată (${error.message}).`)));
+    zip.readEntry();
+  });
+}
+
+/**
+ * Reads only the central directory, and refuses the archive before inflating a byte when the
+ * sizes it declares add up past `maxUncompressedBytes`. A part that inflates to more than it
+ * declared is cut off by yauzl (validateEntrySizes), and a running total enforces the budget
+ * on what is actually inflated, so a zip bomb costs neither memory nor much time.
+ */
+export async function openArchive(buffer: Buffer, maxUncompressedBytes: number): Promise<ZipArchive> {
+  const zip = await openZip(buffer);
+  const entries = await listEntries(zip);
+  let declared = 0;
+  for (const entry of entries) {
+    if (entry.isEncrypted()) throw new ImportError(422, 'IMPORT_PAROLAT', 'Părțile arhivei sunt criptate cu parolă.');
+    declared += entry.uncompressedSize;
+  }
+  if (declared > maxUncompressedBytes) {
+    throw bomb(`Dezarhivat ar avea ${declared} octeți; limita este ${maxUncompressedBytes}.`);
+  }
+  const byName = new Map(entries.map((e) => [e.fileName.replace(/^\/+/, ''), e]));
+  let inflated = 0;
+
+  return {
+    has: (name) => byName.has(name),
+    open: (name) =>
+      new Promise((resolve, reject) => {
+        const entry = byName.get(name);
+        if (!entry) return reject(corrupt(`Lipsește partea ${name}.`));
+        zip.openReadStream(entry, (error, stream) => {
+          if (error || !stream) return reject(corrupt(`Partea ${name} nu poate fi citită (${error?.message ?? 'necunoscut'}).`));
+          const budget = new Transform({
+            transform(chunk: Buffer, _encoding, done) {
+              inflated += chunk.length;
+              if (inflated > maxUncompressedBytes) done(bomb(`Conținutul dezarhivat depășește ${maxUncompressedBytes} octeți.`));
+              else done(null, chunk);
+            },
+          });
+          stream.on('error', (e: Error) => {
+            const lied = /too many bytes|too few bytes/i.test(e.message);
+            budget.destroy(lied ? bomb(`Partea ${name} se dezarhivează la altă dimensiune decât declară.`) : corrupt(`Partea ${name} este deteriorată.`));
+          });
+          resolve(stream.pipe(budget));
+        });
+      }),
+  };
+}

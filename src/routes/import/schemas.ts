@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import { ROW_STATES } from '../../domain/import-state';
+
+export const PreviewQuery = z.object({
+  page: z.coerce.number().int().min(1).max(1_000_000).default(1),
+  page_size: z.coerce.number().int().min(1).max(1000).default(100),
+  state: z.enum(ROW_STATES).optional(),
+});
+export type PreviewQuery = z.infer<typeof PreviewQuery>;
+
+/** A column by 0-based index or by its header text; null leaves the field unmapped. */
+const ColumnRef = z.union([z.number().int().min(0).max(10_000), z.string().min(1).max(300), z.null()]).optional();
+
+export const ColumnMappingBody = z.object({
+  column_mapping: z
+    .object({
+      vin: ColumnRef,
+      nrInm: ColumnRef,
+      dataPrestatie: ColumnRef,
+      odometruInitial: ColumnRef,
+      odometruFinal: ColumnRef,
+      cod_op_service: ColumnRef,
+      denumire_op: ColumnRef,
+      cod_prestatie: ColumnRef,
+    })
+    .strict(),
+});
+export type ColumnMappingBody = z.infer<typeof ColumnMappingBody>;
+
+/** A new value for a field; "" or null clears the field's override (back to the file's value). */
+const FieldValue = z.union([z.string().max(500), z.number().finite(), z.null()]).optional();
+
+export const RowEditBody = z
+  .object({
+    vin: FieldValue,
+    nrInm: FieldValue,
+    dataPrestatie: FieldValue,
+    odometruInitial: FieldValue,
+    odometruFinal: FieldValue,
+    cod_op_service: FieldValue,
+    denumire_op: FieldValue,
+    cod_prestatie: FieldValue,
+  })
+  .strict()
+  .refine((body) => Object.keys(body).length > 0, 'Trimiteți cel puțin un câmp de modificat.');
+export type RowEditBody = z.infer<typeof RowEditBody>;
+
+export const RowReviewBody = z.object({ include: z.boolean() }).strict();
+export type RowReviewBody = z.infer<typeof RowReviewBody>;
+
+export const CommitBody = z.object({
+  n_confirmed: z.number().int().min(0),
+  rows_hash: z.string().regex(/^[0-9a-f]{64}$/, 'rows_hash este un SHA-256 hex, așa cum îl dă previzualizarea.'),
+});
+export type CommitBody = z.infer<typeof CommitBody>;

@@ -1,0 +1,102 @@
+import { and, eq } from 'drizzle-orm';
+import type { Executor } from '../../../db/client';
+import { importBatches } from '../../../db/schema';
+import { readColumnMapping, type ColumnMapping, type HeaderDrift } from '../../domain/import-header';
+import { NotFoundError } from '../../errors';
+import { ImportError } from '../../import/errors';
+import { RETENTION_DAYS } from '../submissions/retention';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** Staged import data is purged (by the worker) 90 days after upload. */
+export function importPurgeAfter(now: Date): Date {
+  return new Date(now.getTime() + RETENTION_DAYS * DAY_MS);
+}
+
+export type MappingSource = 'saved' | 'suggested';
+
+/** What `import_batches.column_mapping` holds: the batch's current mapping and where it came from. */
+export interface MappingState {
+  mapping: ColumnMapping;
+  source: MappingSource;
+  drift: HeaderDrift | null;
+}
+
+export interface FileMeta {
+  kind: 'xlsx' | 'csv';
+  encoding: string | null;
+  delimiter: string | null;
+  date1904: boolean;
+  size: number;
+}
+
+export interface LoadedBatch {
+  id: number;
+  accountId: number;
+  status: string;
+  filename: string | null;
+  header: string[];
+  headerSignature: string;
+  sheets: unknown;
+  mappingState: MappingState;
+  fileMeta: FileMeta;
+  rowCount: number;
+  committedAt: Date | null;
+  purgeAfter: Date | null;
+  createdAt: Date;
+}
+
+function readMappingState(stored: unknown, width: number): MappingState {
+  const s = (stored && typeof stored === 'object' ? stored : {}) as Record<string, unknown>;
+  return {
+    mapping: readColumnMapping(s.mapping, width),
+    source: s.source === 'saved' ? 'saved' : 'suggested',
+    drift: (s.drift as HeaderDrift | null | undefined) ?? null,
+  };
+}
+
+function readFileMeta(stored: unknown): FileMeta {
+  const s = (stored && typeof stored === 'object' ? stored : {}) as Record<string, unknown>;
+  return {
+    kind: s.kind === 'csv' ? 'csv' : 'xlsx',
+    encoding: typeof s.encoding === 'string' ? s.encoding : null,
+    delimiter: typeof s.delimiter === 'string' ? s.delimiter : null,
+    date1904: s.date1904 === true,
+    size: typeof s.size === 'number' ? s.size : 0,
+  };
+}
+
+/**
+ * The batch if it belongs to the account. Another account's batch and a missing one are the
+ * same NotFoundError, so the 404s cannot be told apart. `forUpdate` serialises edits and commit.
+ */
+export async function loadBatch(exec: Executor, accountId: number, batchId: number, options: { forUpdate?: boolean } = {}): Promise<LoadedBatch> {
+  const query = exec
+    .select()
+    .from(importBatches)
+    .where(and(eq(importBatches.id, batchId), eq(importBatches.accountId, accountId)));
+  const [row] = options.forUpdate ? await query.for('update') : await query;
+  if (!row) throw new NotFoundError();
+  const header = Array.isArray(row.header) ? row.header.map((h) => String(h ?? '')) : [];
+  return {
+    id: row.id,
+    accountId: row.accountId,
+    status: row.status,
+    filename: row.filename,
+    header,
+    headerSignature: row.headerSignature,
+    sheets: row.sheets,
+    mappingState: readMappingState(row.columnMapping, header.length),
+    fileMeta: readFileMeta(row.fileMeta),
+    rowCount: row.rowCount,
+    committedAt: row.committedAt,
+    purgeAfter: row.purgeAfter,
+    createdAt: row.createdAt,
+  };
+}
+
+export function assertStaged(batch: { status: string; committedAt: Date | null }): void {
+  if (batch.status === 'committed') {
+    throw new ImportError(409, 'IMPORT_DEJA_CONFIRMAT', `Importul a fost confirmat la ${batch.committedAt?.toISOString() ?? 'o dată anterioară'}.`);
+  }
+}

@@ -1,0 +1,53 @@
+import { eq } from 'drizzle-orm';
+import { importBatches } from '../../../db/schema';
+import type { AppContext } from '../../context';
+import { withTransaction } from '../../context';
+import { headerKey, IMPORT_FIELDS, type ColumnMapping, type ImportField } from '../../domain/import-header';
+import { ImportError } from '../../import/errors';
+import { assertStaged, loadBatch, type MappingState } from './batch';
+import { saveAccountMapping } from './mapping-store';
+import { mappingView } from './view';
+
+/** A field's column as a client names it: a 0-based index, or the header text (null leaves it unmapped). */
+export type ColumnRef = number | string | null;
+
+const invalid = (cauza: string) => new ImportError(422, 'IMPORT_MAPARE_INVALIDA', cauza);
+
+/** Resolves the client's references against the header; every column may serve one field only. */
+export function resolveColumnRefs(header: readonly string[], refs: Partial<Record<ImportField, ColumnRef>>): ColumnMapping {
+  const mapping: ColumnMapping = {};
+  const owner = new Map<number, ImportField>();
+  for (const field of IMPORT_FIELDS) {
+    const ref = refs[field];
+    if (ref === null || ref === undefined) continue;
+    const column = typeof ref === 'number' ? ref : header.findIndex((h) => headerKey(h) === headerKey(ref));
+    if (!Number.isInteger(column) || column < 0 || column >= header.length) {
+      throw invalid(typeof ref === 'number' ? `${field}: coloana ${ref} nu există (antetul are ${header.length} coloane).` : `${field}: nicio coloană nu se numește „${ref}”.`);
+    }
+    const taken = owner.get(column);
+    if (taken) throw invalid(`Coloana ${column} („${header[column]}”) este aleasă și pentru ${taken}, și pentru ${field}.`);
+    owner.set(column, field);
+    mapping[field] = column;
+  }
+  return mapping;
+}
+
+export async function getColumnMapping({ ctx, accountId, batchId }: { ctx: AppContext; accountId: number; batchId: number }) {
+  return mappingView(await loadBatch(ctx.db, accountId, batchId));
+}
+
+/**
+ * Sets the batch's mapping and saves it for the account under the signature of the full
+ * header, so the next file with this header starts from it.
+ */
+export async function saveColumnMapping({ ctx, accountId, batchId, refs }: { ctx: AppContext; accountId: number; batchId: number; refs: Partial<Record<ImportField, ColumnRef>> }) {
+  return withTransaction(ctx, undefined, async (tx) => {
+    const batch = await loadBatch(tx, accountId, batchId, { forUpdate: true });
+    assertStaged(batch);
+    const mapping = resolveColumnRefs(batch.header, refs);
+    const state: MappingState = { mapping, source: 'saved', drift: null };
+    await tx.update(importBatches).set({ columnMapping: state }).where(eq(importBatches.id, batch.id));
+    await saveAccountMapping(tx, accountId, batch.header, batch.headerSignature, mapping, ctx.clock());
+    return mappingView({ ...batch, mappingState: state });
+  });
+}

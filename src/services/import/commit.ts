@@ -1,0 +1,114 @@
+import { eq, sql } from 'drizzle-orm';
+import type { Executor } from '../../../db/client';
+import { importAttestations, importBatches, submissions } from '../../../db/schema';
+import type { AppContext } from '../../context';
+import { withTransaction } from '../../context';
+import { COMMITTED_STATES } from '../../domain/import-state';
+import { ImportError } from '../../import/errors';
+import { purgeAfterFor } from '../submissions/retention';
+import { assertStaged, loadBatch, type LoadedBatch } from './batch';
+import { deriveBatch, type BatchDerivation } from './derive';
+import { readRow, stagedRowsAt } from './rows';
+
+const INSERT_CHUNK = 500;
+
+export interface CommitInput {
+  n_confirmed: number;
+  rows_hash: string;
+}
+
+/**
+ * Inserts one chunk of rows as submissions, exactly as POST /v1/prezentari stores them (same
+ * classification, same key); a key already taken (a concurrent post of the same content)
+ * is skipped by the unique key. Returns how many were inserted, by status.
+ */
+async function insertChunk(ctx: AppContext, tx: Executor, batch: LoadedBatch, derivation: BatchDerivation, indexes: number[], requestId: string) {
+  const staged = await stagedRowsAt(tx, batch.id, indexes);
+  const values = staged.map((row) => {
+    const { verdict, key } = readRow(row, batch, derivation.resolution, derivation.now, ctx.keyring);
+    // An included needs_review row is content-valid and resolved: it queues like any other.
+    const status = verdict.status === 'needs_data' ? 'needs_data' : 'queued';
+    const { content } = verdict;
+    return {
+      accountId: batch.accountId,
+      status,
+      payloadJson: content,
+      idempotencyKey: key,
+      vin: content.vin,
+      nrInm: content.nrInm,
+      dataPrestatie: content.dataPrestatie,
+      prestatii: verdict.prestatii,
+      erori: verdict.erori,
+      nemapate: verdict.nemapate,
+      motiv: verdict.motiv,
+      batchId: batch.id,
+      rowIndex: row.row_index,
+      purgeAfter: purgeAfterFor(status, derivation.now),
+      requestId,
+      createdAt: derivation.now,
+      updatedAt: derivation.now,
+    };
+  });
+  if (values.length === 0) return [];
+  const inserted = await tx
+    .insert(submissions)
+    .values(values)
+    .onConflictDoNothing({ target: submissions.idempotencyKey })
+    .returning({ id: submissions.id, rowIndex: submissions.rowIndex, status: submissions.status });
+  await tx.execute(sql`
+    UPDATE import_rows r SET submission_id = v.id
+    FROM jsonb_to_recordset(${JSON.stringify(inserted)}::jsonb) AS v("rowIndex" int, id bigint)
+    WHERE r.batch_id = ${batch.id} AND r.row_index = v."rowIndex"`);
+  return inserted;
+}
+
+/**
+ * The hard gate: the number of rows to commit and the `rows_hash` the user confirmed must both
+ * match the batch as it is now, or nothing is written. Then, in one transaction: the ready and
+ * the invalid rows become submissions (needs_mapping, held-for-review, already stored and
+ * repeated rows do not), the batch is closed and the attestation stored.
+ */
+export async function commitImportBatch({ ctx, accountId, batchId, input, confirmedBy, requestId }: { ctx: AppContext; accountId: number; batchId: number; input: CommitInput; confirmedBy: string; requestId: string }) {
+  return withTransaction(ctx, undefined, async (tx) => {
+    const batch = await loadBatch(tx, accountId, batchId, { forUpdate: true });
+    assertStaged(batch);
+    const derivation = await deriveBatch(ctx, tx, batch);
+    if (input.n_confirmed !== derivation.nToCommit) {
+      throw new ImportError(409, 'IMPORT_CONFIRMARE_NUMAR', `Ați confirmat ${input.n_confirmed} rânduri; acum sunt ${derivation.nToCommit} de trimis.`);
+    }
+    if (input.rows_hash !== derivation.rowsHash) {
+      throw new ImportError(409, 'IMPORT_CONFIRMARE_HASH', 'rows_hash trimis nu corespunde rândurilor actuale (editări, mapări sau trimiteri noi după previzualizare).');
+    }
+
+    const committable = derivation.outcomes.filter((o) => COMMITTED_STATES.has(o.state)).map((o) => o.rowIndex);
+    const stored = { queued: 0, needs_data: 0 };
+    for (let i = 0; i < committable.length; i += INSERT_CHUNK) {
+      for (const row of await insertChunk(ctx, tx, batch, derivation, committable.slice(i, i + INSERT_CHUNK), requestId)) {
+        stored[row.status as keyof typeof stored] += 1;
+      }
+    }
+    await tx.update(importBatches).set({ status: 'committed', committedAt: derivation.now }).where(eq(importBatches.id, batch.id));
+    const [attestation] = await tx
+      .insert(importAttestations)
+      .values({ batchId: batch.id, accountId, rowsHash: derivation.rowsHash, nConfirmed: input.n_confirmed, confirmedBy, createdAt: derivation.now })
+      .returning();
+    const inserted = stored.queued + stored.needs_data;
+    ctx.journal.write({ event: 'import_confirmat', requestId, accountId, data: { batch_id: batch.id, n_confirmed: input.n_confirmed, inserted, counts: derivation.counts } });
+    return {
+      batch_id: batch.id,
+      status: 'committed',
+      inserted,
+      by_status: stored,
+      // Rows that met an equal submission stored between the check and the insert.
+      skipped_conflict: committable.length - inserted,
+      not_committed: derivation.outcomes.length - committable.length,
+      counts: derivation.counts,
+      attestation: {
+        rows_hash: attestation!.rowsHash,
+        n_confirmed: attestation!.nConfirmed,
+        confirmed_by: attestation!.confirmedBy,
+        created_at: attestation!.createdAt.toISOString(),
+      },
+    };
+  });
+}

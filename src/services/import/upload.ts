@@ -1,0 +1,142 @@
+import { eq } from 'drizzle-orm';
+import type { Executor } from '../../../db/client';
+import { importBatches, importRows } from '../../../db/schema';
+import type { AppContext, Principal } from '../../context';
+import { withTransaction } from '../../context';
+import { isBlank } from '../../domain/import-cells';
+import { classifyLeadingRow, headerCells, headerSignature } from '../../domain/import-header';
+import { ImportError } from '../../import/errors';
+import { openSpreadsheet } from '../../import/open';
+import type { SheetInfo, Spreadsheet } from '../../import/types';
+import { importPurgeAfter, type FileMeta } from './batch';
+import { importLimits } from './limits';
+import { initialMappingState } from './mapping-store';
+import { batchView } from './view';
+
+const INSERT_CHUNK = 1000;
+
+export interface SheetSummary {
+  name: string;
+  hidden: boolean;
+  /** Non-blank data rows (below the header). */
+  rows: number;
+  header_line: number | null;
+  staged: boolean;
+  motiv: string | null;
+}
+
+interface Staging {
+  purgeAfter: Date;
+  batchId: number | null;
+  header: string[];
+  signature: string;
+  staged: number;
+}
+
+/**
+ * Which sheets a walk stages. Chosen by name: exactly those, and they must share a header.
+ * By default: the first visible sheet with a header, and every later visible sheet whose
+ * header is the same (a workbook with one sheet per month).
+ */
+function wantsSheet(sheet: SheetInfo, chosen: readonly string[], staging: Staging, signature: string): { stage: boolean; motiv: string | null } {
+  const explicit = chosen.length > 0;
+  if (explicit && !chosen.includes(sheet.name)) return { stage: false, motiv: 'Foaia nu a fost aleasă.' };
+  if (staging.batchId !== null && signature !== staging.signature) {
+    if (explicit) throw new ImportError(422, 'IMPORT_FOAIE', `Foaia „${sheet.name}” are alt antet decât prima foaie aleasă.`);
+    return { stage: false, motiv: 'Antetul diferă de cel al primei foi importate.' };
+  }
+  if (!explicit && sheet.hidden) return { stage: false, motiv: 'Foaie ascunsă; alegeți-o explicit pentru a o importa.' };
+  return { stage: true, motiv: null };
+}
+
+async function walkSheet(ctx: AppContext, tx: Executor, source: Spreadsheet, sheet: SheetInfo, chosen: readonly string[], staging: Staging, create: (header: string[], signature: string) => Promise<number>) {
+  const limits = importLimits(ctx.config);
+  const summary: SheetSummary = { name: sheet.name, hidden: sheet.hidden, rows: 0, header_line: null, staged: false, motiv: null };
+  let reading: 'leading' | 'no_header' | 'rows' = 'leading';
+  let chunk: Array<typeof importRows.$inferInsert> = [];
+  const flush = async () => {
+    if (chunk.length > 0) await tx.insert(importRows).values(chunk);
+    chunk = [];
+  };
+
+  for await (const row of source.rows(sheet.name)) {
+    if (row.cells.every(isBlank)) continue;
+    if (reading === 'leading') {
+      const kind = classifyLeadingRow(row.cells);
+      if (kind === 'title') continue;
+      if (kind === 'data') {
+        reading = 'no_header';
+        summary.motiv = 'Foaia nu are rând de antet.';
+        if (chosen.includes(sheet.name)) throw new ImportError(422, 'IMPORT_FARA_ANTET', `Primul rând completat al foii „${sheet.name}” (linia ${row.line}) conține date, nu nume de coloane.`);
+        summary.rows += 1;
+        continue;
+      }
+      const header = headerCells(row.cells);
+      const signature = headerSignature(header);
+      const decision = wantsSheet(sheet, chosen, staging, signature);
+      summary.header_line = row.line;
+      summary.staged = decision.stage;
+      summary.motiv = decision.motiv;
+      if (decision.stage && staging.batchId === null) Object.assign(staging, { batchId: await create(header, signature), header, signature });
+      reading = 'rows';
+      continue;
+    }
+    summary.rows += 1;
+    if (!summary.staged || staging.batchId === null) continue;
+    staging.staged += 1;
+    if (staging.staged > limits.maxRows) {
+      throw new ImportError(413, 'IMPORT_PREA_MULTE_RANDURI', `Fișierul are peste ${limits.maxRows} rânduri de date (limita).`);
+    }
+    const rawEnc = ctx.keyring.encrypt(JSON.stringify({ l: row.line, c: row.cells }));
+    chunk.push({ batchId: staging.batchId, rowIndex: staging.staged, sheet: sheet.name, rawEnc, purgeAfter: staging.purgeAfter });
+    if (chunk.length >= INSERT_CHUNK) await flush();
+  }
+  await flush();
+  return summary;
+}
+
+function nothingStaged(sheets: SheetSummary[], staging: Staging): ImportError {
+  if (staging.batchId !== null) return new ImportError(422, 'IMPORT_FISIER_GOL', 'Fișierul are antet, dar niciun rând de date sub el.');
+  if (sheets.some((s) => s.rows > 0 && s.header_line === null)) {
+    return new ImportError(422, 'IMPORT_FARA_ANTET', 'Primul rând completat conține date, nu nume de coloane.');
+  }
+  return new ImportError(422, 'IMPORT_FISIER_GOL', 'Fișierul nu conține niciun rând completat.');
+}
+
+/**
+ * Stages every row of the chosen sheet(s), encrypted, in one transaction with the batch: a
+ * file is staged whole or not at all. Rows are read from the stream and written in chunks,
+ * so memory does not grow with the file.
+ */
+export async function createImportBatch({ ctx, principal, filename, bytes, sheets: chosen }: { ctx: AppContext; principal: Principal; filename: string | null; bytes: Buffer; sheets: string[] }) {
+  const source = await openSpreadsheet(bytes, importLimits(ctx.config));
+  const unknown = chosen.filter((name) => !source.sheets.some((s) => s.name === name));
+  if (unknown.length > 0) {
+    throw new ImportError(422, 'IMPORT_FOAIE', `Foaia „${unknown[0]}” nu există; foile fișierului: ${source.sheets.map((s) => s.name).join(', ')}.`);
+  }
+  const fileMeta: FileMeta = { kind: source.kind, encoding: source.encoding ?? null, delimiter: source.delimiter ?? null, date1904: source.date1904, size: bytes.length };
+  const now = ctx.clock();
+  const accountId = principal.accountId;
+
+  const batchId = await withTransaction(ctx, undefined, async (tx) => {
+    const staging: Staging = { purgeAfter: importPurgeAfter(now), batchId: null, header: [], signature: '', staged: 0 };
+    const create = async (header: string[], signature: string) => {
+      const [row] = await tx
+        .insert(importBatches)
+        .values({ accountId, filename, header, headerSignature: signature, fileMeta, purgeAfter: staging.purgeAfter, createdAt: now })
+        .returning({ id: importBatches.id });
+      return row!.id;
+    };
+    const summaries: SheetSummary[] = [];
+    for (const sheet of source.sheets) summaries.push(await walkSheet(ctx, tx, source, sheet, chosen, staging, create));
+    if (staging.batchId === null || staging.staged === 0) throw nothingStaged(summaries, staging);
+
+    const mappingState = await initialMappingState(tx, accountId, staging.header, staging.signature);
+    await tx
+      .update(importBatches)
+      .set({ rowCount: staging.staged, sheets: summaries, columnMapping: mappingState })
+      .where(eq(importBatches.id, staging.batchId));
+    return staging.batchId;
+  });
+  return batchView(ctx, batchId, accountId);
+}

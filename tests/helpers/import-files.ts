@@ -1,0 +1,102 @@
+import { crc32, deflateRawSync } from 'node:zlib';
+import ExcelJS from 'exceljs';
+import type { CellValue } from '../../src/domain/import-cells';
+import type { TestApp } from './app';
+
+export type Grid = Array<Array<CellValue | Date>>;
+
+/** A real xlsx written by ExcelJS, one worksheet per entry (hidden ones by name in `hidden`). */
+export async function xlsxFile(sheets: Record<string, Grid>, options: { hidden?: string[] } = {}): Promise<Buffer> {
+  const workbook = new ExcelJS.Workbook();
+  for (const [name, rows] of Object.entries(sheets)) {
+    const sheet = workbook.addWorksheet(name, { state: options.hidden?.includes(name) ? 'hidden' : 'visible' });
+    for (const row of rows) sheet.addRow(row);
+  }
+  return Buffer.from(await workbook.xlsx.writeBuffer());
+}
+
+/** A csv as spreadsheet applications write it; `encoding` latin-style text is written byte for byte. */
+export function csvFile(rows: Grid, options: { delimiter?: string; bom?: boolean; encoding?: 'utf-8' | 'utf-16le' | 'windows-1250' } = {}): Buffer {
+  const delimiter = options.delimiter ?? ';';
+  const text = rows
+    .map((row) =>
+      row
+        .map((cell) => {
+          const value = cell === null ? '' : cell instanceof Date ? cell.toISOString().slice(0, 10) : String(cell);
+          return /["\n;,]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
+        })
+        .join(delimiter),
+    )
+    .join('\r\n');
+  if (options.encoding === 'utf-16le') return Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]);
+  if (options.encoding === 'windows-1250') return encode1250(text);
+  return Buffer.concat([options.bom ? Buffer.from([0xef, 0xbb, 0xbf]) : Buffer.alloc(0), Buffer.from(text, 'utf8')]);
+}
+
+// The Romanian letters of Windows-1250 (cedilla forms, as old Windows exports write them).
+const CP1250: Record<string, number> = { ă: 0xe3, Ă: 0xc3, â: 0xe2, Â: 0xc2, î: 0xee, Î: 0xce, ş: 0xba, Ş: 0xaa, ţ: 0xfe, Ţ: 0xde, ș: 0xba, Ș: 0xaa, ț: 0xfe, Ț: 0xde };
+function encode1250(text: string): Buffer {
+  return Buffer.from([...text].map((ch) => CP1250[ch] ?? ch.charCodeAt(0)));
+}
+
+export interface ZipPart {
+  name: string;
+  data: Buffer;
+  /** Declare another uncompressed size than the real one (a lying archive). */
+  declaredSize?: number;
+}
+
+/** A minimal zip writer (deflate), enough to build hostile archives byte by byte. */
+export function zipFile(parts: ZipPart[]): Buffer {
+  const locals: Buffer[] = [];
+  const central: Buffer[] = [];
+  let offset = 0;
+  for (const part of parts) {
+    const name = Buffer.from(part.name, 'utf8');
+    const compressed = deflateRawSync(part.data);
+    const crc = crc32(part.data);
+    const size = part.declaredSize ?? part.data.length;
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt16LE(0x0800, 6);
+    local.writeUInt16LE(8, 8);
+    local.writeUInt32LE(crc, 14);
+    local.writeUInt32LE(compressed.length, 18);
+    local.writeUInt32LE(size, 22);
+    local.writeUInt16LE(name.length, 26);
+    const header = Buffer.alloc(46);
+    header.writeUInt32LE(0x02014b50, 0);
+    header.writeUInt16LE(20, 4);
+    header.writeUInt16LE(20, 6);
+    header.writeUInt16LE(0x0800, 8);
+    header.writeUInt16LE(8, 10);
+    header.writeUInt32LE(crc, 16);
+    header.writeUInt32LE(compressed.length, 20);
+    header.writeUInt32LE(size, 24);
+    header.writeUInt16LE(name.length, 28);
+    header.writeUInt32LE(offset, 42);
+    locals.push(local, name, compressed);
+    central.push(header, name);
+    offset += local.length + name.length + compressed.length;
+  }
+  const directory = Buffer.concat(central);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(parts.length, 8);
+  end.writeUInt16LE(parts.length, 10);
+  end.writeUInt32LE(directory.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...locals, directory, end]);
+}
+
+/** POST /v1/import with a multipart body, as curl -F would send it. */
+export function upload(t: TestApp, key: string, bytes: Buffer, filename = 'prestatii.xlsx', options: { sheets?: string[] } = {}) {
+  const form = new FormData();
+  form.append('file', new Blob([new Uint8Array(bytes)]), filename);
+  for (const sheet of options.sheets ?? []) form.append('sheet', sheet);
+  return t.app.request('/v1/import', { method: 'POST', body: form, headers: { 'X-API-Key': key } });
+}
+
+/** The header most workshop exports in these tests use (Romanian, with diacritics). */
+export const HEADER = ['Serie șasiu (VIN)', 'Nr. înmatriculare', 'Data prestației', 'Km intrare', 'Km ieșire', 'Cod operație', 'Denumire operație'];
