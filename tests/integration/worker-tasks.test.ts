@@ -1,0 +1,123 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CanonicalContent } from '../../src/domain/canonical';
+import type { WorkerContext } from '../../worker/context';
+import { buildRecord, type StoredItem } from '../../worker/registry/record';
+import { SentRecord } from '../../worker/registry/sim-state';
+import { heartbeat } from '../../worker/tasks/heartbeat';
+import { pruneJournal } from '../../worker/tasks/journal-retention';
+import { purge } from '../../worker/tasks/purge';
+import { startWorkerHarness, type WorkerHarness } from '../helpers/worker';
+
+let h: WorkerHarness;
+let ctx: WorkerContext;
+
+beforeAll(async () => {
+  h = await startWorkerHarness({ GATEWAY_SENDING_STALE_S: '3' });
+  ctx = h.workerContext();
+});
+afterAll(() => h.close());
+
+/** A submission row written directly, in any state, with `purge_after` relative to now. */
+async function insertRow(status: string, purgeDays: number | null, options: { creds?: string; accountId?: number } = {}) {
+  const [row] = await h.app.sql<{ id: string }[]>`
+    INSERT INTO submissions (account_id, status, payload_json, idempotency_key, vin, nr_inm, data_prestatie, reg_creds_enc, purge_after)
+    VALUES (${options.accountId ?? 1}, ${status}, '{}'::jsonb, ${randomBytes(8).toString('hex')}, 'WDB1234561A400000', 'B1', '2025-03-14',
+            ${options.creds ?? null}, CASE WHEN ${purgeDays}::int IS NULL THEN NULL ELSE now() + make_interval(days => ${purgeDays}::int) END)
+    RETURNING id`;
+  return Number(row!.id);
+}
+const exists = async (id: number) => (await h.app.sql`SELECT 1 FROM submissions WHERE id = ${id}`).length === 1;
+
+describe('purge (daily)', () => {
+  it('deletes submissions past purge_after, never queued or sending ones', async () => {
+    const sentOld = await insertRow('sent', -1);
+    const errorOld = await insertRow('error', -1);
+    const heldOld = await insertRow('needs_data', -1);
+    const queuedOld = await insertRow('queued', -1);
+    const sendingOld = await insertRow('sending', -1);
+    const sentNew = await insertRow('sent', 10);
+    await h.app.sql`INSERT INTO submission_attempts (submission_id, attempt_no, outcome) VALUES (${sentOld}, 1, 'sent')`;
+    const result = await purge(ctx);
+    expect(result.submissions).toBe(3);
+    expect(await exists(sentOld)).toBe(false);
+    expect(await exists(errorOld)).toBe(false);
+    expect(await exists(heldOld)).toBe(false);
+    expect(await exists(queuedOld)).toBe(true);
+    expect(await exists(sendingOld)).toBe(true);
+    expect(await exists(sentNew)).toBe(true);
+    expect(await h.app.sql`SELECT 1 FROM submission_attempts WHERE submission_id = ${sentOld}`).toHaveLength(0);
+  });
+
+  it('erases ephemeral credentials no longer needed, never the account’s nor those still owed a send', async () => {
+    const accountId = await h.createAccount('Purge creds', { username: 'alt', password: 'secret' });
+    const sent = await insertRow('sent', 90, { creds: 'v1.x.y.z.w', accountId });
+    const queued = await insertRow('queued', null, { creds: 'v1.x.y.z.q', accountId });
+    await purge(ctx);
+    const creds = async (id: number) => (await h.app.sql<{ c: string | null }[]>`SELECT reg_creds_enc AS c FROM submissions WHERE id = ${id}`)[0]!.c;
+    expect(await creds(sent)).toBeNull();
+    expect(await creds(queued)).toBe('v1.x.y.z.q');
+    const [acct] = await h.app.sql<{ c: string | null }[]>`SELECT reg_creds_enc AS c FROM accounts WHERE id = ${accountId}`;
+    expect(acct!.c).not.toBeNull();
+  });
+
+  it('deletes staged import batches past purge_after with their rows', async () => {
+    const batch = async (days: number) => {
+      const [b] = await h.app.sql<{ id: number }[]>`
+        INSERT INTO import_batches (account_id, header, header_signature, purge_after)
+        VALUES (1, '[]'::jsonb, 'sig', now() + make_interval(days => ${days})) RETURNING id`;
+      await h.app.sql`INSERT INTO import_rows (batch_id, row_index, raw_enc) VALUES (${b!.id}, 0, 'enc')`;
+      return b!.id;
+    };
+    const old = await batch(-1);
+    const fresh = await batch(30);
+    const result = await purge(ctx);
+    expect(result.importBatches).toBe(1);
+    expect(await h.app.sql`SELECT 1 FROM import_batches WHERE id = ${old}`).toHaveLength(0);
+    expect(await h.app.sql`SELECT 1 FROM import_rows WHERE batch_id = ${old}`).toHaveLength(0);
+    expect(await h.app.sql`SELECT 1 FROM import_rows WHERE batch_id = ${fresh}`).toHaveLength(1);
+  });
+});
+
+describe('journal retention', () => {
+  it('deletes journal rows older than 90 days and keeps younger ones', async () => {
+    await h.app.sql`INSERT INTO app_events (ts, event) VALUES (now() - interval '91 days', 'old_event'), (now() - interval '89 days', 'young_event')`;
+    await pruneJournal(ctx);
+    const names = (await h.app.sql<{ event: string }[]>`SELECT event FROM app_events WHERE event IN ('old_event', 'young_event')`).map((r) => r.event);
+    expect(names).toEqual(['young_event']);
+  });
+});
+
+describe('heartbeat and stale sending rows', () => {
+  it('writes worker_state, which /healthz reads', async () => {
+    await heartbeat(ctx);
+    const [row] = await h.app.sql<{ worker_id: string }[]>`SELECT worker_id FROM worker_state WHERE heartbeat_at > now() - interval '5 seconds'`;
+    expect(row!.worker_id).toBe(ctx.workerId);
+  });
+
+  /** A `sending` row left by a worker that died mid-send, with its unfinished attempt. */
+  async function orphan(vin: string, accountId: number) {
+    const s = await h.submit(accountId, { vin });
+    await h.app.sql`UPDATE submissions SET status = 'sending', worker_id = 'dead-worker', heartbeat_at = now() - interval '1 hour', attempts = 1 WHERE id = ${s.id}`;
+    await h.app.sql`INSERT INTO submission_attempts (submission_id, attempt_no, worker_id, started_at) VALUES (${s.id}, 1, 'dead-worker', now() - interval '1 hour')`;
+    const [row] = await h.app.sql<{ payload_json: CanonicalContent; prestatii: StoredItem[] }[]>`SELECT payload_json, prestatii FROM submissions WHERE id = ${s.id}`;
+    return { ...s, record: buildRecord(row!.payload_json, row!.prestatii, ctx.protocol) };
+  }
+
+  it('recovers them: reconciled as sent when the registry has the record, sent once when it does not', async () => {
+    const accountId = await h.createAccount('Stale', { username: 'demo', password: 'demo' });
+    const arrived = await orphan('WDB1234561A400001', accountId);
+    const lost = await orphan('WDB1234561A400002', accountId);
+    // The dead worker's send of `arrived` reached the registry before it died.
+    const stored = h.sim.state.store('demo', SentRecord.parse(arrived.record));
+    await h.start(ctx);
+    const a = await h.waitForStatus(arrived.id, 'sent', 8_000);
+    const b = await h.waitForStatus(lost.id, 'sent', 8_000);
+    expect(a.registry_id).toBe(String(stored.id));
+    expect(h.sim.state.records.filter((r) => r.record.vin === 'WDB1234561A400001')).toHaveLength(1);
+    expect(h.sim.state.records.filter((r) => r.record.vin === 'WDB1234561A400002')).toHaveLength(1);
+    expect((await h.attempts(arrived.id)).map((x) => x.outcome)).toEqual(['in_doubt', 'reconciled']);
+    expect((await h.attempts(lost.id)).map((x) => x.outcome)).toEqual(['in_doubt', 'sent']);
+    expect((await h.events(arrived.id)).map((e) => e.event)).toContain('worker_recovered');
+  });
+});
