@@ -4,6 +4,8 @@ import type { Keyring } from './crypto/envelope';
 import type { Journal } from './journal/journal';
 import type { Metrics } from './metrics';
 import type { NomenclatorCache } from './services/operations/nomenclator-cache';
+import type { OperationsLoader } from './services/operations/context';
+import type { InsertBatcher } from './services/submissions/insert-batcher';
 
 /** Everything a service needs, handed in (never imported as a singleton) so tests can swap parts. */
 export interface AppContext {
@@ -15,6 +17,10 @@ export interface AppContext {
   clock: () => Date;
   metrics: Metrics;
   nomenclator: NomenclatorCache;
+  /** Stores new submissions, sharing one statement among concurrent requests. */
+  inserts: InsertBatcher;
+  /** Loads mappings and text rules, sharing one query among concurrent requests. */
+  lookups: OperationsLoader;
 }
 
 /** The account a request acts for, from its API key (or account 1 in development mode). */

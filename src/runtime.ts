@@ -5,7 +5,9 @@ import type { AppContext } from './context';
 import { createKeyring } from './crypto/envelope';
 import { createJournal } from './journal/journal';
 import { createMetrics } from './metrics';
+import { createOperationsLoader } from './services/operations/context';
 import { createNomenclatorCache } from './services/operations/nomenclator-cache';
+import { createInsertBatcher } from './services/submissions/insert-batcher';
 
 /** Builds the context that the server (and the tests) hand to every service. */
 export function createContext(options: {
@@ -28,6 +30,8 @@ export function createContext(options: {
     clock,
     metrics: createMetrics(sql),
     nomenclator: createNomenclatorCache(clock),
+    inserts: createInsertBatcher(db),
+    lookups: createOperationsLoader(db),
     close: async () => {
       await journal.flush();
       await close();

@@ -1,6 +1,9 @@
+// Building a formatter is costly; one serves every call.
+const BUCHAREST_DATE = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Bucharest', year: 'numeric', month: '2-digit', day: '2-digit' });
+
 /** Today's date (YYYY-MM-DD) in Bucharest, where the date bounds are judged. */
 export function todayInBucharest(now: Date): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Bucharest', year: 'numeric', month: '2-digit', day: '2-digit' }).format(now);
+  return BUCHAREST_DATE.format(now);
 }
 
 /** True when `text` is a real calendar date in the form YYYY-MM-DD. */

@@ -31,7 +31,11 @@ export async function classifyForAccount({
   input: SubmissionInput;
 }): Promise<Classification> {
   const content = canonicalize(input);
-  const rejectUnmapped = input.on_unmapped_error ?? (await accountRejectsUnmapped(exec, accountId));
   const resolution = await loadResolutionContext(ctx, exec, accountId, content.prestatii);
-  return classifyContent(content, resolution, { rejectUnmapped, now: ctx.clock() });
+  const now = ctx.clock();
+  const verdict = classifyContent(content, resolution, { rejectUnmapped: input.on_unmapped_error ?? false, now });
+  // The account's default matters only when a code is unmapped and the request left it open.
+  if (verdict.nemapate.length === 0 || input.on_unmapped_error != null) return verdict;
+  if (!(await accountRejectsUnmapped(exec, accountId))) return verdict;
+  return classifyContent(content, resolution, { rejectUnmapped: true, now });
 }

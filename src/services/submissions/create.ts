@@ -1,11 +1,11 @@
 import { sql } from 'drizzle-orm';
 import type { AppContext, Principal } from '../../context';
 import { withTransaction } from '../../context';
-import type { Classification } from '../../domain/classify';
 import { idempotencyKey, legacyIdempotencyKey } from '../../domain/idempotency';
 import type { SubmissionInput } from '../../domain/submission-input';
 import { contentError, readRegError, type ContentError } from '../../errors';
 import { classifyForAccount } from './classify';
+import type { StoredRow } from './insert-batcher';
 import { purgeAfterFor } from './retention';
 
 export interface SubmissionResult {
@@ -17,16 +17,6 @@ export interface SubmissionResult {
   duplicate: boolean;
   reactivated: boolean;
 }
-
-type StoredRow = {
-  id: number;
-  status: string;
-  erori: ContentError[] | null;
-  nemapate: string[] | null;
-  motiv: string | null;
-  reg_error: unknown;
-  inserted: boolean;
-};
 
 export async function createSubmission({
   ctx,
@@ -51,7 +41,24 @@ export async function createSubmission({
   }
 
   const credsEnc = input.reg_credentials ? ctx.keyring.encrypt(JSON.stringify(input.reg_credentials)) : null;
-  const row = await insertOnce(ctx, accountId, verdict, credsEnc, requestId);
+  const { content } = verdict;
+  const row = await ctx.inserts.insert({
+    account_id: accountId,
+    status: verdict.status,
+    payload_json: content,
+    idempotency_key: idempotencyKey(accountId, content),
+    legacy_key: legacyIdempotencyKey(content),
+    vin: content.vin,
+    nr_inm: content.nrInm,
+    data_prestatie: content.dataPrestatie,
+    prestatii: verdict.prestatii,
+    erori: verdict.erori,
+    nemapate: verdict.nemapate,
+    motiv: verdict.motiv,
+    reg_creds_enc: credsEnc,
+    purge_after: purgeAfterFor(verdict.status, ctx.clock())?.toISOString() ?? null,
+    request_id: requestId,
+  });
   if (row.inserted) {
     return { submission_id: row.id, status: row.status, erori: verdict.erori, nemapate: verdict.nemapate, motiv: verdict.motiv, duplicate: false, reactivated: false };
   }
@@ -82,45 +89,6 @@ export async function createSubmission({
     duplicate: true,
     reactivated: false,
   };
-}
-
-/**
- * One statement inserts the row unless the same content (new key, or the older key form of
- * rows stored before account scoping) is already there. Concurrent posts of the same content
- * meet at the unique key; the losers read the winner's row.
- */
-async function insertOnce(ctx: AppContext, accountId: number, verdict: Classification, credsEnc: string | null, requestId: string): Promise<StoredRow> {
-  const key = idempotencyKey(accountId, verdict.content);
-  const legacy = legacyIdempotencyKey(verdict.content);
-  const { content } = verdict;
-  const now = ctx.clock();
-  const purgeAfter = purgeAfterFor(verdict.status, now);
-  const rows = await ctx.db.execute<StoredRow>(sql`
-    WITH existing AS (
-      SELECT id, status, erori, nemapate, motiv, reg_error FROM submissions
-      WHERE idempotency_key IN (${key}, ${legacy}) AND coalesce(account_id, 1) = ${accountId}
-      LIMIT 1
-    ), ins AS (
-      INSERT INTO submissions (account_id, status, payload_json, idempotency_key, vin, nr_inm, data_prestatie,
-                               prestatii, erori, nemapate, motiv, reg_creds_enc, purge_after, request_id)
-      SELECT ${accountId}, ${verdict.status}, ${JSON.stringify(content)}::jsonb, ${key}, ${content.vin}, ${content.nrInm},
-             ${content.dataPrestatie}, ${JSON.stringify(verdict.prestatii)}::jsonb, ${JSON.stringify(verdict.erori)}::jsonb,
-             ${JSON.stringify(verdict.nemapate)}::jsonb, ${verdict.motiv}, ${credsEnc}, ${purgeAfter?.toISOString() ?? null}::timestamptz, ${requestId}
-      WHERE NOT EXISTS (SELECT 1 FROM existing)
-      ON CONFLICT (idempotency_key) DO NOTHING
-      RETURNING id, status, erori, nemapate, motiv, reg_error
-    )
-    SELECT *, true AS inserted FROM ins
-    UNION ALL
-    SELECT *, false AS inserted FROM existing`);
-  const found = rows[0];
-  if (found) return { ...found, id: Number(found.id) };
-  // Lost a race with a concurrent insert of the same content: it is committed now.
-  const [winner] = await ctx.db.execute<StoredRow>(
-    sql`SELECT id, status, erori, nemapate, motiv, reg_error, false AS inserted FROM submissions WHERE idempotency_key = ${key}`,
-  );
-  if (!winner) throw new Error('idempotency conflict without a stored row');
-  return { ...winner, id: Number(winner.id) };
 }
 
 /**

@@ -1,0 +1,94 @@
+// npm run bench:ingest — (a) raw single-row inserts of the same submission row with postgres.js
+// at concurrency 32, against (b) POST /v1/prezentari over HTTP at concurrency 32 with distinct
+// contents, on the same database in one run. Prints both rates and the ratio b/a.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import postgres from 'postgres';
+import { freePort, startEmbedded } from '../db/embedded';
+import { preserveExitCode } from '../db/exit-code';
+import { migrate } from '../db/migrate';
+import { canonicalize } from '../src/domain/canonical';
+import { generateApiKey } from '../src/crypto/hash';
+
+const CONCURRENCY = 32;
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+
+async function measure(label: string, once: (i: number) => Promise<void>): Promise<number> {
+  let next = 0;
+  const deadline = performance.now() + SECONDS * 1000;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (performance.now() < deadline) await once(next++);
+    }),
+  );
+  const rate = next / ((performance.now() - started) / 1000);
+  console.log(`${label.padEnd(44)} ${next.toString().padStart(7)} in ${SECONDS}s  → ${rate.toFixed(0)} /s`);
+  return rate;
+}
+
+function payload(i: number) {
+  return {
+    vin: 'WDB1234561A654321',
+    nrInm: 'B123ABC',
+    dataPrestatie: '2025-03-14',
+    odometruFinal: 100_000 + i,
+    prestatii: [{ cod_prestatie: 'OE-3' }, { cod_op_service: 'REV', denumire: 'Revizie' }],
+  };
+}
+
+async function main() {
+  preserveExitCode();
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-ingest-'));
+  const pg = await startEmbedded({ dataDir });
+  const sql = postgres(pg.url, { max: CONCURRENCY, onnotice: () => {} });
+  await migrate(sql);
+  const key = generateApiKey();
+  await sql`INSERT INTO api_keys (account_id, key_hash, prefix) VALUES (1, ${key.hash}, ${key.prefix})`;
+  await sql`INSERT INTO operation_mappings (account_id, cod_op_service, cod_prestatie) VALUES (1, 'REV', 'OE-3')`;
+
+  const port = await freePort();
+  const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const server = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/main.ts'], {
+    env: { ...process.env, DATABASE_URL: pg.url, PORT: String(port), GATEWAY_SECRET_KEY: randomBytes(32).toString('base64'), GATEWAY_RUN_WORKER: 'false', GATEWAY_DATA_DIR: dataDir, GATEWAY_LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  try {
+    for (let i = 0; ; i++) {
+      if (await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false)) break;
+      if (i > 100) throw new Error('server did not start');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+
+    const row = canonicalize(payload(0));
+    const raw = await measure('(a) raw INSERT, same row, postgres.js', async () => {
+      await sql`INSERT INTO submissions (account_id, status, payload_json, idempotency_key, vin, nr_inm, data_prestatie, prestatii, erori, nemapate)
+        VALUES (1, 'queued', ${JSON.stringify(row)}::jsonb, ${randomBytes(16).toString('hex')}, ${row.vin}, ${row.nrInm}, ${row.dataPrestatie}, '[]'::jsonb, '[]'::jsonb, '[]'::jsonb)`;
+    });
+    const offset = 1_000_000;
+    let failures = 0;
+    const http = await measure('(b) POST /v1/prezentari over HTTP', async (i) => {
+      const res = await fetch(`http://127.0.0.1:${port}/v1/prezentari`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-API-Key': key.plain },
+        body: JSON.stringify(payload(offset + i)),
+      });
+      const body = (await res.json()) as { status?: string; duplicate?: boolean };
+      if (res.status !== 200 || body.status !== 'queued' || body.duplicate) failures++;
+    });
+    const [{ n }] = (await sql`SELECT count(*)::int AS n FROM submissions WHERE (payload_json->>'odometruFinal')::int >= ${100_000 + offset}`) as unknown as [{ n: number }];
+    console.log(`HTTP answers not 'queued' and new: ${failures}; rows stored by HTTP: ${n}`);
+    console.log(`ratio b/a = ${(http / raw).toFixed(2)}   (target ≥ 0.5)`);
+  } finally {
+    server.kill('SIGTERM');
+    await new Promise((r) => server.once('exit', r));
+    await sql.end();
+    await pg.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();
