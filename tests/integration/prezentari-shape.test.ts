@@ -80,3 +80,18 @@ describe('POST /v1/prezentari: a wrong shape is a 422 with type/loc/msg only', (
     expect(Object.keys(await json(res))).toEqual(['detail']);
   });
 });
+
+describe('api_prezentari audits every call of the submission API', () => {
+  it('including shape errors and missing ids, with the HTTP status and the request id', async () => {
+    const calls = [
+      await t.call('POST', '/v1/prezentari', { key, body: '{oops' }),
+      await t.call('GET', '/v1/prezentari/999999', { key }),
+      await t.call('POST', '/v1/prezentari', { key, body: makeSubmission() }),
+    ];
+    await t.ctx.journal.flush();
+    for (const [res, status] of [[calls[0]!, 422], [calls[1]!, 404], [calls[2]!, 200]] as const) {
+      const [event] = await t.ctx.sql`SELECT data FROM app_events WHERE event = 'api_prezentari' AND request_id = ${res.headers.get('x-request-id')!}`;
+      expect(event?.data).toMatchObject({ http_status: status });
+    }
+  });
+});

@@ -26,10 +26,21 @@ export const ListQuery = z.object({
 });
 
 export function prezentariRoutes(ctx: AppContext) {
-  const app = new Hono<AppEnv>();
+  const app = new Hono<AppEnv & { Variables: { audit?: Record<string, unknown> } }>();
 
-  const audit = (c: { get(k: 'requestId'): string; get(k: 'principal'): { accountId: number } }, data: Record<string, unknown>) =>
-    ctx.journal.write({ event: 'api_prezentari', requestId: c.get('requestId'), accountId: c.get('principal').accountId, submissionId: (data.submission_id as number | null) ?? null, data });
+  // Every call of the submission API is audited, shape errors included, after its answer.
+  app.use(async (c, next) => {
+    await next();
+    const detail = c.get('audit') ?? {};
+    ctx.journal.write({
+      event: 'api_prezentari',
+      requestId: c.get('requestId'),
+      accountId: c.get('principal').accountId,
+      submissionId: typeof detail.submission_id === 'number' ? detail.submission_id : null,
+      data: { method: c.req.method, path: c.req.path, http_status: c.res.status, ...detail },
+    });
+  });
+  const audit = (c: { set(k: 'audit', v: Record<string, unknown>): void }, data: Record<string, unknown>) => c.set('audit', data);
 
   app.post('/', jsonBody(SubmissionInput), async (c) => {
     const result = await createSubmission({ ctx, principal: c.get('principal'), input: c.var.body, requestId: c.get('requestId') });
