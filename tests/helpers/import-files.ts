@@ -100,3 +100,33 @@ export function upload(t: TestApp, key: string, bytes: Buffer, filename = 'prest
 
 /** The header most workshop exports in these tests use (Romanian, with diacritics). */
 export const HEADER = ['Serie șasiu (VIN)', 'Nr. înmatriculare', 'Data prestației', 'Km intrare', 'Km ieșire', 'Cod operație', 'Denumire operație'];
+
+/**
+ * An OLE2 compound file whose directory names the given streams, as Office writes a
+ * password-protected workbook (EncryptionInfo + EncryptedPackage) or an Excel 97 one (Workbook).
+ */
+export function compoundFile(streams: string[]): Buffer {
+  const header = Buffer.alloc(512);
+  Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]).copy(header);
+  header.writeUInt16LE(0x3e, 24);
+  header.writeUInt16LE(3, 26);
+  header.writeUInt16LE(0xfffe, 28);
+  header.writeUInt16LE(9, 30);
+  const directory = Buffer.alloc(512);
+  ['Root Entry', ...streams].slice(0, 4).forEach((name, i) => {
+    const entry = directory.subarray(i * 128, (i + 1) * 128);
+    Buffer.from(`${name}\0`, 'utf16le').copy(entry);
+    entry.writeUInt16LE((name.length + 1) * 2, 64);
+    entry[66] = i === 0 ? 5 : 2;
+  });
+  return Buffer.concat([header, directory, Buffer.alloc(1024)]);
+}
+
+/** The parts of a one-sheet workbook around a given sheet XML (for hostile archives). */
+export function workbookParts(sheetXml: Buffer, declaredSize?: number): ZipPart[] {
+  return [
+    { name: 'xl/workbook.xml', data: Buffer.from('<workbook xmlns:r="r"><sheets><sheet name="Date" sheetId="1" r:id="rId1"/></sheets></workbook>') },
+    { name: 'xl/_rels/workbook.xml.rels', data: Buffer.from('<Relationships><Relationship Id="rId1" Type="worksheet" Target="worksheets/sheet1.xml"/></Relationships>') },
+    { name: 'xl/worksheets/sheet1.xml', data: sheetXml, declaredSize },
+  ];
+}
