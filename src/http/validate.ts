@@ -1,5 +1,5 @@
 import type { Context, MiddlewareHandler } from 'hono';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { shapeError, type ShapeIssue } from './envelope';
 
 function issues(error: z.ZodError, where: 'body' | 'query'): ShapeIssue[] {
@@ -33,3 +33,6 @@ export function parseQuery<S extends z.ZodType>(c: Context, schema: S): { ok: tr
   if (parsed.success) return { ok: true, data: parsed.data };
   return { ok: false, response: shapeError(c, issues(parsed.error, 'query')) };
 }
+
+/** A date query parameter (YYYY-MM-DD). */
+export const IsoDateParam = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'Data trebuie să fie AAAA-LL-ZZ');

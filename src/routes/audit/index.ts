@@ -3,15 +3,14 @@ import { stream } from 'hono/streaming';
 import { z } from 'zod';
 import type { AppContext } from '../../context';
 import type { AppEnv } from '../../http/env';
-import { parseQuery } from '../../http/validate';
+import { IsoDateParam, parseQuery } from '../../http/validate';
 import { exportSubmissionsCsv } from '../../services/audit/export';
 
-const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'Data trebuie să fie AAAA-LL-ZZ');
 
 export const ExportQuery = z.object({
   status: z.enum(['sent', 'all']).default('sent'),
-  date_from: isoDate.optional(),
-  date_to: isoDate.optional(),
+  date_from: IsoDateParam.optional(),
+  date_to: IsoDateParam.optional(),
 });
 
 export function auditRoutes(ctx: AppContext) {

@@ -4,7 +4,7 @@ import type { AppContext } from '../../context';
 import { SubmissionInput } from '../../domain/submission-input';
 import { BadRequestError } from '../../errors';
 import type { AppEnv } from '../../http/env';
-import { jsonBody, parseQuery } from '../../http/validate';
+import { IsoDateParam, jsonBody, parseQuery } from '../../http/validate';
 import { classifyForAccount } from '../../services/submissions/classify';
 import { createSubmission } from '../../services/submissions/create';
 import { deleteSubmission, requeueSubmission } from '../../services/submissions/lifecycle';
@@ -12,12 +12,11 @@ import { decodeCursor, getSubmission, listSubmissions } from '../../services/sub
 import { idParam } from '../params';
 
 const STATUSES = ['queued', 'needs_data', 'needs_mapping', 'sending', 'sent', 'error'] as const;
-const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'Data trebuie să fie AAAA-LL-ZZ');
 
 export const ListQuery = z.object({
   status: z.enum(STATUSES).optional(),
-  date_from: isoDate.optional(),
-  date_to: isoDate.optional(),
+  date_from: IsoDateParam.optional(),
+  date_to: IsoDateParam.optional(),
   vin: z.string().max(17).optional(),
   batch_id: z.coerce.number().int().positive().max(2_147_483_647).optional(),
   limit: z.coerce.number().int().min(1).max(500).default(50),
