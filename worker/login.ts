@@ -21,10 +21,9 @@ export async function login(ctx: WorkerContext, accountId: number, epoch: number
     const session: Session = { token: value.token, expiresAt: started + ttlS * 1000, epoch };
     ctx.sessions.set(accountId, session);
     ctx.journal.write({ event: 'rar_login', requestId, accountId, data: { outcome: 'ok', http_status: status, latency_ms: latencyMs, expires_in_s: ttlS } });
-    await ctx.sql.begin(async (tx) => {
-      await tx`UPDATE submissions SET reg_creds_enc = NULL WHERE coalesce(account_id, 1) = ${accountId} AND reg_creds_enc IS NOT NULL`;
-      await tx`INSERT INTO worker_state (worker_id, heartbeat_at, last_registry_login) VALUES (${ctx.workerId}, now(), now())
-               ON CONFLICT (worker_id) DO UPDATE SET last_registry_login = now(), heartbeat_at = now()`;
+    await afterLogin(ctx, accountId).catch((error: unknown) => {
+      // The login stands; what is left is erased at the next login, at `sent`, or by the purge.
+      ctx.journal.write({ event: 'worker_after_login_failed', level: 'warn', accountId, data: { error: String(error) } });
     });
     if (!ctx.nomenclatorRefreshed.has(accountId)) {
       ctx.nomenclatorRefreshed.add(accountId);
@@ -45,6 +44,18 @@ export async function login(ctx: WorkerContext, accountId: number, epoch: number
     });
     throw error;
   }
+}
+
+/**
+ * Erases the account's ephemeral credentials and records the login time. Rows are locked in
+ * id order, as the heartbeat locks them, so the two never deadlock.
+ */
+async function afterLogin(ctx: WorkerContext, accountId: number): Promise<void> {
+  await ctx.sql`
+    UPDATE submissions SET reg_creds_enc = NULL WHERE id IN (
+      SELECT id FROM submissions WHERE coalesce(account_id, 1) = ${accountId} AND reg_creds_enc IS NOT NULL ORDER BY id FOR UPDATE)`;
+  await ctx.sql`INSERT INTO worker_state (worker_id, heartbeat_at, last_registry_login) VALUES (${ctx.workerId}, now(), now())
+                ON CONFLICT (worker_id) DO UPDATE SET last_registry_login = now(), heartbeat_at = now()`;
 }
 
 /**

@@ -7,7 +7,7 @@ import { createWorkerContext } from './context';
 import { startWorker } from './runner';
 import { checkSettings, workerSettings } from './settings';
 
-async function main() {
+async function start() {
   const config = parseConfig(process.env);
   consola.level = { debug: 4, info: 3, warn: 2, error: 1 }[config.GATEWAY_LOG_LEVEL];
   const problems = checkSettings(workerSettings(config), config.GATEWAY_REGISTRY_TIMEOUT_MS);
@@ -21,22 +21,30 @@ async function main() {
   const ctx = createWorkerContext({ config, databaseUrl: database.url, secretKey, registryUrl, log: consola });
   const worker = await startWorker(ctx);
   consola.success(`Worker ${ctx.workerId} sending to ${registryUrl}`);
-
-  let stopping = false;
-  async function shutdown(signal: string) {
-    if (stopping) return;
-    stopping = true;
-    consola.info(`${signal}: worker stopping (at most ${config.GATEWAY_WORKER_SHUTDOWN_S} s for sends in flight)`);
+  return async () => {
+    consola.info(`Worker stopping (at most ${config.GATEWAY_WORKER_SHUTDOWN_S} s for sends in flight)`);
     await worker.stop();
     await ctx.close();
     await database.stop();
-    process.exit(0);
-  }
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  };
 }
 
-main().catch((error: unknown) => {
+// Signals are handled from the first moment: one that arrives during start-up waits for it
+// to finish, then stops everything it started.
+const started = start();
+let stopping = false;
+async function shutdown(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  consola.info(`${signal} received`);
+  const stop = await started.catch(() => undefined);
+  await stop?.();
+  process.exit(0);
+}
+process.on('SIGINT', () => void shutdown('SIGINT'));
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
+
+started.catch((error: unknown) => {
   consola.error(error instanceof ConfigError ? error.message : error);
   process.exit(1);
 });

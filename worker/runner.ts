@@ -66,9 +66,11 @@ export async function startWorker(ctx: WorkerContext): Promise<RunningWorker> {
     loop,
     async stop() {
       stopping = true;
+      // First, synchronously: no claim may start after this line, whatever wakes the loop.
+      const sendsDone = loop.stop(ctx.settings.shutdownS * 1000);
       for (const job of jobs) job.stop();
       await listener.unlisten().catch(() => {});
-      await loop.stop(ctx.settings.shutdownS * 1000);
+      await sendsDone;
       await Promise.allSettled([...tasks]);
       ctx.journal.write({ event: 'worker_stopped', data: { worker_id: ctx.workerId } });
     },

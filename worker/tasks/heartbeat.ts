@@ -8,6 +8,8 @@ export async function heartbeat(ctx: WorkerContext): Promise<void> {
   await ctx.sql.begin(async (tx) => {
     await tx`INSERT INTO worker_state (worker_id, heartbeat_at) VALUES (${ctx.workerId}, now())
              ON CONFLICT (worker_id) DO UPDATE SET heartbeat_at = now()`;
-    await tx`UPDATE submissions SET heartbeat_at = now() WHERE status = 'sending' AND worker_id = ${ctx.workerId}`;
+    // Locked in id order, as every multi-row update of the worker does: no deadlocks between them.
+    await tx`UPDATE submissions SET heartbeat_at = now() WHERE id IN (
+               SELECT id FROM submissions WHERE status = 'sending' AND worker_id = ${ctx.workerId} ORDER BY id FOR UPDATE)`;
   });
 }
