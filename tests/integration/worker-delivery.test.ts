@@ -60,6 +60,7 @@ describe('queued → sent', () => {
     });
     expect(stored.record).not.toHaveProperty('tipPrestatie');
     expect(h.sim.state.counters.refusedWithoutUserAgent).toBe(0);
+    expect([...h.sim.state.userAgents]).toEqual([h.config.GATEWAY_REGISTRY_USER_AGENT]);
   });
 
   it('deletes ephemeral credentials of every submission of the account after a login, never the account’s', async () => {

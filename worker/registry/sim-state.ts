@@ -81,6 +81,8 @@ export function createSimState(users: Map<string, string>) {
   return {
     users,
     tokens,
+    /** Every User-Agent that reached the registry paths, to check what the client sends. */
+    userAgents: new Set<string>(),
     counters: state.counters,
     get faults() {
       return state.faults;

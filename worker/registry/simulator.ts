@@ -141,6 +141,7 @@ export async function startSimulator(options: { port?: number; host?: string; us
       state.counters.refusedWithoutUserAgent += 1;
       answer = { status: 403, body: { cod: 'USER_AGENT_LIPSA', mesaj: 'Cerere fără User-Agent' } };
     } else {
+      state.userAgents.add(req.headers['user-agent']);
       answer = await registry(method, url.pathname, url, req);
     }
     if (answer === 'drop') {
