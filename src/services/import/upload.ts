@@ -1,8 +1,5 @@
-import { eq } from 'drizzle-orm';
-import type { Executor } from '../../../db/client';
-import { importBatches, importRows } from '../../../db/schema';
+import type { Writable } from 'node:stream';
 import type { AppContext, Principal } from '../../context';
-import { withTransaction } from '../../context';
 import { isBlank } from '../../domain/import-cells';
 import { classifyLeadingRow, headerCells, headerSignature } from '../../domain/import-header';
 import { ImportError } from '../../import/errors';
@@ -13,7 +10,13 @@ import { importLimits } from './limits';
 import { initialMappingState } from './mapping-store';
 import { batchView } from './view';
 
-const INSERT_CHUNK = 1000;
+/** COPY text format: backslash, tab and line breaks escaped (sheet names may hold any of them). */
+const copyText = (value: string) => value.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r');
+
+/** Writes to the COPY stream, waiting only when Postgres is behind: parsing and storing overlap. */
+async function copyLine(stream: Writable, line: string): Promise<void> {
+  if (!stream.write(line)) await new Promise((resolve) => stream.once('drain', resolve));
+}
 
 export interface SheetSummary {
   name: string;
@@ -28,6 +31,7 @@ export interface SheetSummary {
 interface Staging {
   purgeAfter: Date;
   batchId: number | null;
+  copy: Writable | null;
   header: string[];
   signature: string;
   staged: number;
@@ -49,15 +53,11 @@ function wantsSheet(sheet: SheetInfo, chosen: readonly string[], staging: Stagin
   return { stage: true, motiv: null };
 }
 
-async function walkSheet(ctx: AppContext, tx: Executor, source: Spreadsheet, sheet: SheetInfo, chosen: readonly string[], staging: Staging, create: (header: string[], signature: string) => Promise<number>) {
+async function walkSheet(ctx: AppContext, source: Spreadsheet, sheet: SheetInfo, chosen: readonly string[], staging: Staging, create: (header: string[], signature: string) => Promise<Writable>) {
   const limits = importLimits(ctx.config);
   const summary: SheetSummary = { name: sheet.name, hidden: sheet.hidden, rows: 0, header_line: null, staged: false, motiv: null };
   let reading: 'leading' | 'no_header' | 'rows' = 'leading';
-  let chunk: Array<typeof importRows.$inferInsert> = [];
-  const flush = async () => {
-    if (chunk.length > 0) await tx.insert(importRows).values(chunk);
-    chunk = [];
-  };
+  const purgeAfter = staging.purgeAfter.toISOString();
 
   for await (const row of source.rows(sheet.name)) {
     if (row.cells.every(isBlank)) continue;
@@ -77,21 +77,19 @@ async function walkSheet(ctx: AppContext, tx: Executor, source: Spreadsheet, she
       summary.header_line = row.line;
       summary.staged = decision.stage;
       summary.motiv = decision.motiv;
-      if (decision.stage && staging.batchId === null) Object.assign(staging, { batchId: await create(header, signature), header, signature });
+      if (decision.stage && staging.copy === null) staging.copy = await create(header, signature);
       reading = 'rows';
       continue;
     }
     summary.rows += 1;
-    if (!summary.staged || staging.batchId === null) continue;
+    if (!summary.staged || staging.copy === null || staging.batchId === null) continue;
     staging.staged += 1;
     if (staging.staged > limits.maxRows) {
       throw new ImportError(413, 'IMPORT_PREA_MULTE_RANDURI', `Fișierul are peste ${limits.maxRows} rânduri de date (limita).`);
     }
     const rawEnc = ctx.keyring.encrypt(JSON.stringify({ l: row.line, c: row.cells }));
-    chunk.push({ batchId: staging.batchId, rowIndex: staging.staged, sheet: sheet.name, rawEnc, purgeAfter: staging.purgeAfter });
-    if (chunk.length >= INSERT_CHUNK) await flush();
+    await copyLine(staging.copy, `${staging.batchId}\t${staging.staged}\t${copyText(sheet.name)}\t${rawEnc}\t${purgeAfter}\n`);
   }
-  await flush();
   return summary;
 }
 
@@ -105,8 +103,8 @@ function nothingStaged(sheets: SheetSummary[], staging: Staging): ImportError {
 
 /**
  * Stages every row of the chosen sheet(s), encrypted, in one transaction with the batch: a
- * file is staged whole or not at all. Rows are read from the stream and written in chunks,
- * so memory does not grow with the file.
+ * file is staged whole or not at all. Rows go from the reading stream straight into a COPY,
+ * so memory does not grow with the file and parsing overlaps with Postgres writing.
  */
 export async function createImportBatch({ ctx, principal, filename, bytes, sheets: chosen }: { ctx: AppContext; principal: Principal; filename: string | null; bytes: Buffer; sheets: string[] }) {
   const source = await openSpreadsheet(bytes, importLimits(ctx.config));
@@ -118,25 +116,40 @@ export async function createImportBatch({ ctx, principal, filename, bytes, sheet
   const now = ctx.clock();
   const accountId = principal.accountId;
 
-  const batchId = await withTransaction(ctx, undefined, async (tx) => {
-    const staging: Staging = { purgeAfter: importPurgeAfter(now), batchId: null, header: [], signature: '', staged: 0 };
+  // postgres.js directly: drizzle has no COPY, and a row-by-row insert would dominate the upload.
+  const batchId = await ctx.sql.begin(async (tx) => {
+    const staging: Staging = { purgeAfter: importPurgeAfter(now), batchId: null, copy: null, header: [], signature: '', staged: 0 };
     const create = async (header: string[], signature: string) => {
-      const [row] = await tx
-        .insert(importBatches)
-        .values({ accountId, filename, header, headerSignature: signature, fileMeta, purgeAfter: staging.purgeAfter, createdAt: now })
-        .returning({ id: importBatches.id });
-      return row!.id;
+      const [row] = await tx<{ id: number }[]>`
+        INSERT INTO import_batches (account_id, filename, header, header_signature, file_meta, purge_after, created_at)
+        VALUES (${accountId}, ${filename}, ${JSON.stringify(header)}::jsonb, ${signature}, ${JSON.stringify(fileMeta)}::jsonb, ${staging.purgeAfter.toISOString()}, ${now.toISOString()})
+        RETURNING id`;
+      Object.assign(staging, { batchId: row!.id, header, signature });
+      return tx`COPY import_rows (batch_id, row_index, sheet, raw_enc, purge_after) FROM STDIN`.writable();
     };
     const summaries: SheetSummary[] = [];
-    for (const sheet of source.sheets) summaries.push(await walkSheet(ctx, tx, source, sheet, chosen, staging, create));
+    try {
+      for (const sheet of source.sheets) summaries.push(await walkSheet(ctx, source, sheet, chosen, staging, create));
+    } catch (error) {
+      staging.copy?.destroy();
+      throw error;
+    }
+    if (staging.copy) await finishCopy(staging.copy);
     if (staging.batchId === null || staging.staged === 0) throw nothingStaged(summaries, staging);
 
-    const mappingState = await initialMappingState(tx, accountId, staging.header, staging.signature);
-    await tx
-      .update(importBatches)
-      .set({ rowCount: staging.staged, sheets: summaries, columnMapping: mappingState })
-      .where(eq(importBatches.id, staging.batchId));
+    const mappingState = await initialMappingState(ctx.db, accountId, staging.header, staging.signature);
+    await tx`
+      UPDATE import_batches SET row_count = ${staging.staged}, sheets = ${JSON.stringify(summaries)}::jsonb, column_mapping = ${JSON.stringify(mappingState)}::jsonb
+      WHERE id = ${staging.batchId}`;
     return staging.batchId;
   });
   return batchView(ctx, batchId, accountId);
+}
+
+function finishCopy(stream: Writable): Promise<void> {
+  return new Promise((resolve, reject) => {
+    stream.once('finish', resolve);
+    stream.once('error', reject);
+    stream.end();
+  });
 }

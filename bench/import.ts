@@ -1,0 +1,129 @@
+// npm run bench:import — a 100,000-row workshop export as xlsx and as csv. For each, in one run:
+// (1) the time to read it alone with the chosen reader (src/import, in this process); (2) the
+// time from upload to a complete preview over HTTP (POST /v1/import, then GET .../preview: the
+// whole batch classified, counts and rows_hash over every row, first page of rows); their
+// ratio (target ≤ 2); and the server's peak RSS (VmHWM, target < 400 MB).
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import ExcelJS from 'exceljs';
+import postgres from 'postgres';
+import { freePort, startEmbedded } from '../db/embedded';
+import { preserveExitCode } from '../db/exit-code';
+import { migrate } from '../db/migrate';
+import { generateApiKey } from '../src/crypto/hash';
+import { openSpreadsheet } from '../src/import/open';
+
+const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);
+const HEADER = ['Serie șasiu (VIN)', 'Nr. înmatriculare', 'Data prestației', 'Km intrare', 'Km ieșire', 'Cod operație', 'Denumire operație'];
+const MB = 1024 * 1024;
+
+/** Row i of the export: distinct VINs, dates in March 2025, float odometers, two codes in a cell. */
+function row(i: number) {
+  const vin = `WDB${String(i).padStart(8, '0')}A${String(i % 100_000).padStart(5, '0')}`;
+  const day = 1 + (i % 28);
+  const codes = i % 10 === 0 ? 'SCH-ULEI; NECUNOSCUT' : 'SCH-ULEI; FILTRU';
+  return { vin, plate: `B-${100 + (i % 900)}-ABC`, day, initial: 150_000 + i, final: 150_100 + i, codes, names: 'Schimb ulei; Înlocuire filtru aer' };
+}
+
+async function writeXlsx(path: string) {
+  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ filename: path, useSharedStrings: true });
+  const sheet = workbook.addWorksheet('Prestații');
+  sheet.addRow(HEADER).commit();
+  for (let i = 0; i < ROWS; i++) {
+    const r = row(i);
+    // Dates as Excel serials and odometers as floats, as real exports store them.
+    sheet.addRow([r.vin, r.plate, 45_716 + r.day, r.initial, r.final + 0.0, r.codes, r.names]).commit();
+  }
+  sheet.commit();
+  await workbook.commit();
+}
+
+function writeCsv(path: string) {
+  const lines = [HEADER.join(';')];
+  for (let i = 0; i < ROWS; i++) {
+    const r = row(i);
+    lines.push([r.vin, r.plate, `${String(r.day).padStart(2, '0')}.03.2025`, r.initial, `${r.final}.0`, `"${r.codes}"`, `"${r.names}"`].join(';'));
+  }
+  writeFileSync(path, `\ufeff${lines.join('\r\n')}\r\n`);
+}
+
+async function parseOnly(bytes: Buffer): Promise<number> {
+  const started = performance.now();
+  const sheet = await openSpreadsheet(bytes, { maxRows: ROWS, maxUncompressedBytes: 200 * MB, maxColumns: 256 });
+  let rows = 0;
+  for (const s of sheet.sheets) for await (const _ of sheet.rows(s.name)) rows++;
+  if (rows !== ROWS + 1) throw new Error(`read ${rows} rows`);
+  return performance.now() - started;
+}
+
+const peakRss = (pid: number) => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+// Writing 5 to clear_refs resets the peak, so each file gets its own figure.
+const resetPeak = (pid: number) => writeFileSync(`/proc/${pid}/clear_refs`, '5');
+
+async function uploadToPreview(port: number, key: string, bytes: Buffer, filename: string) {
+  const started = performance.now();
+  const form = new FormData();
+  form.append('file', new Blob([new Uint8Array(bytes)]), filename);
+  const uploaded = await fetch(`http://127.0.0.1:${port}/v1/import`, { method: 'POST', body: form, headers: { 'X-API-Key': key } });
+  const batch = (await uploaded.json()) as { batch_id: number; row_count: number };
+  if (uploaded.status !== 201) throw new Error(`upload: ${uploaded.status} ${JSON.stringify(batch)}`);
+  const uploadMs = performance.now() - started;
+  const res = await fetch(`http://127.0.0.1:${port}/v1/import/${batch.batch_id}/preview?page_size=100`, { headers: { 'X-API-Key': key } });
+  const preview = (await res.json()) as { total_rows: number; counts: Record<string, number> };
+  if (res.status !== 200 || preview.total_rows !== ROWS) throw new Error(`preview: ${res.status}`);
+  return { uploadMs, totalMs: performance.now() - started, counts: preview.counts };
+}
+
+async function main() {
+  preserveExitCode();
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-import-'));
+  const xlsxPath = join(dataDir, 'prestatii.xlsx');
+  const csvPath = join(dataDir, 'prestatii.csv');
+  await writeXlsx(xlsxPath);
+  writeCsv(csvPath);
+
+  const pg = await startEmbedded({ dataDir });
+  const sql = postgres(pg.url, { max: 2, onnotice: () => {} });
+  await migrate(sql);
+  const key = generateApiKey();
+  await sql`INSERT INTO api_keys (account_id, key_hash, prefix) VALUES (1, ${key.hash}, ${key.prefix})`;
+  await sql`INSERT INTO operation_mappings (account_id, cod_op_service, cod_prestatie) VALUES (1, 'SCH-ULEI', 'OE-2'), (1, 'FILTRU', 'OE-2')`;
+
+  const port = await freePort();
+  const server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    env: { ...process.env, DATABASE_URL: pg.url, PORT: String(port), GATEWAY_SECRET_KEY: randomBytes(32).toString('base64'), GATEWAY_RUN_WORKER: 'false', GATEWAY_DATA_DIR: dataDir, GATEWAY_LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  try {
+    for (let i = 0; ; i++) {
+      if (await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false)) break;
+      if (i > 100) throw new Error('server did not start');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    console.log(`${ROWS} rows; server pid ${server.pid}, idle RSS ${peakRss(server.pid!).toFixed(0)} MB`);
+    for (const [label, path] of [['xlsx', xlsxPath], ['csv', csvPath]] as const) {
+      const bytes = readFileSync(path);
+      const parseMs = await parseOnly(bytes);
+      resetPeak(server.pid!);
+      const run = await uploadToPreview(port, key.plain, bytes, `prestatii.${label}`);
+      const peak = peakRss(server.pid!);
+      console.log(
+        `${label.padEnd(5)} ${(bytes.length / MB).toFixed(1).padStart(5)} MB | parse only ${(parseMs / 1000).toFixed(2)} s | ` +
+          `upload ${(run.uploadMs / 1000).toFixed(2)} s, upload→complete preview ${(run.totalMs / 1000).toFixed(2)} s | ` +
+          `ratio ${(run.totalMs / parseMs).toFixed(2)} (target ≤ 2) | server peak RSS ${peak.toFixed(0)} MB (target < 400)`,
+      );
+      console.log(`      states: ${JSON.stringify(run.counts)}`);
+    }
+  } finally {
+    server.kill('SIGTERM');
+    await new Promise((r) => server.once('exit', r));
+    await sql.end();
+    await pg.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();
