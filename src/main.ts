@@ -1,39 +1,71 @@
 import { serve } from '@hono/node-server';
 import { consola } from 'consola';
+import { parseSimUsers } from '../worker/registry/sim-state';
+import { startSimulator, type Simulator } from '../worker/registry/simulator';
+import { superviseWorker, type SupervisedWorker } from '../worker/spawn';
 import { createApp } from './app';
-import { ConfigError, environmentName, parseConfig } from './config';
+import { ConfigError, environmentName, parseConfig, type Config } from './config';
 import { resolveSecretKey } from './crypto/secret-key';
 import { openDatabase } from './database';
 import { createContext } from './runtime';
 
-async function main() {
+/**
+ * Without GATEWAY_REGISTRY_URL the simulated registry runs in this process (mediu sandbox), so
+ * a fresh clone shows the whole flow; a worker started on its own finds it on GATEWAY_SIM_PORT.
+ */
+async function startRegistry(config: Config): Promise<{ url: string; sim?: Simulator }> {
+  if (config.GATEWAY_REGISTRY_URL) return { url: config.GATEWAY_REGISTRY_URL };
+  const users = parseSimUsers(config.GATEWAY_SIM_USERS);
+  const sim = await startSimulator({ port: config.GATEWAY_SIM_PORT, users });
+  consola.info(`Simulated registry (sandbox) on ${sim.url}; logins: ${[...users.keys()].join(', ')} (GATEWAY_SIM_USERS)`);
+  return { url: sim.url, sim };
+}
+
+async function start() {
   const config = parseConfig(process.env);
   consola.level = { debug: 4, info: 3, warn: 2, error: 1 }[config.GATEWAY_LOG_LEVEL];
   const secretKey = resolveSecretKey(config, (m) => consola.warn(m));
   const database = await openDatabase(config, (m) => consola.info(m));
   const ctx = createContext({ config, databaseUrl: database.url, secretKey, processName: 'server', poolSize: 20 });
+  const registry = await startRegistry(config);
+  let worker: SupervisedWorker | undefined;
+  if (config.GATEWAY_RUN_WORKER) {
+    // The child shares this database and key; it must not start an embedded database itself.
+    const env = { ...process.env, DATABASE_URL: database.url, GATEWAY_SECRET_KEY: secretKey, GATEWAY_REGISTRY_URL: registry.url };
+    worker = superviseWorker({ env, log: consola });
+  }
   const app = createApp(ctx);
-
   const server = serve({ fetch: app.fetch, port: config.PORT }, (info) => {
     consola.success(`Gateway listening on http://localhost:${info.port} (mediu: ${environmentName(config)})`);
   });
 
-  let stopping = false;
-  async function shutdown(signal: string) {
-    if (stopping) return;
-    stopping = true;
-    consola.info(`${signal}: stopping`);
+  // Stop order: stop taking requests, let the worker finish or release its sends, then the
+  // simulator it may still be talking to, then our pool; the database goes last.
+  return async () => {
     await new Promise<void>((resolve) => server.close(() => resolve()));
+    await worker?.stop((config.GATEWAY_WORKER_SHUTDOWN_S + 5) * 1000);
+    await registry.sim?.close();
     await ctx.close();
-    // The database goes last: everything above may still write to it.
     await database.stop();
-    process.exit(0);
-  }
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  };
 }
 
-main().catch((error: unknown) => {
+// Signals are handled from the first moment: one that arrives during start-up waits for it
+// to finish, then stops everything it started.
+const started = start();
+let stopping = false;
+async function shutdown(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  consola.info(`${signal}: stopping`);
+  const stop = await started.catch(() => undefined);
+  await stop?.();
+  process.exit(0);
+}
+process.on('SIGINT', () => void shutdown('SIGINT'));
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
+
+started.catch((error: unknown) => {
   if (error instanceof ConfigError) consola.error(error.message);
   else consola.error(error);
   process.exit(1);

@@ -1,0 +1,71 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+
+export interface WorkerLogSink {
+  info(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
+}
+
+export interface SupervisedWorker {
+  /** SIGTERM, then SIGKILL if the worker has not exited within `boundMs`. */
+  stop(boundMs: number): Promise<void>;
+  pid(): number | undefined;
+}
+
+const WORKER_MAIN = join(import.meta.dirname, 'main.ts');
+const RESTART_MIN_MS = 1_000;
+const RESTART_MAX_MS = 30_000;
+
+/**
+ * Runs the worker as a child process beside the server (`npm start`) and restarts it if it
+ * dies; its output goes to the server's terminal. The child gets the server's database URL
+ * and master key through its environment, so it never starts a database of its own.
+ */
+export function superviseWorker(options: { env: NodeJS.ProcessEnv; log: WorkerLogSink }): SupervisedWorker {
+  // The TypeScript loader the server itself runs under, by absolute path: the child then
+  // does not depend on the working directory.
+  const loader = import.meta.resolve('tsx');
+  let child: ChildProcess | undefined;
+  let exited: Promise<void> = Promise.resolve();
+  let stopping = false;
+  let restartDelay = RESTART_MIN_MS;
+  let restartTimer: NodeJS.Timeout | undefined;
+
+  function launch() {
+    const started = Date.now();
+    const proc = spawn(process.execPath, ['--import', loader, WORKER_MAIN], { env: options.env, stdio: 'inherit' });
+    child = proc;
+    exited = new Promise((resolve) => {
+      proc.once('exit', (code, signal) => {
+        child = undefined;
+        resolve();
+        if (stopping) return;
+        // A worker that ran a while gets a quick restart; one that keeps crashing, a slower one.
+        restartDelay = Date.now() - started > RESTART_MAX_MS ? RESTART_MIN_MS : Math.min(restartDelay * 2, RESTART_MAX_MS);
+        options.log.error(`Worker exited (${signal ?? `code ${code}`}); restarting in ${Math.round(restartDelay / 1000)} s`);
+        restartTimer = setTimeout(launch, restartDelay);
+      });
+    });
+  }
+  launch();
+
+  return {
+    pid: () => child?.pid,
+    async stop(boundMs) {
+      stopping = true;
+      clearTimeout(restartTimer);
+      const proc = child;
+      if (!proc) return;
+      proc.kill('SIGTERM');
+      let timer: NodeJS.Timeout | undefined;
+      const inTime = await Promise.race([exited.then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), boundMs)))]);
+      clearTimeout(timer);
+      if (!inTime) {
+        options.log.warn(`Worker did not stop within ${boundMs} ms; killing it (its sends are recovered at the next start)`);
+        proc.kill('SIGKILL');
+        await exited;
+      }
+    },
+  };
+}
