@@ -37,14 +37,90 @@ export function createMetrics(sql: Sql) {
       for (const r of rows) this.set({ status: r.status }, r.n);
     },
   });
-  new Gauge({
-    name: 'gateway_registry_sent_total',
-    help: 'Submissions delivered to the registry (sent), as recorded by the worker',
+  registerDeliveryMetrics(registry, sql);
+  return { registry, httpRequests, httpDuration, submissionsCreated };
+}
+
+/**
+ * The worker's figures. The worker is another process (or several), so they are read from
+ * what it records in the database at scrape time, not kept in this process's memory: the
+ * attempt history gives the sent/error counters and the registry latency. Counts shrink
+ * only when the purge deletes old rows, which Prometheus reads as a counter reset.
+ */
+function registerDeliveryMetrics(registry: Registry, sql: Sql) {
+  new Counter({
+    name: 'gateway_worker_sent_total',
+    help: 'Submissions that reached sent (delivered, or found by reconciliation)',
+    labelNames: ['outcome'] as const,
     registers: [registry],
     async collect() {
-      const [row] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM submissions WHERE status = 'sent'`;
+      const rows = await sql<{ outcome: string; n: number }[]>`
+        SELECT outcome, count(*)::int AS n FROM submission_attempts WHERE result_status = 'sent' GROUP BY outcome`;
+      this.reset();
+      for (const r of rows) this.inc({ outcome: r.outcome }, r.n);
+    },
+  });
+  new Counter({
+    name: 'gateway_worker_errors_total',
+    help: 'Submissions the worker moved to error, by reg_error code',
+    labelNames: ['cod'] as const,
+    registers: [registry],
+    async collect() {
+      const rows = await sql<{ cod: string | null; n: number }[]>`
+        SELECT error_code AS cod, count(*)::int AS n FROM submission_attempts WHERE result_status = 'error' GROUP BY error_code`;
+      this.reset();
+      for (const r of rows) this.inc({ cod: r.cod ?? 'REG_EROARE' }, r.n);
+    },
+  });
+  new Counter({
+    name: 'gateway_worker_attempts_total',
+    help: 'Delivery attempts by outcome (retries, waits for credentials and expired tokens included)',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+    async collect() {
+      const rows = await sql<{ outcome: string; n: number }[]>`
+        SELECT outcome, count(*)::int AS n FROM submission_attempts WHERE outcome IS NOT NULL GROUP BY outcome`;
+      this.reset();
+      for (const r of rows) this.inc({ outcome: r.outcome }, r.n);
+    },
+  });
+  new Gauge({
+    name: 'gateway_registry_latency_seconds',
+    help: 'Registry call latency over the attempts of the last 5 minutes (quantiles)',
+    labelNames: ['quantile'] as const,
+    registers: [registry],
+    async collect() {
+      const [row] = await sql<{ p50: number | null; p90: number | null; p99: number | null }[]>`
+        SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY latency_ms) AS p50,
+               percentile_cont(0.9) WITHIN GROUP (ORDER BY latency_ms) AS p90,
+               percentile_cont(0.99) WITHIN GROUP (ORDER BY latency_ms) AS p99
+        FROM submission_attempts WHERE ended_at > now() - interval '5 minutes' AND latency_ms IS NOT NULL`;
+      this.reset();
+      for (const [quantile, value] of [['0.5', row?.p50], ['0.9', row?.p90], ['0.99', row?.p99]] as const) {
+        if (value !== null && value !== undefined) this.set({ quantile }, Number(value) / 1000);
+      }
+    },
+  });
+  new Gauge({
+    name: 'gateway_queue_due',
+    help: 'Queued submissions due now, and the age in seconds of the oldest one',
+    labelNames: ['measure'] as const,
+    registers: [registry],
+    async collect() {
+      const [row] = await sql<{ n: number; age: number | null }[]>`
+        SELECT count(*)::int AS n, extract(epoch FROM now() - min(created_at))::float8 AS age FROM submissions
+        WHERE status = 'queued' AND (next_attempt_at IS NULL OR next_attempt_at <= now())`;
+      this.set({ measure: 'count' }, row?.n ?? 0);
+      this.set({ measure: 'oldest_age_seconds' }, row?.age ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'gateway_workers_alive',
+    help: 'Worker processes with a heartbeat in the last 30 seconds',
+    registers: [registry],
+    async collect() {
+      const [row] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM worker_state WHERE heartbeat_at > now() - interval '30 seconds'`;
       this.set(row?.n ?? 0);
     },
   });
-  return { registry, httpRequests, httpDuration, submissionsCreated };
 }

@@ -97,7 +97,7 @@ export async function recoverStale(ctx: WorkerContext): Promise<Array<{ id: numb
       FROM stale WHERE s.id = stale.id
       RETURNING s.id, coalesce(s.account_id, 1) AS account_id, s.request_id, stale.worker_id
     ), closed AS (
-      UPDATE submission_attempts a SET outcome = 'in_doubt', ended_at = now(), error_code = 'REG_RETEA'
+      UPDATE submission_attempts a SET outcome = 'in_doubt', ended_at = now(), error_code = 'REG_RETEA', result_status = 'queued'
       WHERE a.submission_id IN (SELECT id FROM requeued) AND a.ended_at IS NULL
     )
     SELECT * FROM requeued`;

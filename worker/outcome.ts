@@ -25,7 +25,7 @@ export async function recordOutcome(ctx: WorkerContext, job: ClaimedJob, outcome
           reg_creds_enc = NULL, heartbeat_at = NULL, next_attempt_at = NULL, purge_after = ${iso(purgeAfterFor('sent', now))}::timestamptz, updated_at = now()
         WHERE id = ${job.id} AND status = 'sending' AND worker_id = ${ctx.workerId} RETURNING id
       ), att AS (
-        UPDATE submission_attempts SET ended_at = now(), outcome = ${outcome.outcome}, http_status = ${outcome.httpStatus},
+        UPDATE submission_attempts SET ended_at = now(), outcome = ${outcome.outcome}, result_status = ${STATUS[outcome.kind]}, http_status = ${outcome.httpStatus},
           registry_id = ${outcome.registryId}, latency_ms = ${outcome.latencyMs}
         WHERE id = ${job.attemptId} AND EXISTS (SELECT 1 FROM upd)
       )
@@ -38,7 +38,7 @@ export async function recordOutcome(ctx: WorkerContext, job: ClaimedJob, outcome
           heartbeat_at = NULL, next_attempt_at = NULL, purge_after = ${iso(purgeAfterFor('error', now))}::timestamptz, updated_at = now()
         WHERE id = ${job.id} AND status = 'sending' AND worker_id = ${ctx.workerId} RETURNING id
       ), att AS (
-        UPDATE submission_attempts SET ended_at = now(), outcome = ${outcome.outcome}, http_status = ${outcome.httpStatus},
+        UPDATE submission_attempts SET ended_at = now(), outcome = ${outcome.outcome}, result_status = ${STATUS[outcome.kind]}, http_status = ${outcome.httpStatus},
           error_code = ${errorCode}, latency_ms = ${outcome.latencyMs}
         WHERE id = ${job.attemptId} AND EXISTS (SELECT 1 FROM upd)
       )
@@ -54,7 +54,7 @@ export async function recordOutcome(ctx: WorkerContext, job: ClaimedJob, outcome
           attempts = attempts - ${outcome.countsAsAttempt ? 0 : 1}, updated_at = now()
         WHERE id = ${job.id} AND status = 'sending' AND worker_id = ${ctx.workerId} RETURNING id
       ), att AS (
-        UPDATE submission_attempts SET ended_at = now(), outcome = ${outcome.outcome}, http_status = ${outcome.httpStatus},
+        UPDATE submission_attempts SET ended_at = now(), outcome = ${outcome.outcome}, result_status = ${STATUS[outcome.kind]}, http_status = ${outcome.httpStatus},
           error_code = ${errorCode}, latency_ms = ${outcome.latencyMs}
         WHERE id = ${job.attemptId} AND EXISTS (SELECT 1 FROM upd)
       )

@@ -2,6 +2,11 @@
 -- Duration of the registry call of an attempt, for the latency metric.
 ALTER TABLE "submission_attempts" ADD COLUMN IF NOT EXISTS "latency_ms" integer;
 --> statement-breakpoint
+-- The submission's state after the attempt (sent, error, queued): the sent/error counters of /metrics.
+ALTER TABLE "submission_attempts" ADD COLUMN IF NOT EXISTS "result_status" text;
+--> statement-breakpoint
+CREATE INDEX IF NOT EXISTS "submission_attempts_ended_idx" ON "submission_attempts" USING btree ("ended_at");
+--> statement-breakpoint
 -- The claim scans queued rows per account in id order.
 CREATE INDEX IF NOT EXISTS "submissions_queued_idx" ON "submissions" USING btree (coalesce("account_id", 1), "id") WHERE "status" = 'queued';
 --> statement-breakpoint

@@ -19,6 +19,8 @@ export const submissionAttempts = pgTable(
     errorCode: text('error_code'),
     // Duration of the registry call of this attempt (migration 0001_worker).
     latencyMs: integer('latency_ms'),
+    // The submission's state after this attempt: sent, error or queued (migration 0001_worker).
+    resultStatus: text('result_status'),
   },
   (t) => [index('submission_attempts_submission_idx').on(t.submissionId)],
 );

@@ -106,9 +106,9 @@ describe('SIGTERM', () => {
     // Only once the worker has seen the signal: from then on nothing new may be claimed.
     await waitFor(() => p.output().includes('SIGTERM received') || undefined, 5_000, 'the worker to see SIGTERM');
     const later = await h.submit(accountId, { vin: 'WDB1234561C000003' });
-    expect((await p.exited).code).toBe(0);
-    expect((await h.row(s.id)).status).toBe('sent');
-    expect((await h.row(later.id)).status).toBe('queued');
+    expect((await p.exited).code, p.output()).toBe(0);
+    expect((await h.row(s.id)).status, JSON.stringify(await h.attempts(s.id))).toBe('sent');
+    expect((await h.row(later.id)).status, JSON.stringify(await h.attempts(later.id))).toBe('queued');
     await h.app.sql`DELETE FROM submissions WHERE id = ${later.id}`;
   });
 

@@ -9,17 +9,22 @@ export function healthRoutes(ctx: AppContext) {
   const app = new Hono<AppEnv>();
 
   app.get('/healthz', async (c) => {
-    const [row] = await ctx.sql<{ worker_alive: boolean; last_registry_login: Date | null; queue_size: number }[]>`
+    const [row] = await ctx.sql<{ worker_alive: boolean; last_registry_login: Date | null; queue_size: number; sending: number; registry_available: boolean }[]>`
       SELECT
         EXISTS (SELECT 1 FROM worker_state WHERE heartbeat_at > now() - make_interval(secs => ${WORKER_ALIVE_S})) AS worker_alive,
         (SELECT max(last_registry_login) FROM worker_state) AS last_registry_login,
-        (SELECT count(*)::int FROM submissions WHERE status = 'queued') AS queue_size`;
+        (SELECT count(*)::int FROM submissions WHERE status = 'queued') AS queue_size,
+        (SELECT count(*)::int FROM submissions WHERE status = 'sending') AS sending,
+        -- The spec's availability indicator: a registry login within the token's 30-hour life.
+        coalesce((SELECT max(last_registry_login) > now() - interval '30 hours' FROM worker_state), false) AS registry_available`;
     return c.json({
       status: 'ok',
       database: true,
       worker_alive: row?.worker_alive ?? false,
       last_registry_login: row?.last_registry_login ? new Date(row.last_registry_login).toISOString() : null,
       queue_size: row?.queue_size ?? 0,
+      sending: row?.sending ?? 0,
+      registry_available: row?.registry_available ?? false,
     });
   });
 
