@@ -1,4 +1,4 @@
-import { bigint, index, integer, jsonb, pgTable, text, timestamp, unique } from 'drizzle-orm/pg-core';
+import { bigint, boolean, doublePrecision, index, integer, jsonb, pgTable, text, timestamp, unique } from 'drizzle-orm/pg-core';
 
 export const importBatches = pgTable(
   'import_batches',
@@ -17,6 +17,10 @@ export const importBatches = pgTable(
     committedAt: timestamp('committed_at', { withTimezone: true }),
     purgeAfter: timestamp('purge_after', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    // What the rows' derived columns were computed against (services/import/fingerprint.ts).
+    derivedFp: jsonb('derived_fp'),
+    // The batch's key for import_rows.vin_hmac, encrypted with the service key.
+    vinKeyEnc: text('vin_key_enc'),
   },
   (t) => [index('import_batches_account_idx').on(t.accountId), index('import_batches_purge_idx').on(t.purgeAfter)],
 );
@@ -36,6 +40,23 @@ export const importRows = pgTable(
     includeReview: integer('include_review').notNull().default(0),
     submissionId: bigint('submission_id', { mode: 'number' }),
     purgeAfter: timestamp('purge_after', { withTimezone: true }),
+    // Derived once (upload, edit, or a stale fingerprint), never personal data: the preview
+    // and the commit gate are computed from these without decrypting a row.
+    verdict: text('verdict'),
+    idemKey: text('idem_key'),
+    legacyKey: text('legacy_key'),
+    // Resolved registry codes, comma-joined as rows_hash hashes them.
+    codes: text('codes'),
+    // Unresolved workshop codes with their names: [[code, name], ...].
+    unmapped: jsonb('unmapped'),
+    dataPrestatie: text('data_prestatie'),
+    odometruFinal: doublePrecision('odometru_final'),
+    // Depends on the account's mappings or text rules (re-derived when they change).
+    volatile: boolean('volatile'),
+    // HMAC of the VIN (key derived from the service key): matches new readings, reveals no VIN.
+    vinHmac: text('vin_hmac'),
+    recordedOdometru: doublePrecision('recorded_odometru'),
+    recordedData: text('recorded_data'),
   },
   (t) => [unique('import_rows_batch_row_uq').on(t.batchId, t.rowIndex)],
 );

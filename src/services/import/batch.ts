@@ -44,6 +44,9 @@ export interface LoadedBatch {
   committedAt: Date | null;
   purgeAfter: Date | null;
   createdAt: Date;
+  /** What the rows' derived columns were computed against (fingerprint.ts). */
+  derivedFp: unknown;
+  vinKeyEnc: string | null;
 }
 
 function readMappingState(stored: unknown, width: number): MappingState {
@@ -92,6 +95,8 @@ export async function loadBatch(exec: Executor, accountId: number, batchId: numb
     committedAt: row.committedAt,
     purgeAfter: row.purgeAfter,
     createdAt: row.createdAt,
+    derivedFp: row.derivedFp,
+    vinKeyEnc: row.vinKeyEnc,
   };
 }
 

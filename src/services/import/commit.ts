@@ -7,8 +7,9 @@ import { COMMITTED_STATES } from '../../domain/import-state';
 import { ImportError } from '../../import/errors';
 import { purgeAfterFor } from '../submissions/retention';
 import { assertStaged, loadBatch, type LoadedBatch } from './batch';
-import { deriveBatch, type BatchDerivation } from './derive';
+import { refreshDerived, type Derivation } from './freshness';
 import { readRow, stagedRowsAt } from './rows';
+import { batchSummary, inStates, rowOutcomes } from './states';
 
 const INSERT_CHUNK = 500;
 
@@ -22,7 +23,7 @@ export interface CommitInput {
  * classification, same key); a key already taken (a concurrent post of the same content)
  * is skipped by the unique key. Returns how many were inserted, by status.
  */
-async function insertChunk(ctx: AppContext, tx: Executor, batch: LoadedBatch, derivation: BatchDerivation, indexes: number[], requestId: string) {
+async function insertChunk(ctx: AppContext, tx: Executor, batch: LoadedBatch, derivation: Derivation, indexes: number[], requestId: string) {
   const staged = await stagedRowsAt(tx, batch.id, indexes);
   const values = staged.map((row) => {
     const { verdict, key } = readRow(row, batch, derivation.resolution, derivation.now, ctx.keyring);
@@ -72,15 +73,18 @@ export async function commitImportBatch({ ctx, accountId, batchId, input, confir
   return withTransaction(ctx, undefined, async (tx) => {
     const batch = await loadBatch(tx, accountId, batchId, { forUpdate: true });
     assertStaged(batch);
-    const derivation = await deriveBatch(ctx, tx, batch);
-    if (input.n_confirmed !== derivation.nToCommit) {
-      throw new ImportError(409, 'IMPORT_CONFIRMARE_NUMAR', `Ați confirmat ${input.n_confirmed} rânduri; acum sunt ${derivation.nToCommit} de trimis.`);
+    // Derived columns brought up to date in this transaction, so the gate and the inserts
+    // judge the same rows.
+    const derivation = await refreshDerived(ctx, tx, batch);
+    const summary = await batchSummary(tx, accountId, batch.id);
+    if (input.n_confirmed !== summary.nToCommit) {
+      throw new ImportError(409, 'IMPORT_CONFIRMARE_NUMAR', `Ați confirmat ${input.n_confirmed} rânduri; acum sunt ${summary.nToCommit} de trimis.`);
     }
-    if (input.rows_hash !== derivation.rowsHash) {
+    if (input.rows_hash !== summary.rowsHash) {
       throw new ImportError(409, 'IMPORT_CONFIRMARE_HASH', 'rows_hash trimis nu corespunde rândurilor actuale (editări, mapări sau trimiteri noi după previzualizare).');
     }
 
-    const committable = derivation.outcomes.filter((o) => COMMITTED_STATES.has(o.state)).map((o) => o.rowIndex);
+    const committable = (await rowOutcomes(tx, accountId, batch.id, inStates(COMMITTED_STATES))).map((o) => o.rowIndex);
     const stored = { queued: 0, needs_data: 0 };
     for (let i = 0; i < committable.length; i += INSERT_CHUNK) {
       for (const row of await insertChunk(ctx, tx, batch, derivation, committable.slice(i, i + INSERT_CHUNK), requestId)) {
@@ -90,10 +94,10 @@ export async function commitImportBatch({ ctx, accountId, batchId, input, confir
     await tx.update(importBatches).set({ status: 'committed', committedAt: derivation.now }).where(eq(importBatches.id, batch.id));
     const [attestation] = await tx
       .insert(importAttestations)
-      .values({ batchId: batch.id, accountId, rowsHash: derivation.rowsHash, nConfirmed: input.n_confirmed, confirmedBy, createdAt: derivation.now })
+      .values({ batchId: batch.id, accountId, rowsHash: summary.rowsHash, nConfirmed: input.n_confirmed, confirmedBy, createdAt: derivation.now })
       .returning();
     const inserted = stored.queued + stored.needs_data;
-    ctx.journal.write({ event: 'import_confirmat', requestId, accountId, data: { batch_id: batch.id, n_confirmed: input.n_confirmed, inserted, counts: derivation.counts } });
+    ctx.journal.write({ event: 'import_confirmat', requestId, accountId, data: { batch_id: batch.id, n_confirmed: input.n_confirmed, inserted, counts: summary.counts } });
     return {
       batch_id: batch.id,
       status: 'committed',
@@ -101,8 +105,8 @@ export async function commitImportBatch({ ctx, accountId, batchId, input, confir
       by_status: stored,
       // Rows that met an equal submission stored between the check and the insert.
       skipped_conflict: committable.length - inserted,
-      not_committed: derivation.outcomes.length - committable.length,
-      counts: derivation.counts,
+      not_committed: summary.total - committable.length,
+      counts: summary.counts,
       attestation: {
         rows_hash: attestation!.rowsHash,
         n_confirmed: attestation!.nConfirmed,

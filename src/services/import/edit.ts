@@ -5,9 +5,13 @@ import { withTransaction } from '../../context';
 import type { ImportField } from '../../domain/import-header';
 import { mergeOverride, readOverride } from '../../domain/import-row';
 import { NotFoundError } from '../../errors';
-import { assertStaged, loadBatch } from './batch';
-import { deriveBatch } from './derive';
+import { assertStaged, loadBatch, type LoadedBatch } from './batch';
+import { rowFacts, writeFacts } from './facts';
+import { refreshDerived, type Derivation } from './freshness';
 import { rowViews } from './preview';
+import { applyReadings, readingsForVins } from './readings';
+import { readRow, stagedRowsAt } from './rows';
+import { batchSummary, rowOutcomes } from './states';
 
 export type RowEdits = Partial<Record<ImportField, string | number | null>>;
 
@@ -26,12 +30,20 @@ async function lockRow(tx: Executor, accountId: number, batchId: number, rowInde
   return row;
 }
 
+/** An edit derives its row again (only that row), with the readings of its VIN, which may be another now. */
+async function rederiveRow(ctx: AppContext, tx: Executor, batch: LoadedBatch, derivation: Derivation, rowIndex: number) {
+  const [staged] = await stagedRowsAt(tx, batch.id, [rowIndex]);
+  const reading = readRow(staged!, batch, derivation.resolution, derivation.now, ctx.keyring);
+  await writeFacts(tx, batch.id, [rowFacts(rowIndex, reading, derivation.vinHmac)], true);
+  const { vin } = reading.verdict.content;
+  await applyReadings(tx, derivation.vinHmac, batch.id, await readingsForVins(tx, batch.accountId, vin ? [vin] : []), rowIndex);
+}
+
 /** The row as the preview now shows it (after the change), with the batch-wide facts. */
-async function currentRow(ctx: AppContext, accountId: number, batchId: number, rowIndex: number) {
-  const batch = await loadBatch(ctx.db, accountId, batchId);
-  const derivation = await deriveBatch(ctx, ctx.db, batch);
-  const [row] = await rowViews(ctx, ctx.db, batch, derivation, [rowIndex]);
-  return { row: row!, counts: derivation.counts, n_to_commit: derivation.nToCommit, rows_hash: derivation.rowsHash };
+async function currentRow(ctx: AppContext, tx: Executor, batch: LoadedBatch, derivation: Derivation, rowIndex: number) {
+  const summary = await batchSummary(tx, batch.accountId, batch.id);
+  const [row] = await rowViews(ctx, tx, batch, derivation, await rowOutcomes(tx, batch.accountId, batch.id, sql`row_index = ${rowIndex}`));
+  return { row: row!, counts: summary.counts, n_to_commit: summary.nToCommit, rows_hash: summary.rowsHash };
 }
 
 /**
@@ -39,7 +51,7 @@ async function currentRow(ctx: AppContext, accountId: number, batchId: number, r
  * override that no longer decrypts is ignored, as if there were none.
  */
 export async function editImportRow({ ctx, accountId, batchId, rowIndex, edits, requestId }: { ctx: AppContext; accountId: number; batchId: number; rowIndex: number; edits: RowEdits; requestId: string }) {
-  await withTransaction(ctx, undefined, async (tx) => {
+  const result = await withTransaction(ctx, undefined, async (tx) => {
     const row = await lockRow(tx, accountId, batchId, rowIndex);
     let current: unknown = null;
     try {
@@ -50,17 +62,23 @@ export async function editImportRow({ ctx, accountId, batchId, rowIndex, edits, 
     const next = mergeOverride(readOverride(current), edits);
     const stored = Object.keys(next).length > 0 ? ctx.keyring.encrypt(JSON.stringify(next)) : null;
     await tx.execute(sql`UPDATE import_rows SET override_json = ${stored} WHERE batch_id = ${batchId} AND row_index = ${rowIndex}`);
+    const batch = await loadBatch(tx, accountId, batchId);
+    const derivation = await refreshDerived(ctx, tx, batch);
+    await rederiveRow(ctx, tx, batch, derivation, rowIndex);
+    return currentRow(ctx, tx, batch, derivation, rowIndex);
   });
   ctx.journal.write({ event: 'import_rand_editat', requestId, accountId, data: { batch_id: batchId, row_index: rowIndex, fields: Object.keys(edits) } });
-  return currentRow(ctx, accountId, batchId, rowIndex);
+  return result;
 }
 
 /** Includes (or holds again) a row held for review: its odometer is lower than one already recorded. */
 export async function setRowReview({ ctx, accountId, batchId, rowIndex, include, requestId }: { ctx: AppContext; accountId: number; batchId: number; rowIndex: number; include: boolean; requestId: string }) {
-  await withTransaction(ctx, undefined, async (tx) => {
+  const result = await withTransaction(ctx, undefined, async (tx) => {
     await lockRow(tx, accountId, batchId, rowIndex);
     await tx.execute(sql`UPDATE import_rows SET include_review = ${include ? 1 : 0} WHERE batch_id = ${batchId} AND row_index = ${rowIndex}`);
+    const batch = await loadBatch(tx, accountId, batchId);
+    return currentRow(ctx, tx, batch, await refreshDerived(ctx, tx, batch), rowIndex);
   });
   ctx.journal.write({ event: 'import_rand_revizuit', requestId, accountId, data: { batch_id: batchId, row_index: rowIndex, include } });
-  return currentRow(ctx, accountId, batchId, rowIndex);
+  return result;
 }

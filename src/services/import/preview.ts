@@ -1,11 +1,13 @@
+import { sql } from 'drizzle-orm';
 import type { Executor } from '../../../db/client';
 import type { AppContext } from '../../context';
-import type { RowState } from '../../domain/import-state';
-import { stateReason } from '../../domain/import-state';
+import { withTransaction } from '../../context';
 import { REQUIRED_FIELDS } from '../../domain/import-header';
+import { stateReason, type RowState } from '../../domain/import-state';
 import { loadBatch, type LoadedBatch } from './batch';
-import { deriveBatch, type BatchDerivation, type RowOutcome } from './derive';
+import { refreshDerived, type Derivation } from './freshness';
 import { readRow, stagedRowsAt, type RowReading } from './rows';
+import { batchSummary, operationsToMap, rowOutcomes, type RowOutcome } from './states';
 
 /** One row as the preview shows it: resolved values, state, errors in the API's form, and why. */
 export function rowView(reading: RowReading, outcome: RowOutcome) {
@@ -30,13 +32,11 @@ export function rowView(reading: RowReading, outcome: RowOutcome) {
 }
 export type RowView = ReturnType<typeof rowView>;
 
-/** The full view of the rows at `indexes` (a page): each is read again, with the batch-wide facts. */
-export async function rowViews(ctx: AppContext, exec: Executor, batch: LoadedBatch, derivation: BatchDerivation, indexes: readonly number[]): Promise<RowView[]> {
-  const staged = await stagedRowsAt(exec, batch.id, indexes);
-  return staged.flatMap((row) => {
-    const outcome = derivation.byIndex.get(row.row_index);
-    return outcome ? [rowView(readRow(row, batch, derivation.resolution, derivation.now, ctx.keyring), outcome)] : [];
-  });
+/** The rows of `outcomes` (a page), decrypted to show their values: the only rows a preview decrypts. */
+export async function rowViews(ctx: AppContext, exec: Executor, batch: LoadedBatch, derivation: Derivation, outcomes: readonly RowOutcome[]): Promise<RowView[]> {
+  const byIndex = new Map(outcomes.map((o) => [o.rowIndex, o]));
+  const staged = await stagedRowsAt(exec, batch.id, [...byIndex.keys()]);
+  return staged.map((row) => rowView(readRow(row, batch, derivation.resolution, derivation.now, ctx.keyring), byIndex.get(row.row_index)!));
 }
 
 export interface PreviewQuery {
@@ -46,29 +46,33 @@ export interface PreviewQuery {
 }
 
 /**
- * Counts, `rows_hash` and the operations to map cover the whole batch; `rows` is one page
- * (optionally of one state). `n_to_commit` and `rows_hash` are what a commit must confirm.
+ * Counts, `rows_hash` and the operations to map cover the whole batch, from the derived
+ * columns; `rows` is one page (optionally of one state). `n_to_commit` and `rows_hash` are
+ * what a commit must confirm. One transaction, so the page and the counts agree.
  */
 export async function previewImportBatch({ ctx, accountId, batchId, query }: { ctx: AppContext; accountId: number; batchId: number; query: PreviewQuery }) {
-  const batch = await loadBatch(ctx.db, accountId, batchId);
-  const derivation = await deriveBatch(ctx, ctx.db, batch);
-  const selected = query.state ? derivation.outcomes.filter((o) => o.state === query.state) : derivation.outcomes;
-  const start = (query.page - 1) * query.page_size;
-  const page = selected.slice(start, start + query.page_size).map((o) => o.rowIndex);
-  const { mapping } = batch.mappingState;
-  return {
-    batch_id: batch.id,
-    status: batch.status,
-    total_rows: derivation.outcomes.length,
-    counts: derivation.counts,
-    n_to_commit: derivation.nToCommit,
-    rows_hash: derivation.rowsHash,
-    column_mapping: mapping,
-    missing_fields: REQUIRED_FIELDS.filter((f) => mapping[f] === undefined),
-    operations_to_map: derivation.operations,
-    page: query.page,
-    page_size: query.page_size,
-    pages: Math.max(1, Math.ceil(selected.length / query.page_size)),
-    rows: await rowViews(ctx, ctx.db, batch, derivation, page),
-  };
+  return withTransaction(ctx, undefined, async (tx) => {
+    const batch = await loadBatch(tx, accountId, batchId, { forUpdate: true });
+    const derivation = await refreshDerived(ctx, tx, batch);
+    const summary = await batchSummary(tx, accountId, batch.id);
+    const selected = query.state ? summary.counts[query.state] : summary.total;
+    const filter = query.state ? sql`state = ${query.state}` : sql`true`;
+    const page = await rowOutcomes(tx, accountId, batch.id, filter, { limit: query.page_size, offset: (query.page - 1) * query.page_size });
+    const { mapping } = batch.mappingState;
+    return {
+      batch_id: batch.id,
+      status: batch.status,
+      total_rows: summary.total,
+      counts: summary.counts,
+      n_to_commit: summary.nToCommit,
+      rows_hash: summary.rowsHash,
+      column_mapping: mapping,
+      missing_fields: REQUIRED_FIELDS.filter((f) => mapping[f] === undefined),
+      operations_to_map: await operationsToMap(tx, batch.id, derivation.resolution),
+      page: query.page,
+      page_size: query.page_size,
+      pages: Math.max(1, Math.ceil(selected / query.page_size)),
+      rows: await rowViews(ctx, tx, batch, derivation, page),
+    };
+  });
 }

@@ -1,8 +1,9 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../../db/client';
 import type { Keyring } from '../../crypto/envelope';
 import { classify, type Classification } from '../../domain/classify';
 import type { CellValue } from '../../domain/import-cells';
+import type { ColumnMapping } from '../../domain/import-header';
 import { applyOverride, mappedValues, readOverride, toSubmissionInput, type FieldValues } from '../../domain/import-row';
 import { idempotencyKey, legacyIdempotencyKey } from '../../domain/idempotency';
 import type { ResolutionContext } from '../../domain/resolve';
@@ -20,13 +21,16 @@ export type StagedRow = {
 
 const CHUNK = 2000;
 
-/** The batch's rows in order, a chunk at a time (keyset pages), so a large batch is never loaded whole. */
-export async function* stagedRows(exec: Executor, batchId: number): AsyncGenerator<StagedRow[]> {
+/**
+ * The batch's rows in order (those matching `where`, over the columns of `import_rows`), a
+ * chunk at a time (keyset pages), so a large batch is never loaded whole.
+ */
+export async function* stagedRows(exec: Executor, batchId: number, where: SQL = sql`true`): AsyncGenerator<StagedRow[]> {
   let after = 0;
   for (;;) {
     const rows = await exec.execute<StagedRow>(sql`
       SELECT row_index, sheet, raw_enc, override_json, include_review, submission_id FROM import_rows
-      WHERE batch_id = ${batchId} AND row_index > ${after} ORDER BY row_index LIMIT ${CHUNK}`);
+      WHERE batch_id = ${batchId} AND row_index > ${after} AND (${where}) ORDER BY row_index LIMIT ${CHUNK}`);
     if (rows.length === 0) return;
     yield rows;
     after = rows[rows.length - 1]!.row_index;
@@ -49,7 +53,7 @@ export interface RowReading {
   cells: CellValue[];
   overridden: string[];
   values: FieldValues;
-  verdict: Classification & { status: 'queued' | 'needs_data' | 'needs_mapping' };
+  verdict: RowVerdict;
   key: string;
   legacyKey: string;
   includeReview: boolean;
@@ -72,16 +76,33 @@ function readRaw(stored: unknown): { line: number | null; cells: CellValue[] } {
   return { line: typeof raw.l === 'number' ? raw.l : null, cells };
 }
 
+export type RowVerdict = Classification & { status: 'queued' | 'needs_data' | 'needs_mapping' };
+
+/** How a batch reads its rows: the column mapping, the file's date system, and the account. */
+export interface RowSetting {
+  accountId: number;
+  mapping: ColumnMapping;
+  date1904: boolean;
+}
+
+export const rowSetting = (batch: LoadedBatch): RowSetting => ({ accountId: batch.accountId, mapping: batch.mappingState.mapping, date1904: batch.fileMeta.date1904 });
+
 /**
  * One row through the API's own path: file columns → canonical fields, the user's override
  * applied last, then `classify` (canonicalise, validate, resolve) and the idempotency key.
  */
+export function classifyCells(cells: readonly CellValue[], override: FieldValues, setting: RowSetting, resolution: ResolutionContext, now: Date) {
+  const values = applyOverride(mappedValues(cells, setting.mapping), override);
+  const input = toSubmissionInput(values, { date1904: setting.date1904 });
+  const verdict = classify(input, resolution, { rejectUnmapped: false, now }) as RowVerdict;
+  return { values, verdict, key: idempotencyKey(setting.accountId, verdict.content), legacyKey: legacyIdempotencyKey(verdict.content) };
+}
+
+/** A staged row decrypted and classified (a page of the preview, the commit, the export). */
 export function readRow(staged: StagedRow, batch: LoadedBatch, resolution: ResolutionContext, now: Date, keyring: Keyring): RowReading {
   const { line, cells } = readRaw(decryptJson(keyring, staged.raw_enc));
   const override = readOverride(decryptJson(keyring, staged.override_json));
-  const values = applyOverride(mappedValues(cells, batch.mappingState.mapping), override);
-  const input = toSubmissionInput(values, { date1904: batch.fileMeta.date1904 });
-  const verdict = classify(input, resolution, { rejectUnmapped: false, now }) as RowReading['verdict'];
+  const { values, verdict, key, legacyKey } = classifyCells(cells, override, rowSetting(batch), resolution, now);
   return {
     rowIndex: staged.row_index,
     sheet: staged.sheet,
@@ -90,8 +111,8 @@ export function readRow(staged: StagedRow, batch: LoadedBatch, resolution: Resol
     overridden: Object.keys(override),
     values,
     verdict,
-    key: idempotencyKey(batch.accountId, verdict.content),
-    legacyKey: legacyIdempotencyKey(verdict.content),
+    key,
+    legacyKey,
     includeReview: staged.include_review !== 0,
     submissionId: staged.submission_id === null ? null : Number(staged.submission_id),
   };

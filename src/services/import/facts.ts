@@ -1,0 +1,81 @@
+import { sql } from 'drizzle-orm';
+import type { Executor } from '../../../db/client';
+import { itemCode } from '../../domain/canonical';
+import { isIsoDate } from '../../domain/dates';
+import type { RowVerdict } from './rows';
+
+/**
+ * What a row's classification leaves behind in the plain columns of `import_rows`: enough
+ * for the preview's states, counts, `rows_hash` and operations to map, and for the commit
+ * gate, without decrypting the row. Nothing personal: no VIN, no plate (the VIN only as a
+ * keyed HMAC, to match odometer readings stored later).
+ */
+export interface RowFacts {
+  rowIndex: number;
+  verdict: RowVerdict['status'];
+  key: string;
+  legacyKey: string;
+  /** Resolved registry codes, comma-joined as `rows_hash` hashes them. */
+  codes: string;
+  /** Unresolved workshop codes with the name the row gives them. */
+  unmapped: Array<[string, string]>;
+  /** The service date when it is a real date (the review and the date bound compare it). */
+  dataPrestatie: string | null;
+  odometruFinal: number | null;
+  /**
+   * The verdict could change with the account's mappings or text rules (an item resolved by
+   * either, or not resolved at all); a change of day is handled by `dataPrestatie`.
+   */
+  volatile: boolean;
+  vinHmac: string | null;
+}
+
+export function rowFacts(rowIndex: number, derived: { verdict: RowVerdict; key: string; legacyKey: string }, vinHmac: (vin: string) => string): RowFacts {
+  const { content, prestatii, nemapate, erori, status } = derived.verdict;
+  return {
+    rowIndex,
+    verdict: status,
+    key: derived.key,
+    legacyKey: derived.legacyKey,
+    codes: prestatii.map((p) => p.cod_prestatie).join(','),
+    unmapped: nemapate.map((code) => [code, content.prestatii.find((i) => itemCode(i) === code)?.denumire ?? '']),
+    dataPrestatie: isIsoDate(content.dataPrestatie) ? content.dataPrestatie : null,
+    // Non-finite (a 400-digit cell) compares like no reading at all, and JSON cannot carry it.
+    odometruFinal: typeof content.odometruFinal === 'number' && Number.isFinite(content.odometruFinal) ? content.odometruFinal : null,
+    volatile: nemapate.length > 0 || prestatii.some((p) => p.sursa !== 'nomenclator') || erori.some((e) => e.cod === 'DATA_IN_VIITOR'),
+    vinHmac: content.vin ? vinHmac(content.vin) : null,
+  };
+}
+
+/** The columns `rowFacts` fills, in the order `copyFields` writes them. */
+export const FACT_COLUMNS = ['verdict', 'idem_key', 'legacy_key', 'codes', 'unmapped', 'data_prestatie', 'odometru_final', 'volatile', 'vin_hmac'] as const;
+
+/** COPY text format: backslash, tab and line breaks escaped; `\N` is NULL. */
+export const copyText = (value: string) => value.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r');
+
+/** The facts as COPY text fields, tab-joined, in FACT_COLUMNS order. */
+export function copyFields(f: RowFacts): string {
+  const unmapped = f.unmapped.length > 0 ? copyText(JSON.stringify(f.unmapped)) : '\\N';
+  const odometer = f.odometruFinal === null ? '\\N' : String(f.odometruFinal);
+  return [f.verdict, f.key, f.legacyKey, copyText(f.codes), unmapped, f.dataPrestatie ?? '\\N', odometer, f.volatile ? 't' : 'f', f.vinHmac ?? '\\N'].join('\t');
+}
+
+const CHUNK = 2000;
+
+/**
+ * Rewrites the facts of re-derived rows. `resetReadings` when their VINs may have changed
+ * (an edit, a new column mapping): the recorded readings are then looked up again.
+ */
+export async function writeFacts(exec: Executor, batchId: number, facts: readonly RowFacts[], resetReadings: boolean): Promise<void> {
+  for (let i = 0; i < facts.length; i += CHUNK) {
+    const rows = facts.slice(i, i + CHUNK).map((f) => ({ ...f, unmapped: f.unmapped.length > 0 ? f.unmapped : null }));
+    await exec.execute(sql`
+      UPDATE import_rows r SET verdict = v.verdict, idem_key = v.key, legacy_key = v."legacyKey", codes = v.codes, unmapped = v.unmapped,
+        data_prestatie = v."dataPrestatie", odometru_final = v."odometruFinal", volatile = v.volatile, vin_hmac = v."vinHmac",
+        recorded_odometru = CASE WHEN ${resetReadings} THEN NULL ELSE r.recorded_odometru END,
+        recorded_data = CASE WHEN ${resetReadings} THEN NULL ELSE r.recorded_data END
+      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS v("rowIndex" int, verdict text, key text, "legacyKey" text, codes text, unmapped jsonb,
+        "dataPrestatie" text, "odometruFinal" float8, volatile boolean, "vinHmac" text)
+      WHERE r.batch_id = ${batchId} AND r.row_index = v."rowIndex"`);
+  }
+}

@@ -1,0 +1,83 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import type { Executor } from '../../../db/client';
+import type { Keyring } from '../../crypto/envelope';
+
+/**
+ * The VIN as `import_rows` keeps it in plain: an HMAC under a random key of the batch, stored
+ * encrypted with the service key (`import_batches.vin_key_enc`). It lets a reading stored
+ * after the upload find the rows of its VIN, reveals no VIN to whoever reads the table, and
+ * cannot link the rows of two batches.
+ */
+export type VinHasher = (vin: string) => string;
+
+export function newVinKey(keyring: Keyring): { key: Buffer; stored: string } {
+  const key = randomBytes(32);
+  return { key, stored: keyring.encrypt(key.toString('base64')) };
+}
+
+/** The batch's key, or null when there is none or it no longer decrypts (the rows are then hashed again). */
+export function openVinKey(keyring: Keyring, stored: string | null): Buffer | null {
+  if (!stored) return null;
+  try {
+    const key = Buffer.from(keyring.decrypt(stored), 'base64');
+    return key.length === 32 ? key : null;
+  } catch {
+    return null;
+  }
+}
+
+export const vinHasher = (key: Buffer): VinHasher => (vin) => createHmac('sha256', key).update(vin).digest('base64url');
+
+/** A recorded odometer: the highest of the account's submissions for a VIN on one date. */
+export interface Reading {
+  vin: string;
+  data: string;
+  odometru: number;
+}
+
+/** The id below which every submission of the account has been looked at for readings. */
+export async function readingsWatermark(exec: Executor, accountId: number): Promise<number> {
+  const [row] = await exec.execute<{ id: string | null }>(sql`SELECT max(id) AS id FROM submissions WHERE coalesce(account_id, 1) = ${accountId}`);
+  return Number(row?.id ?? 0);
+}
+
+const READING = sql`data_prestatie AS data, max((payload_json->>'odometruFinal')::numeric)::float8 AS odometru`;
+const HAS_READING = sql`jsonb_typeof(payload_json->'odometruFinal') = 'number'`;
+
+/** The readings already recorded for these VINs (one query for a whole batch). */
+export async function readingsForVins(exec: Executor, accountId: number, vins: readonly string[]): Promise<Array<Reading & Record<string, unknown>>> {
+  if (vins.length === 0) return [];
+  return exec.execute<Reading & Record<string, unknown>>(sql`
+    SELECT vin, ${READING} FROM submissions
+    WHERE coalesce(account_id, 1) = ${accountId} AND vin IN (SELECT jsonb_array_elements_text(${JSON.stringify(vins)}::jsonb)) AND ${HAS_READING}
+    GROUP BY vin, data_prestatie`);
+}
+
+/** The readings of submissions stored after the watermark (usually none, or a few). */
+export async function readingsSince(exec: Executor, accountId: number, afterId: number): Promise<{ readings: Reading[]; watermark: number }> {
+  const rows = await exec.execute<Reading & { last: string } & Record<string, unknown>>(sql`
+    SELECT vin, ${READING}, max(id) AS last FROM submissions
+    WHERE coalesce(account_id, 1) = ${accountId} AND id > ${afterId} AND ${HAS_READING}
+    GROUP BY vin, data_prestatie`);
+  return { readings: rows, watermark: rows.reduce((max, r) => Math.max(max, Number(r.last)), afterId) };
+}
+
+/**
+ * Raises each row's recorded reading to the highest one of its VIN on or before its date.
+ * Readings only grow, so applying new ones over old ones is the same as looking all up again.
+ */
+export async function applyReadings(exec: Executor, hasher: VinHasher, batchId: number, readings: readonly Reading[], onlyRow: number | null = null): Promise<void> {
+  if (readings.length === 0) return;
+  const hashed = readings.map((r) => ({ h: hasher(r.vin), data: r.data, odometru: r.odometru }));
+  await exec.execute(sql`
+    UPDATE import_rows r SET recorded_odometru = best.odometru, recorded_data = best.data
+    FROM (
+      SELECT DISTINCT ON (x.row_index) x.row_index, v.odometru, v.data
+      FROM import_rows x
+      JOIN jsonb_to_recordset(${JSON.stringify(hashed)}::jsonb) AS v(h text, data text, odometru float8) ON v.h = x.vin_hmac AND v.data <= x.data_prestatie
+      WHERE x.batch_id = ${batchId} AND (${onlyRow}::int IS NULL OR x.row_index = ${onlyRow}::int)
+      ORDER BY x.row_index, v.odometru DESC
+    ) best
+    WHERE r.batch_id = ${batchId} AND r.row_index = best.row_index AND (r.recorded_odometru IS NULL OR best.odometru > r.recorded_odometru)`);
+}

@@ -1,0 +1,123 @@
+import { sql, type SQL } from 'drizzle-orm';
+import type { Executor } from '../../../db/client';
+import { COMMITTED_STATES, emptyCounts, ROW_STATES, type OdometerReading, type RowState } from '../../domain/import-state';
+import { suggestCode, type Suggestion } from '../../domain/suggest';
+import type { ResolutionContext } from '../../domain/resolve';
+
+/**
+ * Every row's state, set-based over the derived columns (see domain/import-state.ts for the
+ * rules; this is the same precedence in SQL): stored submissions with either key form joined
+ * for the whole batch, repeats found by a window over the key in row order.
+ */
+function statesQuery(accountId: number, batchId: number): SQL {
+  return sql`
+    WITH base AS (
+      SELECT r.row_index, r.verdict, r.idem_key, r.codes, r.include_review, r.submission_id, r.odometru_final, r.recorded_odometru, r.recorded_data,
+        coalesce(k.id, l.id) AS existing_id, coalesce(k.status, l.status) AS existing_status,
+        nullif(first_value(r.row_index) OVER (PARTITION BY r.idem_key ORDER BY r.row_index), r.row_index) AS duplicate_of,
+        (r.verdict = 'queued' AND r.odometru_final < r.recorded_odometru) AS lower
+      FROM import_rows r
+      LEFT JOIN submissions k ON k.idempotency_key = r.idem_key AND coalesce(k.account_id, 1) = ${accountId}
+      LEFT JOIN submissions l ON l.idempotency_key = r.legacy_key AND coalesce(l.account_id, 1) = ${accountId}
+      WHERE r.batch_id = ${batchId}
+    ), states AS (
+      SELECT *, CASE
+        WHEN existing_id IS NOT NULL THEN 'already_sent'
+        WHEN duplicate_of IS NOT NULL THEN 'duplicate_in_file'
+        WHEN verdict = 'needs_data' THEN 'needs_data'
+        WHEN verdict = 'needs_mapping' THEN 'needs_mapping'
+        WHEN lower AND include_review = 0 THEN 'needs_review'
+        ELSE 'ok' END AS state
+      FROM base
+    )`;
+}
+
+/** One row's state and the batch-wide facts behind it (what `stateReason` and the row view need). */
+export interface RowOutcome {
+  rowIndex: number;
+  state: RowState;
+  existing: { id: number; status: string } | null;
+  duplicateOf: number | null;
+  review: (OdometerReading & { inclus: boolean }) | null;
+  odometruFinal: number | null;
+}
+
+type OutcomeRow = {
+  row_index: number;
+  state: RowState;
+  existing_id: string | null;
+  existing_status: string | null;
+  duplicate_of: number | null;
+  lower: boolean | null;
+  include_review: number;
+  recorded_odometru: number | null;
+  recorded_data: string | null;
+  odometru_final: number | null;
+};
+
+function outcome(row: OutcomeRow): RowOutcome {
+  const reviewed = row.lower === true && (row.state === 'ok' || row.state === 'needs_review');
+  return {
+    rowIndex: row.row_index,
+    state: row.state,
+    existing: row.existing_id === null ? null : { id: Number(row.existing_id), status: row.existing_status ?? '' },
+    duplicateOf: row.duplicate_of,
+    review: reviewed ? { data: row.recorded_data ?? '', odometru: Number(row.recorded_odometru), inclus: row.include_review !== 0 } : null,
+    odometruFinal: row.odometru_final === null ? null : Number(row.odometru_final),
+  };
+}
+
+export interface BatchSummary {
+  total: number;
+  counts: Record<RowState, number>;
+  nToCommit: number;
+  rowsHash: string;
+}
+
+/**
+ * Counts per state and `rows_hash`: what the user was shown, row by row (index, state, key,
+ * resolved codes), hashed in row order, the same text as domain/import-state's hasher.
+ */
+export async function batchSummary(exec: Executor, accountId: number, batchId: number): Promise<BatchSummary> {
+  const [row] = await exec.execute<{ counts: Record<string, number> | null; rows_hash: string | null; total: number }>(sql`
+    ${statesQuery(accountId, batchId)}
+    SELECT (SELECT json_object_agg(state, n) FROM (SELECT state, count(*)::int AS n FROM states GROUP BY state) c) AS counts,
+      encode(sha256(convert_to(coalesce(string_agg(row_index || E'\\t' || state || E'\\t' || coalesce(idem_key, '') || E'\\t' || coalesce(codes, '') || E'\\n', '' ORDER BY row_index), ''), 'UTF8')), 'hex') AS rows_hash,
+      count(*)::int AS total
+    FROM states`);
+  const counts = emptyCounts();
+  for (const state of ROW_STATES) counts[state] = row?.counts?.[state] ?? 0;
+  const nToCommit = [...COMMITTED_STATES].reduce((n, state) => n + counts[state], 0);
+  return { total: row?.total ?? 0, counts, nToCommit, rowsHash: row?.rows_hash ?? '' };
+}
+
+/** The outcomes of the rows matching `filter` (over the states' columns), in row order, paged. */
+export async function rowOutcomes(exec: Executor, accountId: number, batchId: number, filter: SQL, page: { limit: number; offset: number } | null = null): Promise<RowOutcome[]> {
+  const rows = await exec.execute<OutcomeRow>(sql`
+    ${statesQuery(accountId, batchId)}
+    SELECT row_index, state, existing_id, existing_status, duplicate_of, lower, include_review, recorded_odometru, recorded_data, odometru_final
+    FROM states WHERE ${filter} ORDER BY row_index
+    ${page ? sql`LIMIT ${page.limit} OFFSET ${page.offset}` : sql``}`);
+  return rows.map(outcome);
+}
+
+export const inStates = (states: Iterable<RowState>) => sql`state IN (${sql.join([...states].map((s) => sql`${s}`), sql`, `)})`;
+
+export interface OperationToMap {
+  cod_op_service: string;
+  denumire: string;
+  rows: number;
+  sugestie: Suggestion | null;
+}
+
+/** The workshop codes no row could resolve, with the first name a row gives each and how many rows have it. */
+export async function operationsToMap(exec: Executor, batchId: number, resolution: ResolutionContext): Promise<OperationToMap[]> {
+  const rows = await exec.execute<{ code: string; denumire: string | null; rows: number }>(sql`
+    SELECT e->>0 AS code, (array_agg(e->>1 ORDER BY r.row_index) FILTER (WHERE e->>1 <> ''))[1] AS denumire, count(*)::int AS rows
+    FROM import_rows r, jsonb_array_elements(r.unmapped) AS e
+    WHERE r.batch_id = ${batchId} AND r.unmapped IS NOT NULL
+    GROUP BY 1`);
+  return rows
+    .map(({ code, denumire, rows: n }) => ({ cod_op_service: code, denumire: denumire ?? '', rows: n, sugestie: suggestCode(denumire || code, resolution.nomenclator) }))
+    .sort((a, b) => b.rows - a.rows || a.cod_op_service.localeCompare(b.cod_op_service));
+}
