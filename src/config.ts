@@ -41,7 +41,7 @@ export const Config = z.object({
   GATEWAY_REGISTRY_PROTOCOL: z.string().optional(),
   GATEWAY_WORKER_ID: z.string().min(1).max(100).optional(),
   GATEWAY_WORKER_CONCURRENCY: z.coerce.number().int().positive().default(4),
-  GATEWAY_WORKER_MAX_INFLIGHT: z.coerce.number().int().positive().default(64),
+  GATEWAY_WORKER_MAX_INFLIGHT: z.coerce.number().int().positive().default(128),
   GATEWAY_WORKER_HEARTBEAT_S: z.coerce.number().int().positive().default(5),
   GATEWAY_WORKER_MAX_ATTEMPTS: z.coerce.number().int().positive().default(8),
   GATEWAY_WORKER_BACKOFF_S: z.coerce.number().positive().default(10),

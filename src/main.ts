@@ -16,7 +16,13 @@ import { createContext } from './runtime';
 async function startRegistry(config: Config): Promise<{ url: string; sim?: Simulator }> {
   if (config.GATEWAY_REGISTRY_URL) return { url: config.GATEWAY_REGISTRY_URL };
   const users = parseSimUsers(config.GATEWAY_SIM_USERS);
-  const sim = await startSimulator({ port: config.GATEWAY_SIM_PORT, users });
+  const sim = await startSimulator({ port: config.GATEWAY_SIM_PORT, users }).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EADDRINUSE') throw error;
+    // Another gateway (or a standalone simulator) holds the port: our own worker is told the
+    // address anyway, so any free port serves.
+    consola.warn(`GATEWAY_SIM_PORT ${config.GATEWAY_SIM_PORT} is in use; the simulated registry takes a free port`);
+    return startSimulator({ port: 0, users });
+  });
   consola.info(`Simulated registry (sandbox) on ${sim.url}; logins: ${[...users.keys()].join(', ')} (GATEWAY_SIM_USERS)`);
   return { url: sim.url, sim };
 }

@@ -4,6 +4,7 @@ import type { WorkerContext } from './context';
 // Any constant: serialises the claims of all worker processes, so the per-account limit
 // (which counts rows already `sending`) holds across processes. A claim takes milliseconds.
 const CLAIM_LOCK = 727_003;
+export const CLAIM_PER_SLOT = 2;
 
 /** A claimed submission, validated as read: the worker trusts nothing it did not check. */
 export const ClaimedJob = z.object({
@@ -27,16 +28,20 @@ export type ClaimedJob = z.infer<typeof ClaimedJob>;
 
 /**
  * Moves up to `limit` due queued submissions to `sending` for this worker, in one
- * transaction: at most `concurrencyPerAccount` in flight per account (counting every
- * worker's), the lowest ids of each account first and accounts interleaved, so one busy
+ * transaction: at most 2 × `concurrencyPerAccount` rows `sending` per account (counting
+ * every worker's), the lowest ids of each account first and accounts interleaved, so one busy
  * account cannot starve the others. Each claimed row gets its attempt row at once.
  */
 export async function claimBatch(ctx: WorkerContext, limit: number): Promise<ClaimedJob[]> {
   if (limit <= 0) return [];
-  const perAccount = ctx.settings.concurrencyPerAccount;
+  // Twice the registry slots: while some rows call the registry, the others are being
+  // prepared or recorded. The registry itself sees at most the limit (worker/limiter.ts).
+  const perAccount = ctx.settings.concurrencyPerAccount * CLAIM_PER_SLOT;
   const rows = await ctx.sql.begin(async (tx) => {
-    await tx`SELECT pg_advisory_xact_lock(${CLAIM_LOCK})`;
-    return tx`
+    // Sent now, awaited below: postgres.js pipelines the lock and the claim in one round trip;
+    // the claim still runs after the lock is held, so its snapshot sees every earlier claim.
+    const lock = tx`SELECT pg_advisory_xact_lock(${CLAIM_LOCK})`.execute();
+    const claim = tx`
       WITH inflight AS (
         SELECT coalesce(account_id, 1) AS acct, count(*)::int AS n FROM submissions WHERE status = 'sending' GROUP BY 1
       ), due AS (
@@ -76,7 +81,9 @@ export async function claimBatch(ctx: WorkerContext, limit: number): Promise<Cla
       FROM claimed c
       JOIN attempt at ON at.submission_id = c.id
       LEFT JOIN accounts acc ON acc.id = c.account_id
-      ORDER BY c.id`;
+      ORDER BY c.id`.execute();
+    await lock;
+    return claim;
   });
   return rows.map((row) => ClaimedJob.parse(row));
 }

@@ -7,6 +7,7 @@ import { createKeyring, type Keyring } from '../src/crypto/envelope';
 import { createJournal, type Journal } from '../src/journal/journal';
 import { createRegistryClient, type RegistryClient } from './registry/client';
 import { protocolFrom, type RegistryProtocol } from './registry/protocol';
+import { createAccountLimiter, type AccountLimiter } from './limiter';
 import { createSessionCache, type SessionCache } from './sessions';
 import { workerSettings, type WorkerSettings } from './settings';
 
@@ -29,6 +30,8 @@ export interface WorkerContext {
   protocol: RegistryProtocol;
   registry: RegistryClient;
   sessions: SessionCache;
+  /** Registry calls in flight per account, at most GATEWAY_WORKER_CONCURRENCY. */
+  limiter: AccountLimiter;
   /** Accounts whose first successful login in this process already refreshed the nomenclator. */
   nomenclatorRefreshed: Set<number>;
   log: WorkerLog;
@@ -68,6 +71,7 @@ export function createWorkerContext(options: {
       options.registry ??
       createRegistryClient({ baseUrl: options.registryUrl, userAgent: config.GATEWAY_REGISTRY_USER_AGENT, timeoutMs: config.GATEWAY_REGISTRY_TIMEOUT_MS, protocol }),
     sessions: createSessionCache(() => clock().getTime()),
+    limiter: createAccountLimiter(settings.concurrencyPerAccount),
     nomenclatorRefreshed: new Set(),
     log: options.log,
     close: async () => {

@@ -4,7 +4,7 @@ import type { WorkerContext } from './context';
 import { resolveCredentials } from './credentials';
 import { outcomeOfFailure, type Outcome, type Phase } from './failures';
 import { ensureSession } from './login';
-import { recordOutcome } from './outcome';
+import type { OutcomeWriter } from './outcome';
 import { RegistryHttpError, RegistryNetworkError } from './registry/client';
 import { buildRecord, RecordError, sameRecord, StoredItem, type RegistryRecord } from './registry/record';
 import type { Session } from './sessions';
@@ -23,30 +23,35 @@ async function findInRegistry(ctx: WorkerContext, session: Session, record: Regi
 
 /**
  * Delivers one claimed submission and records what happened. Never throws for a registry
- * outcome: every path ends in recordOutcome. `signal` aborts the registry call at shutdown.
+ * outcome: every path ends in the outcome writer. `signal` aborts the registry call at shutdown.
  */
-export async function deliver(ctx: WorkerContext, job: ClaimedJob, signal: AbortSignal): Promise<Outcome> {
+export async function deliver(ctx: WorkerContext, job: ClaimedJob, signal: AbortSignal, writer: OutcomeWriter): Promise<Outcome> {
   let phase: Phase = 'prepare';
   let session: Session | undefined;
-  let outcome: Outcome;
+  let outcome: Outcome | undefined;
   try {
     const record = recordOf(ctx, job);
     phase = 'login';
     session = await ensureSession(ctx, job, () => resolveCredentials(ctx, job, { accountId: job.accountId, submissionId: job.id })?.credentials ?? null, signal);
     if (signal.aborted) throw new RegistryNetworkError('shutting down', 0, true);
-    if (job.inDoubt) {
-      // An earlier attempt may have reached the registry: look before sending again.
-      phase = 'reconcile';
-      const { match, latencyMs } = await findInRegistry(ctx, session, record, signal);
-      if (match) {
-        outcome = { kind: 'sent', outcome: 'reconciled', registryId: match.id, httpStatus: 200, latencyMs };
-        await recordOutcome(ctx, job, outcome);
-        return outcome;
+    // One of the account's registry slots for the reconciliation and the send; it is freed
+    // before the outcome is written, so the next submission's call starts at once.
+    const release = await ctx.limiter.acquire(job.accountId, signal);
+    try {
+      if (job.inDoubt) {
+        // An earlier attempt may have reached the registry: look before sending again.
+        phase = 'reconcile';
+        const { match, latencyMs } = await findInRegistry(ctx, session, record, signal);
+        if (match) outcome = { kind: 'sent', outcome: 'reconciled', registryId: match.id, httpStatus: 200, latencyMs };
       }
+      if (!outcome) {
+        phase = 'send';
+        const { value, status, latencyMs } = await ctx.registry.send(session.token, record, signal);
+        outcome = { kind: 'sent', outcome: 'sent', registryId: value.id, httpStatus: status, latencyMs };
+      }
+    } finally {
+      release();
     }
-    phase = 'send';
-    const { value, status, latencyMs } = await ctx.registry.send(session.token, record, signal);
-    outcome = { kind: 'sent', outcome: 'sent', registryId: value.id, httpStatus: status, latencyMs };
   } catch (error) {
     if (error instanceof RegistryHttpError && error.status === 401 && session) {
       // The token was refused on a data call: this session is over for every send of the account.
@@ -54,6 +59,6 @@ export async function deliver(ctx: WorkerContext, job: ClaimedJob, signal: Abort
     }
     outcome = outcomeOfFailure(error, { phase, attempts: job.attempts, credentialWaits: job.credentialWaits, settings: ctx.settings });
   }
-  await recordOutcome(ctx, job, outcome);
+  await writer.record(job, outcome);
   return outcome;
 }

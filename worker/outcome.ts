@@ -3,64 +3,88 @@ import type { ClaimedJob } from './claim';
 import type { WorkerContext } from './context';
 import type { Outcome } from './failures';
 
-// drizzle's driver replaces this client's Date and JSON serialisers: pass text and cast.
-const iso = (d: Date | null) => d?.toISOString() ?? null;
 const EVENT = { sent: 'worker_sent', error: 'worker_error', requeue: 'worker_requeued' } as const;
 const STATUS = { sent: 'sent', error: 'error', requeue: 'queued' } as const;
 
+/** One finished attempt as the statement below reads it (jsonb_to_recordset). */
+interface OutcomeRow {
+  id: number;
+  attempt_id: number;
+  status: 'sent' | 'error' | 'queued';
+  registry_id: string | null;
+  reg_error: unknown;
+  keep_reg_error: boolean;
+  motiv: string | null;
+  purge_after: string | null;
+  delay_s: number;
+  attempts_delta: number;
+  outcome: string;
+  http_status: number | null;
+  error_code: string | null;
+  latency_ms: number | null;
+}
+
+function toRow(ctx: WorkerContext, job: ClaimedJob, outcome: Outcome): OutcomeRow {
+  const status = STATUS[outcome.kind];
+  const regError = outcome.kind === 'sent' ? null : (outcome.regError ?? null);
+  return {
+    id: job.id,
+    attempt_id: job.attemptId,
+    status,
+    registry_id: outcome.kind === 'sent' ? outcome.registryId : null,
+    reg_error: regError,
+    // A release at shutdown says nothing new: the stored reg_error stays.
+    keep_reg_error: outcome.kind === 'requeue' && !outcome.regError,
+    motiv: regError ? `${regError.problema} ${regError.cauza}`.trim() : null,
+    purge_after: outcome.kind === 'requeue' ? null : (purgeAfterFor(status === 'sent' ? 'sent' : 'error', ctx.clock())?.toISOString() ?? null),
+    delay_s: outcome.kind === 'requeue' ? outcome.delayS : 0,
+    attempts_delta: outcome.kind === 'requeue' && !outcome.countsAsAttempt ? 1 : 0,
+    outcome: outcome.outcome,
+    http_status: outcome.httpStatus,
+    error_code: regError?.cod ?? null,
+    latency_ms: outcome.latencyMs,
+  };
+}
+
 /**
- * Writes the end of an attempt: the submission's new state and the attempt row, in one
- * statement, and only while this worker still holds the claim (a row recovered as stale by
- * another worker is no longer ours to write). Journalled with the submission's request id.
+ * Writes finished attempts, many in one statement: each submission's new state and its
+ * attempt row, and only while this worker still holds the claim (a row recovered as stale by
+ * another worker is no longer ours to write). Returns the ids that were written.
  */
-export async function recordOutcome(ctx: WorkerContext, job: ClaimedJob, outcome: Outcome): Promise<boolean> {
-  const now = ctx.clock();
-  const errorCode = outcome.kind === 'sent' ? null : (outcome.regError?.cod ?? null);
-  const registryId = outcome.kind === 'sent' ? outcome.registryId : null;
-  let rows: Array<{ id: string }>;
-  if (outcome.kind === 'sent') {
-    rows = await ctx.sql`
-      WITH upd AS (
-        UPDATE submissions SET status = 'sent', registry_id = ${outcome.registryId}, sent_at = now(), reg_error = NULL, motiv = NULL,
-          reg_creds_enc = NULL, heartbeat_at = NULL, next_attempt_at = NULL, purge_after = ${iso(purgeAfterFor('sent', now))}::timestamptz, updated_at = now()
-        WHERE id = ${job.id} AND status = 'sending' AND worker_id = ${ctx.workerId} RETURNING id
-      ), att AS (
-        UPDATE submission_attempts SET ended_at = now(), outcome = ${outcome.outcome}, result_status = ${STATUS[outcome.kind]}, http_status = ${outcome.httpStatus},
-          registry_id = ${outcome.registryId}, latency_ms = ${outcome.latencyMs}
-        WHERE id = ${job.attemptId} AND EXISTS (SELECT 1 FROM upd)
-      )
-      SELECT id FROM upd`;
-  } else if (outcome.kind === 'error') {
-    const motiv = `${outcome.regError.problema} ${outcome.regError.cauza}`.trim();
-    rows = await ctx.sql`
-      WITH upd AS (
-        UPDATE submissions SET status = 'error', reg_error = ${JSON.stringify(outcome.regError)}::jsonb, motiv = ${motiv},
-          heartbeat_at = NULL, next_attempt_at = NULL, purge_after = ${iso(purgeAfterFor('error', now))}::timestamptz, updated_at = now()
-        WHERE id = ${job.id} AND status = 'sending' AND worker_id = ${ctx.workerId} RETURNING id
-      ), att AS (
-        UPDATE submission_attempts SET ended_at = now(), outcome = ${outcome.outcome}, result_status = ${STATUS[outcome.kind]}, http_status = ${outcome.httpStatus},
-          error_code = ${errorCode}, latency_ms = ${outcome.latencyMs}
-        WHERE id = ${job.attemptId} AND EXISTS (SELECT 1 FROM upd)
-      )
-      SELECT id FROM upd`;
-  } else {
-    const regErrorJson = outcome.regError ? JSON.stringify(outcome.regError) : null;
-    const motiv = outcome.regError ? `${outcome.regError.problema} ${outcome.regError.cauza}`.trim() : null;
-    rows = await ctx.sql`
-      WITH upd AS (
-        UPDATE submissions SET status = 'queued', worker_id = NULL, heartbeat_at = NULL,
-          reg_error = coalesce(${regErrorJson}::jsonb, reg_error), motiv = coalesce(${motiv}, motiv),
-          next_attempt_at = CASE WHEN ${outcome.delayS}::float8 > 0 THEN now() + make_interval(secs => ${outcome.delayS}::float8) END,
-          attempts = attempts - ${outcome.countsAsAttempt ? 0 : 1}, updated_at = now()
-        WHERE id = ${job.id} AND status = 'sending' AND worker_id = ${ctx.workerId} RETURNING id
-      ), att AS (
-        UPDATE submission_attempts SET ended_at = now(), outcome = ${outcome.outcome}, result_status = ${STATUS[outcome.kind]}, http_status = ${outcome.httpStatus},
-          error_code = ${errorCode}, latency_ms = ${outcome.latencyMs}
-        WHERE id = ${job.attemptId} AND EXISTS (SELECT 1 FROM upd)
-      )
-      SELECT id FROM upd`;
-  }
-  const held = rows.length > 0;
+async function writeOutcomes(ctx: WorkerContext, rows: OutcomeRow[]): Promise<Set<number>> {
+  // Passed as one JSON text: drizzle's driver replaces this client's Date and JSON serialisers.
+  const written = await ctx.sql<{ id: string }[]>`
+    WITH v AS (
+      SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS x(
+        id bigint, attempt_id bigint, status text, registry_id text, reg_error jsonb, keep_reg_error boolean, motiv text,
+        purge_after timestamptz, delay_s float8, attempts_delta int, outcome text, http_status int, error_code text, latency_ms int)
+    ), upd AS (
+      UPDATE submissions s SET
+        status = v.status,
+        registry_id = CASE WHEN v.status = 'sent' THEN v.registry_id ELSE s.registry_id END,
+        sent_at = CASE WHEN v.status = 'sent' THEN now() ELSE s.sent_at END,
+        reg_error = CASE WHEN v.keep_reg_error THEN s.reg_error ELSE v.reg_error END,
+        motiv = CASE WHEN v.keep_reg_error THEN s.motiv ELSE v.motiv END,
+        -- Once in the registry, the submission's own credentials have no further use.
+        reg_creds_enc = CASE WHEN v.status = 'sent' THEN NULL ELSE s.reg_creds_enc END,
+        worker_id = CASE WHEN v.status = 'queued' THEN NULL ELSE s.worker_id END,
+        heartbeat_at = NULL,
+        next_attempt_at = CASE WHEN v.status = 'queued' AND v.delay_s > 0 THEN now() + make_interval(secs => v.delay_s) END,
+        purge_after = CASE WHEN v.status = 'queued' THEN s.purge_after ELSE v.purge_after END,
+        attempts = s.attempts - v.attempts_delta,
+        updated_at = now()
+      FROM v WHERE s.id = v.id AND s.status = 'sending' AND s.worker_id = ${ctx.workerId}
+      RETURNING s.id
+    ), att AS (
+      UPDATE submission_attempts a SET ended_at = now(), outcome = v.outcome, result_status = v.status, http_status = v.http_status,
+        registry_id = v.registry_id, error_code = v.error_code, latency_ms = v.latency_ms
+      FROM v WHERE a.id = v.attempt_id AND v.id IN (SELECT id FROM upd)
+    )
+    SELECT id FROM upd`;
+  return new Set(written.map((r) => Number(r.id)));
+}
+
+function journal(ctx: WorkerContext, job: ClaimedJob, outcome: Outcome, held: boolean) {
   ctx.journal.write({
     event: held ? EVENT[outcome.kind] : 'worker_claim_lost',
     level: !held || outcome.kind === 'error' ? 'warn' : 'info',
@@ -73,11 +97,56 @@ export async function recordOutcome(ctx: WorkerContext, job: ClaimedJob, outcome
       attempt: job.attemptNo,
       outcome: outcome.outcome,
       http_status: outcome.httpStatus,
-      registry_id: registryId,
-      cod: errorCode,
+      registry_id: outcome.kind === 'sent' ? outcome.registryId : null,
+      cod: outcome.kind === 'sent' ? null : (outcome.regError?.cod ?? null),
       cauza: outcome.kind === 'sent' ? null : (outcome.regError?.cauza ?? null),
       next_attempt_in_s: outcome.kind === 'requeue' ? Math.round(outcome.delayS) : null,
     },
   });
-  return held;
+}
+
+export interface OutcomeWriter {
+  /** Resolves once the outcome is committed: true if this worker still held the claim. */
+  record(job: ClaimedJob, outcome: Outcome): Promise<boolean>;
+}
+
+const GROUP_MS = 5;
+const GROUP_MAX = 100;
+
+/**
+ * Group commit: outcomes finished within a few milliseconds are written together. At
+ * hundreds of sends a second this halves the worker's database round trips; a crash before
+ * the write leaves the rows `sending`, recovered and reconciled like any other.
+ */
+export function createOutcomeWriter(ctx: WorkerContext): OutcomeWriter {
+  let pending: Array<{ job: ClaimedJob; outcome: Outcome; done: (held: boolean) => void; fail: (e: unknown) => void }> = [];
+  let timer: NodeJS.Timeout | undefined;
+
+  async function flush() {
+    clearTimeout(timer);
+    timer = undefined;
+    const batch = pending;
+    pending = [];
+    if (batch.length === 0) return;
+    try {
+      const written = await writeOutcomes(ctx, batch.map((p) => toRow(ctx, p.job, p.outcome)));
+      for (const p of batch) {
+        const held = written.has(p.job.id);
+        journal(ctx, p.job, p.outcome, held);
+        p.done(held);
+      }
+    } catch (error) {
+      for (const p of batch) p.fail(error);
+    }
+  }
+
+  return {
+    record(job, outcome) {
+      return new Promise<boolean>((done, fail) => {
+        pending.push({ job, outcome, done, fail });
+        if (pending.length >= GROUP_MAX) void flush();
+        else timer ??= setTimeout(() => void flush(), GROUP_MS);
+      });
+    },
+  };
 }

@@ -30,7 +30,7 @@ export const FAST_WORKER_ENV: Record<string, string> = {
 const show = (level: string) => (process.env.DEBUG_WORKER ? (m: string) => console.log(`[worker ${level}] ${m}`) : () => {});
 export const quietLog = { info: show('info'), warn: show('warn'), error: show('error') };
 
-export const SIM_USERS = 'demo:demo,alt:secret';
+export const SIM_USERS = 'demo:demo,alt:secret,third:pw3';
 
 /**
  * A database of its own, the server-side context (for creating submissions through the real

@@ -106,4 +106,14 @@ describe('queued → sent', () => {
     expect(state!.n).toBe(1);
     expect(state!.last).not.toBeNull();
   });
+
+  it('calls the registry at most GATEWAY_WORKER_CONCURRENCY (4) at once per account, and does use them', async () => {
+    const other = await h.createAccount('Concurrency', { username: 'third', password: 'pw3' });
+    h.sim.state.setFaults({ latencyMs: 40 });
+    const ids = [];
+    for (let i = 0; i < 24; i++) ids.push(await h.submit(other, { vin: `WDB1234561A2${String(i).padStart(5, '0')}`, reg_credentials: null }));
+    for (const s of ids) await h.waitForStatus(s.id, 'sent');
+    h.sim.state.reset();
+    expect(h.sim.state.maxConcurrentSends.get('third')).toBe(4);
+  });
 });

@@ -1,5 +1,6 @@
 import type { RegistryProtocol } from './protocol';
 import { toWire, type ListedRecord, type RegistryRecord } from './record';
+import { createTransport, TransportError, type Transport } from './transport';
 
 /** The registry answered with a status outside 2xx. `body` is its JSON answer, when it sent one. */
 export class RegistryHttpError extends Error {
@@ -42,7 +43,7 @@ export interface RegistryClientOptions {
   userAgent: string;
   timeoutMs: number;
   protocol: RegistryProtocol;
-  fetch?: typeof fetch;
+  transport?: Transport;
 }
 
 const text = (v: unknown): string | null => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : null);
@@ -51,7 +52,7 @@ const obj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object'
 
 export function createRegistryClient(options: RegistryClientOptions): RegistryClient {
   const { protocol: p } = options;
-  const doFetch = options.fetch ?? fetch;
+  const transport = options.transport ?? createTransport();
   const base = options.baseUrl.replace(/\/+$/, '');
 
   async function call(method: 'GET' | 'POST', path: string, init: { token?: string; body?: unknown; query?: Record<string, string>; signal?: AbortSignal }) {
@@ -61,26 +62,24 @@ export function createRegistryClient(options: RegistryClientOptions): RegistryCl
     const headers: Record<string, string> = { 'User-Agent': options.userAgent, Accept: 'application/json' };
     if (init.token) headers.Authorization = `Bearer ${init.token}`;
     if (init.body !== undefined) headers['Content-Type'] = 'application/json';
-    const timeout = AbortSignal.timeout(options.timeoutMs);
-    const signal = init.signal ? AbortSignal.any([timeout, init.signal]) : timeout;
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
-    let res: Response;
-    let raw: string;
+    let res: { status: number; text: string };
     try {
-      res = await doFetch(url, { method, headers, body: init.body === undefined ? undefined : JSON.stringify(init.body), signal });
-      raw = await res.text();
+      const body = init.body === undefined ? undefined : JSON.stringify(init.body);
+      res = await transport(url, { method, headers, body, timeoutMs: options.timeoutMs, signal: init.signal });
     } catch (error) {
-      const reason = timeout.aborted ? `no answer within ${options.timeoutMs} ms` : init.signal?.aborted ? 'aborted' : String((error as Error).cause ?? error);
-      throw new RegistryNetworkError(`${method} ${path}: ${reason}`, elapsed(), Boolean(init.signal?.aborted));
+      const aborted = error instanceof TransportError && error.aborted;
+      throw new RegistryNetworkError(`${method} ${path}: ${error instanceof Error ? error.message : String(error)}`, elapsed(), aborted);
     }
+    const raw = res.text;
     let body: unknown = null;
     try {
       body = raw ? JSON.parse(raw) : null;
     } catch {
       body = raw;
     }
-    if (!res.ok) {
+    if (res.status < 200 || res.status > 299) {
       const b = obj(body);
       throw new RegistryHttpError(res.status, elapsed(), text(b[p.refused.cod]), text(b[p.refused.mesaj]) ?? (typeof body === 'string' ? body.slice(0, 500) : null));
     }

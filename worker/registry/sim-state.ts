@@ -81,6 +81,9 @@ export function createSimState(users: Map<string, string>) {
   return {
     users,
     tokens,
+    /** Sends being answered now, and the most seen at once, per login: the worker's limit, observed. */
+    sendsInFlight: new Map<string, number>(),
+    maxConcurrentSends: new Map<string, number>(),
     /** Every User-Agent that reached the registry paths, to check what the client sends. */
     userAgents: new Set<string>(),
     counters: state.counters,

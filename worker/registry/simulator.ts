@@ -48,7 +48,15 @@ export async function startSimulator(options: { port?: number; host?: string; us
     if (method === 'GET' && path === '/_sim/state') {
       return {
         status: 200,
-        body: { counters: state.counters, records: state.records, duplicates: state.duplicates(), activeTokens: state.activeTokens(), heldSends: held.length, faults: state.faults },
+        body: {
+          counters: state.counters,
+          records: state.records,
+          duplicates: state.duplicates(),
+          maxConcurrentSends: Object.fromEntries(state.maxConcurrentSends),
+          activeTokens: state.activeTokens(),
+          heldSends: held.length,
+          faults: state.faults,
+        },
       };
     }
     if (method !== 'POST') return { status: 405 };
@@ -76,8 +84,8 @@ export async function startSimulator(options: { port?: number; host?: string; us
   }
 
   async function registry(method: string, path: string, url: URL, req: IncomingMessage): Promise<Answer> {
-    if (state.faults.latencyMs > 0) await sleep(state.faults.latencyMs);
     if (method === 'POST' && path === '/api/auth/login') {
+      if (state.faults.latencyMs > 0) await sleep(state.faults.latencyMs);
       const body = (await readJson(req)) as Record<string, unknown> | undefined;
       const fault = state.takeFault('login');
       if (fault) return fault.status === 0 ? 'drop' : { status: fault.status, body: { cod: fault.cod ?? 'EROARE', mesaj: fault.mesaj ?? 'Eroare simulată' } };
@@ -86,6 +94,19 @@ export async function startSimulator(options: { port?: number; host?: string; us
       return { status: 200, body: { token, expiresIn: TOKEN_TTL_S } };
     }
     const username = state.userOf(/^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1]);
+    if (method === 'POST' && path === '/api/prezentari' && username) {
+      // Counted for the whole answer, latency included: what the registry would feel.
+      const n = (state.sendsInFlight.get(username) ?? 0) + 1;
+      state.sendsInFlight.set(username, n);
+      state.maxConcurrentSends.set(username, Math.max(n, state.maxConcurrentSends.get(username) ?? 0));
+      try {
+        if (state.faults.latencyMs > 0) await sleep(state.faults.latencyMs);
+        return await send(username, await readJson(req));
+      } finally {
+        state.sendsInFlight.set(username, (state.sendsInFlight.get(username) ?? 1) - 1);
+      }
+    }
+    if (state.faults.latencyMs > 0) await sleep(state.faults.latencyMs);
     if (!username) return { status: 401, body: { cod: 'TOKEN_INVALID', mesaj: 'Token expirat sau invalid' } };
     if (method === 'GET' && path === '/api/nomenclator/prestatii') {
       return { status: 200, body: state.nomenclator };
@@ -105,7 +126,7 @@ export async function startSimulator(options: { port?: number; host?: string; us
       }));
       return { status: 200, body };
     }
-    if (method === 'POST' && path === '/api/prezentari') return send(username, await readJson(req));
+
     return { status: 404, body: { cod: 'NEGASIT', mesaj: 'Cale necunoscută' } };
   }
 

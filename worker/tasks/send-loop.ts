@@ -1,6 +1,10 @@
+import { setMaxListeners } from 'node:events';
 import { claimBatch } from '../claim';
 import type { WorkerContext } from '../context';
 import { deliver } from '../deliver';
+import { createOutcomeWriter } from '../outcome';
+
+const CLAIM_COALESCE_MS = 15;
 
 export interface SendLoop {
   /** Claims now if there is room; calls made while a claim runs are folded into one more claim. */
@@ -17,6 +21,9 @@ export interface SendLoop {
 export function createSendLoop(ctx: WorkerContext): SendLoop {
   const running = new Set<Promise<void>>();
   const abort = new AbortController();
+  const writer = createOutcomeWriter(ctx);
+  // Every send in flight, and every one waiting for a registry slot, listens to this one signal.
+  setMaxListeners(0, abort.signal);
   let stopping = false;
   let claiming: Promise<void> | undefined;
   let again = false;
@@ -35,7 +42,7 @@ export function createSendLoop(ctx: WorkerContext): SendLoop {
           submissionId: job.id,
           data: { from: 'queued', to: 'sending', attempt: job.attemptNo, worker_id: ctx.workerId, reconcile_first: job.inDoubt },
         });
-        const task: Promise<void> = deliver(ctx, job, abort.signal)
+        const task: Promise<void> = deliver(ctx, job, abort.signal, writer)
           .then(() => undefined)
           .catch((error: unknown) => {
             // Only a database failure gets here; the row stays `sending` and is recovered as stale.
@@ -43,13 +50,25 @@ export function createSendLoop(ctx: WorkerContext): SendLoop {
           })
           .finally(() => {
             running.delete(task);
-            wake();
+            wakeSoon();
           });
         running.add(task);
       }
       // A full batch suggests more is due; a partial one means we wait for a wake.
       if (jobs.length === room) again = true;
     } while (again && !stopping);
+  }
+
+  /**
+   * Finished sends ask for a claim a few milliseconds later: the rows prefetched per account
+   * keep the registry slots busy meanwhile, and one claim then serves many freed places.
+   */
+  let soon: NodeJS.Timeout | undefined;
+  function wakeSoon() {
+    soon ??= setTimeout(() => {
+      soon = undefined;
+      wake();
+    }, CLAIM_COALESCE_MS);
   }
 
   function wake() {
@@ -70,6 +89,7 @@ export function createSendLoop(ctx: WorkerContext): SendLoop {
     inflight: () => running.size,
     async stop(boundMs) {
       stopping = true;
+      clearTimeout(soon);
       await claiming;
       const all = Promise.allSettled([...running]);
       let timer: NodeJS.Timeout | undefined;

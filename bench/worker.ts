@@ -1,0 +1,113 @@
+// `npm run bench:worker`: 2,000 queued submissions over 10 accounts, delivered by one worker
+// to the simulated registry (a separate process) answering each call after 50 ms. Prints the
+// delivery rate, the rate the configured concurrency allows, their ratio, and duplicates.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createDb } from '../db/client';
+import { freePort, startEmbedded } from '../db/embedded';
+import { preserveExitCode } from '../db/exit-code';
+import { migrate } from '../db/migrate';
+import { parseConfig } from '../src/config';
+import { createKeyring, encryptJson } from '../src/crypto/envelope';
+import { createWorkerContext } from '../worker/context';
+import { startWorker } from '../worker/runner';
+
+const SUBMISSIONS = 2_000;
+const ACCOUNTS = 10;
+const LATENCY_MS = 50;
+
+async function waitUntil(probe: () => Promise<boolean>, timeoutMs: number, what: string) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+async function main() {
+  preserveExitCode();
+  const dataDir = mkdtempSync(join(tmpdir(), 'gateway-bench-worker-'));
+  const pg = await startEmbedded({ dataDir, database: 'postgres' });
+  const simPort = await freePort();
+  const sim = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '..', 'worker', 'registry', 'sim-main.ts'), '--port', String(simPort), '--latency', String(LATENCY_MS)], {
+    stdio: 'ignore',
+    // One registry login per account, so the simulator can report each account's concurrency.
+    env: { PATH: process.env.PATH, GATEWAY_SIM_USERS: Array.from({ length: ACCOUNTS }, (_, i) => `bench${i + 1}:pw${i + 1}`).join(',') },
+  });
+  const simUrl = `http://127.0.0.1:${simPort}`;
+  try {
+    const secret = randomBytes(32).toString('base64');
+    const config = parseConfig({ ...process.env, DATABASE_URL: pg.url, GATEWAY_SECRET_KEY: secret, GATEWAY_DATA_DIR: dataDir, GATEWAY_LOG_LEVEL: 'error' });
+    const { sql, close } = createDb(pg.url, { max: 2 });
+    await migrate(sql);
+    const keyring = createKeyring(secret);
+    const ids: number[] = [];
+    for (let i = 1; i <= ACCOUNTS; i++) {
+      const creds = encryptJson(keyring, { username: `bench${i}`, password: `pw${i}` });
+      const [a] = await sql<{ id: number }[]>`INSERT INTO accounts (name, reg_creds_enc) VALUES (${`bench ${i}`}, ${creds}) RETURNING id`;
+      ids.push(a!.id);
+    }
+    // Distinct content per row: VIN suffix and odometer from the row number.
+    await sql`
+      INSERT INTO submissions (account_id, status, payload_json, prestatii, idempotency_key, vin, nr_inm, data_prestatie)
+      SELECT (${`{${ids.join(',')}}`}::int[])[1 + (g % ${ACCOUNTS})], 'queued',
+        jsonb_build_object('vin', 'WDB1234561' || lpad(g::text, 7, '0'), 'nrInm', 'B123ABC', 'dataPrestatie', '2025-03-14',
+          'odometruInitial', null, 'odometruFinal', 100000 + g, 'prestatii', jsonb_build_array(jsonb_build_object('cod_prestatie', 'OE-3', 'denumire', '')), 'b64Image', ''),
+        '[{"cod_prestatie":"OE-3","denumire":"REVIZIE PERIODICĂ"}]'::jsonb,
+        'bench-' || g, 'WDB1234561' || lpad(g::text, 7, '0'), 'B123ABC', '2025-03-14'
+      FROM generate_series(1, ${SUBMISSIONS}) g`;
+    await waitUntil(async () => (await fetch(`${simUrl}/_sim/state`).catch(() => undefined))?.ok ?? false, 20_000, 'the simulator');
+
+    const ctx = createWorkerContext({ config, databaseUrl: pg.url, secretKey: secret, registryUrl: simUrl, log: console });
+    const load0 = loadavg()[0]!;
+    const cpu0 = process.cpuUsage();
+    const worker = await startWorker(ctx);
+    await waitUntil(async () => {
+      const [r] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM submissions WHERE status IN ('queued', 'sending')`;
+      return r!.n === 0;
+    }, 300_000, 'the queue to drain');
+    const cpu = process.cpuUsage(cpu0);
+    await worker.stop();
+    await ctx.close();
+
+    // Measured from the first claim to the last answer recorded, from the attempt history.
+    const [m] = await sql<{ sent: number; errors: number; attempts: number; seconds: number }[]>`
+      SELECT (SELECT count(*)::int FROM submissions WHERE status = 'sent') AS sent,
+             (SELECT count(*)::int FROM submissions WHERE status = 'error') AS errors,
+             count(*)::int AS attempts,
+             extract(epoch FROM max(ended_at) - min(started_at))::float8 AS seconds
+      FROM submission_attempts`;
+    const state = (await (await fetch(`${simUrl}/_sim/state`)).json()) as { records: unknown[]; duplicates: number; maxConcurrentSends: Record<string, number> };
+    const maxConcurrent = Math.max(...Object.values(state.maxConcurrentSends));
+    await close();
+
+    const rate = m!.sent / m!.seconds;
+    const allowed = (ACCOUNTS * config.GATEWAY_WORKER_CONCURRENCY) / (LATENCY_MS / 1000);
+    const lines = [
+      `submissions            ${SUBMISSIONS} over ${ACCOUNTS} accounts, registry latency ${LATENCY_MS} ms`,
+      `per-account concurrency ${config.GATEWAY_WORKER_CONCURRENCY} (GATEWAY_WORKER_CONCURRENCY), in flight max ${config.GATEWAY_WORKER_MAX_INFLIGHT}`,
+      `sent / error / attempts ${m!.sent} / ${m!.errors} / ${m!.attempts}`,
+      `elapsed                ${m!.seconds.toFixed(2)} s  (worker CPU ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s; load average before ${load0.toFixed(2)} on ${cpus().length} cores)`,
+      `delivery rate          ${rate.toFixed(1)} /s`,
+      `allowed rate           ${allowed.toFixed(1)} /s  (accounts × concurrency / latency)`,
+      `ratio                  ${(rate / allowed).toFixed(3)}  (target ≥ 0.9)`,
+      `records at registry    ${state.records.length}`,
+      `max concurrent sends   ${maxConcurrent} per account at the registry (limit ${config.GATEWAY_WORKER_CONCURRENCY})`,
+      `duplicates at registry ${state.duplicates}  (must be 0)`,
+    ];
+    console.log(lines.join('\n'));
+    if (state.duplicates !== 0 || m!.sent !== SUBMISSIONS || maxConcurrent > config.GATEWAY_WORKER_CONCURRENCY) process.exitCode = 1;
+  } finally {
+    sim.kill('SIGTERM');
+    await pg.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
