@@ -93,7 +93,7 @@ async function main() {
   await sql`INSERT INTO operation_mappings (account_id, cod_op_service, cod_prestatie) VALUES (1, 'SCH-ULEI', 'OE-2'), (1, 'FILTRU', 'OE-2')`;
 
   const port = await freePort();
-  const server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const server = spawn(process.execPath, [...(process.env.BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir=' + process.env.BENCH_PROF] : []), '--import', 'tsx', 'src/main.ts'], {
     env: { ...process.env, DATABASE_URL: pg.url, PORT: String(port), GATEWAY_SECRET_KEY: randomBytes(32).toString('base64'), GATEWAY_RUN_WORKER: 'false', GATEWAY_DATA_DIR: dataDir, GATEWAY_LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'inherit', 'inherit'],
   });

@@ -5,7 +5,7 @@ import { classify, type Classification } from '../../domain/classify';
 import type { CellValue } from '../../domain/import-cells';
 import type { ColumnMapping } from '../../domain/import-header';
 import { applyOverride, mappedValues, readOverride, toSubmissionInput, type FieldValues } from '../../domain/import-row';
-import { idempotencyKey, legacyIdempotencyKey } from '../../domain/idempotency';
+import { idempotencyKeys } from '../../domain/idempotency';
 import type { ResolutionContext } from '../../domain/resolve';
 import type { LoadedBatch } from './batch';
 
@@ -95,7 +95,7 @@ export function classifyCells(cells: readonly CellValue[], override: FieldValues
   const values = applyOverride(mappedValues(cells, setting.mapping), override);
   const input = toSubmissionInput(values, { date1904: setting.date1904 });
   const verdict = classify(input, resolution, { rejectUnmapped: false, now }) as RowVerdict;
-  return { values, verdict, key: idempotencyKey(setting.accountId, verdict.content), legacyKey: legacyIdempotencyKey(verdict.content) };
+  return { values, verdict, ...idempotencyKeys(setting.accountId, verdict.content) };
 }
 
 /** A staged row decrypted and classified (a page of the preview, the commit, the export). */

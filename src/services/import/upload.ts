@@ -1,17 +1,23 @@
 import type { Writable } from 'node:stream';
+import { eq } from 'drizzle-orm';
+import type postgres from 'postgres';
+import type { Executor } from '../../../db/client';
+import { importBatches } from '../../../db/schema';
 import type { AppContext, Principal } from '../../context';
-import { isBlank } from '../../domain/import-cells';
+import { isBlank, type CellValue } from '../../domain/import-cells';
 import { classifyLeadingRow, headerCells, headerSignature } from '../../domain/import-header';
 import { ImportError } from '../../import/errors';
 import { openSpreadsheet } from '../../import/open';
 import type { SheetInfo, Spreadsheet } from '../../import/types';
 import { importPurgeAfter, type FileMeta } from './batch';
+import { copyFields, copyText, FACT_COLUMNS, rowFacts } from './facts';
+import { fingerprint } from './fingerprint';
 import { importLimits } from './limits';
 import { initialMappingState } from './mapping-store';
+import { applyReadings, newVinKey, readingsForVins, readingsWatermark, vinHasher } from './readings';
+import { classifyCells, type RowSetting } from './rows';
+import { loadResolutionContext } from '../operations/context';
 import { batchView } from './view';
-
-/** COPY text format: backslash, tab and line breaks escaped (sheet names may hold any of them). */
-const copyText = (value: string) => value.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r');
 
 /** Writes to the COPY stream, waiting only when Postgres is behind: parsing and storing overlap. */
 async function copyLine(stream: Writable, line: string): Promise<void> {
@@ -35,6 +41,8 @@ interface Staging {
   header: string[];
   signature: string;
   staged: number;
+  /** A row's derived columns as COPY fields (set once the header, hence the mapping, is known). */
+  derive: (rowIndex: number, cells: readonly CellValue[]) => string;
 }
 
 /**
@@ -88,7 +96,8 @@ async function walkSheet(ctx: AppContext, source: Spreadsheet, sheet: SheetInfo,
       throw new ImportError(413, 'IMPORT_PREA_MULTE_RANDURI', `Fișierul are peste ${limits.maxRows} rânduri de date (limita).`);
     }
     const rawEnc = ctx.keyring.encrypt(JSON.stringify({ l: row.line, c: row.cells }));
-    await copyLine(staging.copy, `${staging.batchId}\t${staging.staged}\t${copyText(sheet.name)}\t${rawEnc}\t${purgeAfter}\n`);
+    const derived = staging.derive(staging.staged, row.cells);
+    await copyLine(staging.copy, `${staging.batchId}\t${staging.staged}\t${copyText(sheet.name)}\t${rawEnc}\t${purgeAfter}\t${derived}\n`);
   }
   return summary;
 }
@@ -104,7 +113,9 @@ function nothingStaged(sheets: SheetSummary[], staging: Staging): ImportError {
 /**
  * Stages every row of the chosen sheet(s), encrypted, in one transaction with the batch: a
  * file is staged whole or not at all. Rows go from the reading stream straight into a COPY,
- * so memory does not grow with the file and parsing overlaps with Postgres writing.
+ * so memory does not grow with the file and parsing overlaps with Postgres writing. Each row
+ * is classified in the same pass, while its plaintext is at hand, and its non-personal facts
+ * (services/import/facts.ts) are stored beside it: the preview never decrypts the batch.
  */
 export async function createImportBatch({ ctx, principal, filename, bytes, sheets: chosen }: { ctx: AppContext; principal: Principal; filename: string | null; bytes: Buffer; sheets: string[] }) {
   const source = await openSpreadsheet(bytes, importLimits(ctx.config));
@@ -116,16 +127,28 @@ export async function createImportBatch({ ctx, principal, filename, bytes, sheet
   const now = ctx.clock();
   const accountId = principal.accountId;
 
-  // postgres.js directly: drizzle has no COPY, and a row-by-row insert would dominate the upload.
-  const batchId = await ctx.sql.begin(async (tx) => {
-    const staging: Staging = { purgeAfter: importPurgeAfter(now), batchId: null, copy: null, header: [], signature: '', staged: 0 };
+  const batchId = await ctx.db.transaction(async (exec) => {
+    const resolution = await loadResolutionContext(ctx, exec, accountId, 'all');
+    const vinKey = newVinKey(ctx.keyring);
+    const vinHmac = vinHasher(vinKey.key);
+    // The batch's distinct VINs, for one lookup of the odometer readings already recorded.
+    const vins = new Set<string>();
+    let setting: RowSetting | null = null;
+    const derive = (rowIndex: number, cells: readonly CellValue[]) => {
+      const derived = classifyCells(cells, {}, setting!, resolution, now);
+      if (derived.verdict.content.vin) vins.add(derived.verdict.content.vin);
+      return copyFields(rowFacts(rowIndex, derived, vinHmac));
+    };
+    const staging: Staging = { purgeAfter: importPurgeAfter(now), batchId: null, copy: null, header: [], signature: '', staged: 0, derive };
     const create = async (header: string[], signature: string) => {
-      const [row] = await tx<{ id: number }[]>`
-        INSERT INTO import_batches (account_id, filename, header, header_signature, file_meta, purge_after, created_at)
-        VALUES (${accountId}, ${filename}, ${JSON.stringify(header)}::jsonb, ${signature}, ${JSON.stringify(fileMeta)}::jsonb, ${staging.purgeAfter.toISOString()}, ${now.toISOString()})
-        RETURNING id`;
+      const mappingState = await initialMappingState(exec, accountId, header, signature);
+      setting = { accountId, mapping: mappingState.mapping, date1904: fileMeta.date1904 };
+      const [row] = await exec
+        .insert(importBatches)
+        .values({ accountId, filename, header, headerSignature: signature, fileMeta, columnMapping: mappingState, vinKeyEnc: vinKey.stored, purgeAfter: staging.purgeAfter, createdAt: now })
+        .returning({ id: importBatches.id });
       Object.assign(staging, { batchId: row!.id, header, signature });
-      return tx`COPY import_rows (batch_id, row_index, sheet, raw_enc, purge_after) FROM STDIN`.writable();
+      return copyConnection(exec).unsafe(`COPY import_rows (batch_id, row_index, sheet, raw_enc, purge_after, ${FACT_COLUMNS.join(', ')}) FROM STDIN`).writable();
     };
     const summaries: SheetSummary[] = [];
     try {
@@ -137,13 +160,23 @@ export async function createImportBatch({ ctx, principal, filename, bytes, sheet
     if (staging.copy) await finishCopy(staging.copy);
     if (staging.batchId === null || staging.staged === 0) throw nothingStaged(summaries, staging);
 
-    const mappingState = await initialMappingState(ctx.db, accountId, staging.header, staging.signature);
-    await tx`
-      UPDATE import_batches SET row_count = ${staging.staged}, sheets = ${JSON.stringify(summaries)}::jsonb, column_mapping = ${JSON.stringify(mappingState)}::jsonb
-      WHERE id = ${staging.batchId}`;
+    const watermark = await readingsWatermark(exec, accountId);
+    await applyReadings(exec, vinHmac, staging.batchId, await readingsForVins(exec, accountId, [...vins]));
+    const derivedFp = fingerprint(setting!, resolution, now, watermark);
+    await exec.update(importBatches).set({ rowCount: staging.staged, sheets: summaries, derivedFp }).where(eq(importBatches.id, staging.batchId));
     return staging.batchId;
   });
   return batchView(ctx, batchId, accountId);
+}
+
+/**
+ * drizzle has no COPY, and a row-by-row insert would dominate the upload: the postgres.js
+ * connection under the drizzle transaction streams it, inside that same transaction.
+ */
+function copyConnection(exec: Executor): postgres.TransactionSql {
+  const client = (exec as unknown as { session?: { client?: postgres.TransactionSql } }).session?.client;
+  if (typeof client?.unsafe !== 'function') throw new Error('drizzle transaction without a postgres.js connection');
+  return client;
 }
 
 function finishCopy(stream: Writable): Promise<void> {
