@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
@@ -37,6 +37,7 @@ const alive = (pid: number) => {
 describe('npm start', () => {
   it('runs server, simulated registry and worker: a posted submission reaches sent; SIGTERM stops them all with exit 0', async () => {
     const [port, simPort] = [await freePort(), await freePort()];
+    const dataDir = mkdtempSync(join(tmpdir(), 'gateway-start-'));
     const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src', 'main.ts')], {
       cwd: ROOT,
       env: {
@@ -46,7 +47,7 @@ describe('npm start', () => {
         GATEWAY_SIM_PORT: String(simPort),
         DATABASE_URL: database.url,
         GATEWAY_SECRET_KEY: TEST_SECRET,
-        GATEWAY_DATA_DIR: mkdtempSync(join(tmpdir(), 'gateway-start-')),
+        GATEWAY_DATA_DIR: dataDir,
         GATEWAY_REQUIRE_API_KEY: 'false',
         GATEWAY_WORKER_SHUTDOWN_S: '2',
       },
@@ -95,6 +96,7 @@ describe('npm start', () => {
       expect(out).toContain('Worker stopping');
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });
