@@ -11,7 +11,7 @@ import { refreshDerived, type Derivation } from './freshness';
 import { rowViews } from './preview';
 import { applyReadings, readingsForVins } from './readings';
 import { readRow, stagedRowsAt } from './rows';
-import { batchSummary, rowOutcomes } from './states';
+import { batchSummary } from './states';
 
 export type RowEdits = Partial<Record<ImportField, string | number | null>>;
 
@@ -41,8 +41,8 @@ async function rederiveRow(ctx: AppContext, tx: Executor, batch: LoadedBatch, de
 
 /** The row as the preview now shows it (after the change), with the batch-wide facts. */
 async function currentRow(ctx: AppContext, tx: Executor, batch: LoadedBatch, derivation: Derivation, rowIndex: number) {
-  const summary = await batchSummary(tx, batch.accountId, batch.id);
-  const [row] = await rowViews(ctx, tx, batch, derivation, await rowOutcomes(tx, batch.accountId, batch.id, sql`row_index = ${rowIndex}`));
+  const summary = await batchSummary(tx, batch.accountId, batch.id, { filter: sql`row_index = ${rowIndex}`, limit: 1, offset: 0 });
+  const [row] = await rowViews(ctx, tx, batch, derivation, summary.page);
   return { row: row!, counts: summary.counts, n_to_commit: summary.nToCommit, rows_hash: summary.rowsHash };
 }
 

@@ -7,7 +7,7 @@ import { stateReason, type RowState } from '../../domain/import-state';
 import { loadBatch, type LoadedBatch } from './batch';
 import { refreshDerived, type Derivation } from './freshness';
 import { readRow, stagedRowsAt, type RowReading } from './rows';
-import { batchSummary, operationsToMap, rowOutcomes, type RowOutcome } from './states';
+import { batchSummary, operationsToMap, type RowOutcome } from './states';
 
 /** One row as the preview shows it: resolved values, state, errors in the API's form, and why. */
 export function rowView(reading: RowReading, outcome: RowOutcome) {
@@ -54,10 +54,9 @@ export async function previewImportBatch({ ctx, accountId, batchId, query }: { c
   return withTransaction(ctx, undefined, async (tx) => {
     const batch = await loadBatch(tx, accountId, batchId, { forUpdate: true });
     const derivation = await refreshDerived(ctx, tx, batch);
-    const summary = await batchSummary(tx, accountId, batch.id);
-    const selected = query.state ? summary.counts[query.state] : summary.total;
     const filter = query.state ? sql`state = ${query.state}` : sql`true`;
-    const page = await rowOutcomes(tx, accountId, batch.id, filter, { limit: query.page_size, offset: (query.page - 1) * query.page_size });
+    const summary = await batchSummary(tx, accountId, batch.id, { filter, limit: query.page_size, offset: (query.page - 1) * query.page_size });
+    const selected = query.state ? summary.counts[query.state] : summary.total;
     const { mapping } = batch.mappingState;
     return {
       batch_id: batch.id,
@@ -72,7 +71,7 @@ export async function previewImportBatch({ ctx, accountId, batchId, query }: { c
       page: query.page,
       page_size: query.page_size,
       pages: Math.max(1, Math.ceil(selected / query.page_size)),
-      rows: await rowViews(ctx, tx, batch, derivation, page),
+      rows: await rowViews(ctx, tx, batch, derivation, summary.page),
     };
   });
 }

@@ -74,30 +74,37 @@ export interface BatchSummary {
   rowsHash: string;
 }
 
+const OUTCOME_COLUMNS = sql`row_index, state, existing_id, existing_status, duplicate_of, lower, include_review, recorded_odometru, recorded_data, odometru_final`;
+
+export interface PageQuery {
+  filter: SQL;
+  limit: number;
+  offset: number;
+}
+
 /**
  * Counts per state and `rows_hash`: what the user was shown, row by row (index, state, key,
- * resolved codes), hashed in row order, the same text as domain/import-state's hasher.
+ * resolved codes), hashed in row order, the same text as domain/import-state's hasher. With
+ * `page`, that page's outcomes too, from the same evaluation of the states.
  */
-export async function batchSummary(exec: Executor, accountId: number, batchId: number): Promise<BatchSummary> {
-  const [row] = await exec.execute<{ counts: Record<string, number> | null; rows_hash: string | null; total: number }>(sql`
+export async function batchSummary(exec: Executor, accountId: number, batchId: number, page: PageQuery | null = null): Promise<BatchSummary & { page: RowOutcome[] }> {
+  const [row] = await exec.execute<{ counts: Record<string, number> | null; rows_hash: string | null; total: number; page: OutcomeRow[] | null }>(sql`
     ${statesQuery(accountId, batchId)}
     SELECT (SELECT json_object_agg(state, n) FROM (SELECT state, count(*)::int AS n FROM states GROUP BY state) c) AS counts,
-      encode(sha256(convert_to(coalesce(string_agg(row_index || E'\\t' || state || E'\\t' || coalesce(idem_key, '') || E'\\t' || coalesce(codes, '') || E'\\n', '' ORDER BY row_index), ''), 'UTF8')), 'hex') AS rows_hash,
-      count(*)::int AS total
-    FROM states`);
+      (SELECT encode(sha256(convert_to(coalesce(string_agg(row_index || E'\t' || state || E'\t' || coalesce(idem_key, '') || E'\t' || coalesce(codes, '') || E'\n', '' ORDER BY row_index), ''), 'UTF8')), 'hex') FROM states) AS rows_hash,
+      (SELECT count(*)::int FROM states) AS total,
+      ${page ? sql`(SELECT json_agg(p ORDER BY p.row_index) FROM (SELECT ${OUTCOME_COLUMNS} FROM states WHERE ${page.filter} ORDER BY row_index LIMIT ${page.limit} OFFSET ${page.offset}) p)` : sql`NULL`} AS page`);
   const counts = emptyCounts();
   for (const state of ROW_STATES) counts[state] = row?.counts?.[state] ?? 0;
   const nToCommit = [...COMMITTED_STATES].reduce((n, state) => n + counts[state], 0);
-  return { total: row?.total ?? 0, counts, nToCommit, rowsHash: row?.rows_hash ?? '' };
+  return { total: row?.total ?? 0, counts, nToCommit, rowsHash: row?.rows_hash ?? '', page: (row?.page ?? []).map(outcome) };
 }
 
-/** The outcomes of the rows matching `filter` (over the states' columns), in row order, paged. */
-export async function rowOutcomes(exec: Executor, accountId: number, batchId: number, filter: SQL, page: { limit: number; offset: number } | null = null): Promise<RowOutcome[]> {
+/** The outcomes of every row matching `filter` (over the states' columns), in row order. */
+export async function rowOutcomes(exec: Executor, accountId: number, batchId: number, filter: SQL): Promise<RowOutcome[]> {
   const rows = await exec.execute<OutcomeRow>(sql`
     ${statesQuery(accountId, batchId)}
-    SELECT row_index, state, existing_id, existing_status, duplicate_of, lower, include_review, recorded_odometru, recorded_data, odometru_final
-    FROM states WHERE ${filter} ORDER BY row_index
-    ${page ? sql`LIMIT ${page.limit} OFFSET ${page.offset}` : sql``}`);
+    SELECT ${OUTCOME_COLUMNS} FROM states WHERE ${filter} ORDER BY row_index`);
   return rows.map(outcome);
 }
 

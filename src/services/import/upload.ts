@@ -19,10 +19,38 @@ import { classifyCells, type RowSetting } from './rows';
 import { loadResolutionContext } from '../operations/context';
 import { batchView } from './view';
 
-/** Writes to the COPY stream, waiting only when Postgres is behind: parsing and storing overlap. */
-async function copyLine(stream: Writable, line: string): Promise<void> {
-  if (!stream.write(line)) await new Promise((resolve) => stream.once('drain', resolve));
+/**
+ * Lines to the COPY stream, gathered into ~64 KB writes (a write per row costs a syscall each),
+ * waiting only when Postgres is behind: parsing and storing overlap.
+ */
+function copyWriter(stream: Writable) {
+  let pending: string[] = [];
+  let size = 0;
+  const flush = async () => {
+    if (pending.length === 0) return;
+    const chunk = pending.join('');
+    pending = [];
+    size = 0;
+    if (!stream.write(chunk)) await new Promise((resolve) => stream.once('drain', resolve));
+  };
+  return {
+    async line(text: string) {
+      pending.push(text);
+      size += text.length;
+      if (size >= 65_536) await flush();
+    },
+    async finish() {
+      await flush();
+      await new Promise<void>((resolve, reject) => {
+        stream.once('finish', resolve);
+        stream.once('error', reject);
+        stream.end();
+      });
+    },
+    destroy: () => stream.destroy(),
+  };
 }
+type CopyWriter = ReturnType<typeof copyWriter>;
 
 export interface SheetSummary {
   name: string;
@@ -37,7 +65,7 @@ export interface SheetSummary {
 interface Staging {
   purgeAfter: Date;
   batchId: number | null;
-  copy: Writable | null;
+  copy: CopyWriter | null;
   header: string[];
   signature: string;
   staged: number;
@@ -61,7 +89,7 @@ function wantsSheet(sheet: SheetInfo, chosen: readonly string[], staging: Stagin
   return { stage: true, motiv: null };
 }
 
-async function walkSheet(ctx: AppContext, source: Spreadsheet, sheet: SheetInfo, chosen: readonly string[], staging: Staging, create: (header: string[], signature: string) => Promise<Writable>) {
+async function walkSheet(ctx: AppContext, source: Spreadsheet, sheet: SheetInfo, chosen: readonly string[], staging: Staging, create: (header: string[], signature: string) => Promise<CopyWriter>) {
   const limits = importLimits(ctx.config);
   const summary: SheetSummary = { name: sheet.name, hidden: sheet.hidden, rows: 0, header_line: null, staged: false, motiv: null };
   let reading: 'leading' | 'no_header' | 'rows' = 'leading';
@@ -97,7 +125,7 @@ async function walkSheet(ctx: AppContext, source: Spreadsheet, sheet: SheetInfo,
     }
     const rawEnc = ctx.keyring.encrypt(JSON.stringify({ l: row.line, c: row.cells }));
     const derived = staging.derive(staging.staged, row.cells);
-    await copyLine(staging.copy, `${staging.batchId}\t${staging.staged}\t${copyText(sheet.name)}\t${rawEnc}\t${purgeAfter}\t${derived}\n`);
+    await staging.copy.line(`${staging.batchId}\t${staging.staged}\t${copyText(sheet.name)}\t${rawEnc}\t${purgeAfter}\t${derived}\n`);
   }
   return summary;
 }
@@ -148,7 +176,7 @@ export async function createImportBatch({ ctx, principal, filename, bytes, sheet
         .values({ accountId, filename, header, headerSignature: signature, fileMeta, columnMapping: mappingState, vinKeyEnc: vinKey.stored, purgeAfter: staging.purgeAfter, createdAt: now })
         .returning({ id: importBatches.id });
       Object.assign(staging, { batchId: row!.id, header, signature });
-      return copyConnection(exec).unsafe(`COPY import_rows (batch_id, row_index, sheet, raw_enc, purge_after, ${FACT_COLUMNS.join(', ')}) FROM STDIN`).writable();
+      return copyWriter(await copyConnection(exec).unsafe(`COPY import_rows (batch_id, row_index, sheet, raw_enc, purge_after, ${FACT_COLUMNS.join(', ')}) FROM STDIN`).writable());
     };
     const summaries: SheetSummary[] = [];
     try {
@@ -157,7 +185,7 @@ export async function createImportBatch({ ctx, principal, filename, bytes, sheet
       staging.copy?.destroy();
       throw error;
     }
-    if (staging.copy) await finishCopy(staging.copy);
+    if (staging.copy) await staging.copy.finish();
     if (staging.batchId === null || staging.staged === 0) throw nothingStaged(summaries, staging);
 
     const watermark = await readingsWatermark(exec, accountId);
@@ -177,12 +205,4 @@ function copyConnection(exec: Executor): postgres.TransactionSql {
   const client = (exec as unknown as { session?: { client?: postgres.TransactionSql } }).session?.client;
   if (typeof client?.unsafe !== 'function') throw new Error('drizzle transaction without a postgres.js connection');
   return client;
-}
-
-function finishCopy(stream: Writable): Promise<void> {
-  return new Promise((resolve, reject) => {
-    stream.once('finish', resolve);
-    stream.once('error', reject);
-    stream.end();
-  });
 }
