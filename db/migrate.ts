@@ -27,15 +27,18 @@ export async function migrate(sql: postgres.Sql): Promise<string[]> {
     await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`;
     await tx`CREATE TABLE IF NOT EXISTS gateway_migrations (
       tag text PRIMARY KEY, hash text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`;
-    const done = new Set((await tx<{ tag: string }[]>`SELECT tag FROM gateway_migrations`).map((r) => r.tag));
+    const done = new Map((await tx<{ tag: string; hash: string }[]>`SELECT tag, hash FROM gateway_migrations`).map((r) => [r.tag, r.hash]));
     for (const { tag } of journal.entries) {
-      if (done.has(tag)) continue;
       const text = readFileSync(join(MIGRATIONS_DIR, `${tag}.sql`), 'utf8');
+      const hash = createHash('sha256').update(text).digest('hex');
+      // A file whose content changed since it was applied runs again: every statement is
+      // idempotent, so a database migrated by an earlier build catches up.
+      if (done.get(tag) === hash) continue;
       for (const statement of text.split('--> statement-breakpoint')) {
         if (statement.trim()) await tx.unsafe(statement);
       }
-      const hash = createHash('sha256').update(text).digest('hex');
-      await tx`INSERT INTO gateway_migrations (tag, hash) VALUES (${tag}, ${hash})`;
+      await tx`INSERT INTO gateway_migrations (tag, hash) VALUES (${tag}, ${hash})
+               ON CONFLICT (tag) DO UPDATE SET hash = EXCLUDED.hash, applied_at = now()`;
       applied.push(tag);
     }
     for (const { cod, denumire } of FALLBACK_NOMENCLATOR) {

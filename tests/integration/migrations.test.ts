@@ -33,6 +33,15 @@ describe('start-up migrations', () => {
     expect((await sql`SELECT id FROM accounts WHERE id = 1`).length).toBe(1);
   });
 
+  it('re-apply a migration whose content changed since it was recorded (a database of an earlier build)', async () => {
+    await sql`UPDATE gateway_migrations SET hash = 'older-build' WHERE tag = '0001_worker'`;
+    await sql`DROP TRIGGER IF EXISTS submissions_notify_queue ON submissions`;
+    expect(await migrate(sql)).toEqual(['0001_worker']);
+    expect(await sql`SELECT 1 FROM pg_trigger WHERE tgname = 'submissions_notify_queue'`).toHaveLength(1);
+    expect(await migrate(sql)).toEqual([]);
+    expect((await sql`SELECT count(*)::int AS n FROM submissions WHERE idempotency_key = 'k-keep'`)[0]!.n).toBe(1);
+  });
+
   it('run safely when several processes start together', async () => {
     await sql`DROP TABLE gateway_migrations`;
     const others = [postgres(database.url, { max: 1, onnotice: () => {} }), postgres(database.url, { max: 1, onnotice: () => {} })];
