@@ -36,7 +36,7 @@ export const Config = z.object({
   GATEWAY_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   // Worker and registry client (docs/worker.md explains each).
   GATEWAY_REGISTRY_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
-  GATEWAY_REGISTRY_USER_AGENT: z.string().min(1).default('service-gateway/0.1.0 (+https://github.com/service-gateway)'),
+  GATEWAY_REGISTRY_USER_AGENT: z.string().min(1).default('service-gateway/0.1.0 (+contact: the operator of this gateway)'),
   // JSON overriding paths and field names of worker/registry/protocol.ts for a registry that differs.
   GATEWAY_REGISTRY_PROTOCOL: z.string().optional(),
   GATEWAY_WORKER_ID: z.string().min(1).max(100).optional(),
