@@ -1,7 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../../../db/client';
 import { itemCode } from '../../domain/canonical';
-import { isIsoDate } from '../../domain/dates';
 import type { RowVerdict } from './rows';
 
 /**
@@ -39,7 +38,8 @@ export function rowFacts(rowIndex: number, derived: { verdict: RowVerdict; key: 
     legacyKey: derived.legacyKey,
     codes: prestatii.map((p) => p.cod_prestatie).join(','),
     unmapped: nemapate.map((code) => [code, content.prestatii.find((i) => itemCode(i) === code)?.denumire ?? '']),
-    dataPrestatie: isIsoDate(content.dataPrestatie) ? content.dataPrestatie : null,
+    // Validation already judged it: DATA_INVALIDA is exactly "not a real YYYY-MM-DD".
+    dataPrestatie: erori.some((e) => e.cod === 'DATA_INVALIDA') ? null : content.dataPrestatie,
     // Non-finite (a 400-digit cell) compares like no reading at all, and JSON cannot carry it.
     odometruFinal: typeof content.odometruFinal === 'number' && Number.isFinite(content.odometruFinal) ? content.odometruFinal : null,
     volatile: nemapate.length > 0 || prestatii.some((p) => p.sursa !== 'nomenclator') || erori.some((e) => e.cod === 'DATA_IN_VIITOR'),
