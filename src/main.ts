@@ -4,10 +4,11 @@ import { parseSimUsers } from '../worker/registry/sim-state';
 import { startSimulator, type Simulator } from '../worker/registry/simulator';
 import { superviseWorker, type SupervisedWorker } from '../worker/spawn';
 import { createApp } from './app';
-import { ConfigError, environmentName, parseConfig, type Config } from './config';
+import { environmentName, parseConfig, type Config } from './config';
 import { resolveSecretKey } from './crypto/secret-key';
 import { openDatabase } from './database';
 import { createContext } from './runtime';
+import { runUntilSignalled } from './lifecycle';
 
 /**
  * Without GATEWAY_REGISTRY_URL the simulated registry runs in this process (mediu sandbox), so
@@ -56,23 +57,4 @@ async function start() {
   };
 }
 
-// Signals are handled from the first moment: one that arrives during start-up waits for it
-// to finish, then stops everything it started.
-const started = start();
-let stopping = false;
-async function shutdown(signal: string) {
-  if (stopping) return;
-  stopping = true;
-  consola.info(`${signal}: stopping`);
-  const stop = await started.catch(() => undefined);
-  await stop?.();
-  process.exit(0);
-}
-process.on('SIGINT', () => void shutdown('SIGINT'));
-process.on('SIGTERM', () => void shutdown('SIGTERM'));
-
-started.catch((error: unknown) => {
-  if (error instanceof ConfigError) consola.error(error.message);
-  else consola.error(error);
-  process.exit(1);
-});
+runUntilSignalled(start);

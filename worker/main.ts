@@ -6,6 +6,7 @@ import { openDatabase } from '../src/database';
 import { createWorkerContext } from './context';
 import { startWorker } from './runner';
 import { checkSettings, workerSettings } from './settings';
+import { runUntilSignalled } from '../src/lifecycle';
 
 async function start() {
   const config = parseConfig(process.env);
@@ -29,22 +30,4 @@ async function start() {
   };
 }
 
-// Signals are handled from the first moment: one that arrives during start-up waits for it
-// to finish, then stops everything it started.
-const started = start();
-let stopping = false;
-async function shutdown(signal: string) {
-  if (stopping) return;
-  stopping = true;
-  consola.info(`${signal} received`);
-  const stop = await started.catch(() => undefined);
-  await stop?.();
-  process.exit(0);
-}
-process.on('SIGINT', () => void shutdown('SIGINT'));
-process.on('SIGTERM', () => void shutdown('SIGTERM'));
-
-started.catch((error: unknown) => {
-  consola.error(error instanceof ConfigError ? error.message : error);
-  process.exit(1);
-});
+runUntilSignalled(start);

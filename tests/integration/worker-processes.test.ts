@@ -107,7 +107,7 @@ describe('SIGTERM', () => {
     await h.waitForStatus(s.id, 'sending');
     p.child.kill('SIGTERM');
     // Only once the worker has seen the signal: from then on nothing new may be claimed.
-    await waitFor(() => p.output().includes('SIGTERM received') || undefined, 5_000, 'the worker to see SIGTERM');
+    await waitFor(() => p.output().includes('SIGTERM: stopping') || undefined, 5_000, 'the worker to see SIGTERM');
     const later = await h.submit(accountId, { vin: 'WDB1234561C000003' });
     expect((await p.exited).code, p.output()).toBe(0);
     expect((await h.row(s.id)).status, JSON.stringify(await h.attempts(s.id))).toBe('sent');
