@@ -32,6 +32,8 @@ export interface RowStateResult {
 }
 
 /**
+ * The rules of a row's state. The preview applies them in SQL over the whole batch
+ * (services/import/states.ts); a test holds the two equal on generated rows.
  * Precedence: a row already stored is `already_sent` whatever else holds; a repeat inside
  * the file is `duplicate_in_file`; then the content verdict; a row that would be ready but
  * reads less than a recorded odometer is held as `needs_review` until the user includes it.

@@ -9,6 +9,7 @@ import { classifyLeadingRow, headerCells, headerSignature } from '../../domain/i
 import { ImportError } from '../../import/errors';
 import { openSpreadsheet } from '../../import/open';
 import type { SheetInfo, Spreadsheet } from '../../import/types';
+import { loadResolutionContext } from '../operations/context';
 import { importPurgeAfter, type FileMeta } from './batch';
 import { copyFields, copyText, FACT_COLUMNS, rowFacts } from './facts';
 import { fingerprint } from './fingerprint';
@@ -16,7 +17,6 @@ import { importLimits } from './limits';
 import { initialMappingState } from './mapping-store';
 import { applyReadings, newVinKey, readingsForVins, readingsWatermark, vinHasher } from './readings';
 import { classifyCells, type RowSetting } from './rows';
-import { loadResolutionContext } from '../operations/context';
 import { batchView } from './view';
 
 /**
