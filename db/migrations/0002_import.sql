@@ -16,7 +16,8 @@ ALTER TABLE "import_rows" ADD COLUMN IF NOT EXISTS "codes" text;--> statement-br
 ALTER TABLE "import_rows" ADD COLUMN IF NOT EXISTS "unmapped" jsonb;--> statement-breakpoint
 ALTER TABLE "import_rows" ADD COLUMN IF NOT EXISTS "data_prestatie" text;--> statement-breakpoint
 ALTER TABLE "import_rows" ADD COLUMN IF NOT EXISTS "odometru_final" double precision;--> statement-breakpoint
-ALTER TABLE "import_rows" ADD COLUMN IF NOT EXISTS "volatile" boolean;--> statement-breakpoint
+ALTER TABLE "import_rows" ADD COLUMN IF NOT EXISTS "client_codes" jsonb;--> statement-breakpoint
+ALTER TABLE "import_rows" ADD COLUMN IF NOT EXISTS "rule_bound" boolean;--> statement-breakpoint
 ALTER TABLE "import_rows" ADD COLUMN IF NOT EXISTS "vin_hmac" text;--> statement-breakpoint
 ALTER TABLE "import_rows" ADD COLUMN IF NOT EXISTS "recorded_odometru" double precision;--> statement-breakpoint
 ALTER TABLE "import_rows" ADD COLUMN IF NOT EXISTS "recorded_data" text;

@@ -51,8 +51,9 @@ export const importRows = pgTable(
     unmapped: jsonb('unmapped'),
     dataPrestatie: text('data_prestatie'),
     odometruFinal: doublePrecision('odometru_final'),
-    // Depends on the account's mappings or text rules (re-derived when they change).
-    volatile: boolean('volatile'),
+    // What the verdict depends on: codes a mapping may resolve, items left to the text rules.
+    clientCodes: jsonb('client_codes'),
+    ruleBound: boolean('rule_bound'),
     // HMAC of the VIN (key derived from the service key): matches new readings, reveals no VIN.
     vinHmac: text('vin_hmac'),
     recordedOdometru: doublePrecision('recorded_odometru'),

@@ -39,23 +39,33 @@ describe('import rows at rest', () => {
 
 describe('derived once, derived again only where it changed', () => {
   it('a mapping saved after the upload changes the preview, and the commit gate follows it', async () => {
-    const batchId = await stage(t, key, await xlsxFile({ Date: [HEADER_DIRECT, mapped(10, 'REV-01'), direct(11)] }));
+    await t.call('POST', '/v1/mapari', { key, body: { cod_op_service: 'OP-9', cod_prestatie: 'OE-2' } });
+    const batchId = await stage(t, key, await xlsxFile({ Date: [HEADER_DIRECT, mapped(10, 'REV-01'), direct(11), mapped(12, 'OP-9')] }));
     const before = await preview(t, key, batchId);
-    expect(before).toMatchObject({ counts: { ok: 1, needs_mapping: 1 }, n_to_commit: 1, operations_to_map: [{ cod_op_service: 'REV-01', rows: 1 }] });
-    // A row that no mapping can change keeps its columns: mark it and see the mark survive.
-    await t.ctx.sql`UPDATE import_rows SET vin_hmac = 'marca' WHERE batch_id = ${batchId} AND row_index = 2`;
+    expect(before).toMatchObject({ counts: { ok: 2, needs_mapping: 1 }, n_to_commit: 2, operations_to_map: [{ cod_op_service: 'REV-01', rows: 1 }] });
+    // Rows the new mapping cannot change keep their columns (a registry code; another
+    // workshop code): mark them and see the marks survive.
+    await t.ctx.sql`UPDATE import_rows SET vin_hmac = 'marca' WHERE batch_id = ${batchId} AND row_index IN (2, 3)`;
 
     await t.call('POST', '/v1/mapari', { key, body: { cod_op_service: 'REV-01', cod_prestatie: 'OE-3' } });
     const after = await preview(t, key, batchId);
-    expect(after).toMatchObject({ counts: { ok: 2, needs_mapping: 0 }, n_to_commit: 2, operations_to_map: [] });
+    expect(after).toMatchObject({ counts: { ok: 3, needs_mapping: 0 }, n_to_commit: 3, operations_to_map: [] });
     expect(after.rows[0]).toMatchObject({ state: 'ok', prestatii: [{ cod_prestatie: 'OE-3', sursa: 'mapare' }] });
     expect(after.rows_hash).not.toBe(before.rows_hash);
-    expect((await facts(batchId)).map((r) => r.vin_hmac)[1]).toBe('marca');
+    expect((await facts(batchId)).map((r) => r.vin_hmac === 'marca')).toEqual([false, true, true]);
 
     // The confirmation of the earlier preview no longer matches what would be committed.
     expect(await json(await commit(batchId, { n_confirmed: before.n_to_commit, rows_hash: before.rows_hash }))).toMatchObject({ status: 409, cod: 'IMPORT_CONFIRMARE_NUMAR' });
-    expect(await json(await commit(batchId, { n_confirmed: 2, rows_hash: before.rows_hash }))).toMatchObject({ status: 409, cod: 'IMPORT_CONFIRMARE_HASH' });
-    expect(await json(await commit(batchId, { n_confirmed: 2, rows_hash: after.rows_hash }))).toMatchObject({ inserted: 2, by_status: { queued: 2 } });
+    expect(await json(await commit(batchId, { n_confirmed: 3, rows_hash: before.rows_hash }))).toMatchObject({ status: 409, cod: 'IMPORT_CONFIRMARE_HASH' });
+    expect(await json(await commit(batchId, { n_confirmed: 3, rows_hash: after.rows_hash }))).toMatchObject({ inserted: 3, by_status: { queued: 3 } });
+  });
+
+  it('a text rule saved after the upload resolves the rows left to the rules', async () => {
+    const batchId = await stage(t, key, await xlsxFile({ Date: [HEADER_DIRECT, [VIN(15), 'B15XYZ', '14.03.2025', null, 1015, 'X-77', 'Înlocuire plăcuțe frână', null], direct(16)] }));
+    expect((await preview(t, key, batchId)).counts).toMatchObject({ needs_mapping: 1, ok: 1 });
+    await t.call('POST', '/v1/reguli-text', { key, body: { pattern: 'placute frana', cod_prestatie: 'OE-1', priority: 5 } });
+    const after = await preview(t, key, batchId);
+    expect(after.rows[0]).toMatchObject({ state: 'ok', prestatii: [{ cod_prestatie: 'OE-1', sursa: 'regula_text' }] });
   });
 
   it('a mapping saved between preview and commit refuses the commit', async () => {

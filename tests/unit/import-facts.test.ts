@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { canonicalize } from '../../src/domain/canonical';
 import { idempotencyKey, idempotencyKeys, legacyIdempotencyKey } from '../../src/domain/idempotency';
-import { staleScope, type Fingerprint } from '../../src/services/import/fingerprint';
+import { readFingerprint, staleScope, type Fingerprint } from '../../src/services/import/fingerprint';
 
 describe('idempotencyKeys (both forms from one serialisation)', () => {
   it('gives exactly the keys of the API functions', () => {
@@ -13,7 +13,7 @@ describe('idempotencyKeys (both forms from one serialisation)', () => {
 });
 
 describe('staleScope: which derived rows a change reaches', () => {
-  const fp: Fingerprint = { columns: 'c', nomenclator: 'n', rules: 'r', today: '2025-03-20', seen: 5 };
+  const fp: Fingerprint = { columns: 'c', nomenclator: 'n', mappings: [['A', 'OE-2'], ['B', 'OE-3']], textRules: 'r', today: '2025-03-20', seen: 5 };
   it('nothing when only the readings watermark moved', () => {
     expect(staleScope(fp, { ...fp, seen: 9 })).toEqual({ kind: 'none' });
   });
@@ -22,9 +22,16 @@ describe('staleScope: which derived rows a change reaches', () => {
     expect(staleScope(fp, { ...fp, nomenclator: 'x' })).toEqual({ kind: 'all' });
     expect(staleScope(null, fp)).toEqual({ kind: 'all' });
   });
-  it('the volatile rows for new mappings or text rules; the rows dated after the earlier day for a new day', () => {
-    expect(staleScope(fp, { ...fp, rules: 'x' })).toEqual({ kind: 'some', volatile: true, datedAfter: null });
-    expect(staleScope(fp, { ...fp, today: '2025-03-22' })).toEqual({ kind: 'some', volatile: false, datedAfter: '2025-03-20' });
-    expect(staleScope(fp, { ...fp, today: '2025-03-18' })).toEqual({ kind: 'some', volatile: false, datedAfter: '2025-03-18' });
+  it('the rows with a code whose mapping was added, removed or changed; those left to the text rules', () => {
+    expect(staleScope(fp, { ...fp, mappings: [['B', 'OE-2'], ['C', 'OE-3']] })).toEqual({ kind: 'some', codes: ['A', 'B', 'C'], textRules: false, datedAfter: null });
+    expect(staleScope(fp, { ...fp, textRules: 'x' })).toEqual({ kind: 'some', codes: [], textRules: true, datedAfter: null });
+  });
+  it('the rows dated after the earlier day for a new day (the clock may also go back)', () => {
+    expect(staleScope(fp, { ...fp, today: '2025-03-22' })).toEqual({ kind: 'some', codes: [], textRules: false, datedAfter: '2025-03-20' });
+    expect(staleScope(fp, { ...fp, today: '2025-03-18' })).toEqual({ kind: 'some', codes: [], textRules: false, datedAfter: '2025-03-18' });
+  });
+  it('reads an unreadable fingerprint as none', () => {
+    expect(readFingerprint({ columns: 'c', rules: 'old form' })).toBeNull();
+    expect(readFingerprint(JSON.parse(JSON.stringify(fp)))).toEqual(fp);
   });
 });

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../../../db/client';
-import { itemCode } from '../../domain/canonical';
+import { itemCode, type CanonicalItem } from '../../domain/canonical';
 import type { RowVerdict } from './rows';
 
 /**
@@ -22,15 +22,21 @@ export interface RowFacts {
   dataPrestatie: string | null;
   odometruFinal: number | null;
   /**
-   * The verdict could change with the account's mappings or text rules (an item resolved by
-   * either, or not resolved at all); a change of day is handled by `dataPrestatie`.
+   * What the verdict depends on beyond the row (a change of day is handled by `dataPrestatie`):
+   * the codes of its items not resolved by the nomenclator, which a new or changed mapping of
+   * that code may resolve differently; and whether an item fell through to the text rules.
    */
-  volatile: boolean;
+  clientCodes: string[];
+  ruleBound: boolean;
   vinHmac: string | null;
 }
 
+/** The nomenclator resolves a registry code whatever the account maps: such an item depends on nothing else. */
+const byNomenclator = (item: CanonicalItem, resolved: ReadonlySet<string>) => item.cod_prestatie !== undefined && resolved.has(item.cod_prestatie);
+
 export function rowFacts(rowIndex: number, derived: { verdict: RowVerdict; key: string; legacyKey: string }, vinHmac: (vin: string) => string): RowFacts {
   const { content, prestatii, nemapate, erori, status } = derived.verdict;
+  const fromNomenclator = new Set(prestatii.filter((p) => p.sursa === 'nomenclator').map((p) => p.cod_client));
   return {
     rowIndex,
     verdict: status,
@@ -42,13 +48,45 @@ export function rowFacts(rowIndex: number, derived: { verdict: RowVerdict; key: 
     dataPrestatie: erori.some((e) => e.cod === 'DATA_INVALIDA') ? null : content.dataPrestatie,
     // Non-finite (a 400-digit cell) compares like no reading at all, and JSON cannot carry it.
     odometruFinal: typeof content.odometruFinal === 'number' && Number.isFinite(content.odometruFinal) ? content.odometruFinal : null,
-    volatile: nemapate.length > 0 || prestatii.some((p) => p.sursa !== 'nomenclator') || erori.some((e) => e.cod === 'DATA_IN_VIITOR'),
+    clientCodes: [...new Set(content.prestatii.filter((i) => !byNomenclator(i, fromNomenclator)).map(itemCode).filter(Boolean))],
+    // Items not resolved by the nomenclator or a mapping (by a rule, or not at all).
+    ruleBound: content.prestatii.length > prestatii.filter((p) => p.sursa !== 'regula_text').length,
     vinHmac: content.vin ? vinHmac(content.vin) : null,
   };
 }
 
+/** The facts as `import_rows` holds them (null before a row was ever derived). */
+export type StoredFacts = {
+  verdict: string | null;
+  idem_key: string | null;
+  legacy_key: string | null;
+  codes: string | null;
+  unmapped: Array<[string, string]> | null;
+  data_prestatie: string | null;
+  odometru_final: number | null;
+  client_codes: string[] | null;
+  rule_bound: boolean | null;
+  vin_hmac: string | null;
+};
+
+/** A row derived again to the same facts needs no write (most rows, when a mapping changes). */
+export function sameFacts(stored: StoredFacts, f: RowFacts): boolean {
+  return (
+    stored.verdict === f.verdict &&
+    stored.idem_key === f.key &&
+    stored.legacy_key === f.legacyKey &&
+    stored.codes === f.codes &&
+    JSON.stringify(stored.unmapped ?? []) === JSON.stringify(f.unmapped) &&
+    stored.data_prestatie === f.dataPrestatie &&
+    (stored.odometru_final === null ? null : Number(stored.odometru_final)) === f.odometruFinal &&
+    JSON.stringify(stored.client_codes ?? []) === JSON.stringify(f.clientCodes) &&
+    stored.rule_bound === f.ruleBound &&
+    stored.vin_hmac === f.vinHmac
+  );
+}
+
 /** The columns `rowFacts` fills, in the order `copyFields` writes them. */
-export const FACT_COLUMNS = ['verdict', 'idem_key', 'legacy_key', 'codes', 'unmapped', 'data_prestatie', 'odometru_final', 'volatile', 'vin_hmac'] as const;
+export const FACT_COLUMNS = ['verdict', 'idem_key', 'legacy_key', 'codes', 'unmapped', 'data_prestatie', 'odometru_final', 'client_codes', 'rule_bound', 'vin_hmac'] as const;
 
 /** COPY text format: backslash, tab and line breaks escaped; `\N` is NULL. */
 export const copyText = (value: string) => value.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r');
@@ -57,7 +95,8 @@ export const copyText = (value: string) => value.replace(/\\/g, '\\\\').replace(
 export function copyFields(f: RowFacts): string {
   const unmapped = f.unmapped.length > 0 ? copyText(JSON.stringify(f.unmapped)) : '\\N';
   const odometer = f.odometruFinal === null ? '\\N' : String(f.odometruFinal);
-  return [f.verdict, f.key, f.legacyKey, copyText(f.codes), unmapped, f.dataPrestatie ?? '\\N', odometer, f.volatile ? 't' : 'f', f.vinHmac ?? '\\N'].join('\t');
+  const clientCodes = copyText(JSON.stringify(f.clientCodes));
+  return [f.verdict, f.key, f.legacyKey, copyText(f.codes), unmapped, f.dataPrestatie ?? '\\N', odometer, clientCodes, f.ruleBound ? 't' : 'f', f.vinHmac ?? '\\N'].join('\t');
 }
 
 const CHUNK = 2000;
@@ -71,11 +110,11 @@ export async function writeFacts(exec: Executor, batchId: number, facts: readonl
     const rows = facts.slice(i, i + CHUNK).map((f) => ({ ...f, unmapped: f.unmapped.length > 0 ? f.unmapped : null }));
     await exec.execute(sql`
       UPDATE import_rows r SET verdict = v.verdict, idem_key = v.key, legacy_key = v."legacyKey", codes = v.codes, unmapped = v.unmapped,
-        data_prestatie = v."dataPrestatie", odometru_final = v."odometruFinal", volatile = v.volatile, vin_hmac = v."vinHmac",
+        data_prestatie = v."dataPrestatie", odometru_final = v."odometruFinal", client_codes = v."clientCodes", rule_bound = v."ruleBound", vin_hmac = v."vinHmac",
         recorded_odometru = CASE WHEN ${resetReadings} THEN NULL ELSE r.recorded_odometru END,
         recorded_data = CASE WHEN ${resetReadings} THEN NULL ELSE r.recorded_data END
       FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS v("rowIndex" int, verdict text, key text, "legacyKey" text, codes text, unmapped jsonb,
-        "dataPrestatie" text, "odometruFinal" float8, volatile boolean, "vinHmac" text)
+        "dataPrestatie" text, "odometruFinal" float8, "clientCodes" jsonb, "ruleBound" boolean, "vinHmac" text)
       WHERE r.batch_id = ${batchId} AND r.row_index = v."rowIndex"`);
   }
 }

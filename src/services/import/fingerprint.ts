@@ -12,8 +12,10 @@ export interface Fingerprint {
   columns: string;
   /** Registry codes and names: any row may resolve differently. */
   nomenclator: string;
-  /** The account's mappings and text rules: the volatile rows. */
-  rules: string;
+  /** The account's mappings (code → registry code): the rows with a code whose mapping changed. */
+  mappings: Array<[string, string]>;
+  /** The account's text rules: the rows with an item left to them. */
+  textRules: string;
   /** Today in Bucharest: the rows dated after the earlier of the two days. */
   today: string;
   /** Submissions up to this id have been looked at for odometer readings. */
@@ -27,27 +29,40 @@ export function fingerprint(setting: RowSetting, resolution: ResolutionContext, 
   return {
     columns: sha([sorted(Object.entries(setting.mapping)), setting.date1904]),
     nomenclator: sha(sorted(resolution.nomenclator)),
-    rules: sha([sorted(resolution.mappings), [...resolution.textRules].sort((a, b) => a.id - b.id)]),
+    mappings: sorted(resolution.mappings),
+    textRules: sha([...resolution.textRules].sort((a, b) => a.id - b.id)),
     today: todayInBucharest(now),
     seen,
   };
 }
 
+const isPair = (p: unknown): p is [string, string] => Array.isArray(p) && p.length === 2 && typeof p[0] === 'string' && typeof p[1] === 'string';
+
+/** Anything unreadable reads as no fingerprint: every row is derived again. */
 export function readFingerprint(stored: unknown): Fingerprint | null {
   if (!stored || typeof stored !== 'object') return null;
   const s = stored as Record<string, unknown>;
+  if (!Array.isArray(s.mappings) || !s.mappings.every(isPair)) return null;
   const text = (k: string) => (typeof s[k] === 'string' ? (s[k] as string) : '');
-  return { columns: text('columns'), nomenclator: text('nomenclator'), rules: text('rules'), today: text('today'), seen: typeof s.seen === 'number' ? s.seen : 0 };
+  return { columns: text('columns'), nomenclator: text('nomenclator'), mappings: s.mappings, textRules: text('textRules'), today: text('today'), seen: typeof s.seen === 'number' ? s.seen : 0 };
+}
+
+/** The codes whose mapping was added, removed or pointed elsewhere. */
+function changedCodes(before: ReadonlyArray<[string, string]>, after: ReadonlyArray<[string, string]>): string[] {
+  const old = new Map(before);
+  const now = new Map(after);
+  return [...new Set([...old.keys(), ...now.keys()])].filter((code) => old.get(code) !== now.get(code)).sort();
 }
 
 /** Which rows to derive again: none, all, or those matching the conditions. */
-export type StaleScope = { kind: 'none' } | { kind: 'all' } | { kind: 'some'; volatile: boolean; datedAfter: string | null };
+export type StaleScope = { kind: 'none' } | { kind: 'all' } | { kind: 'some'; codes: string[]; textRules: boolean; datedAfter: string | null };
 
 export function staleScope(stored: Fingerprint | null, current: Fingerprint): StaleScope {
   if (!stored || stored.columns !== current.columns || stored.nomenclator !== current.nomenclator) return { kind: 'all' };
-  const volatile = stored.rules !== current.rules;
+  const codes = changedCodes(stored.mappings, current.mappings);
+  const textRules = stored.textRules !== current.textRules;
   // Only the bound "not after today" reads the date: a row dated after the earlier day may
   // pass or fail it differently now (the clock can also go back).
   const datedAfter = stored.today !== current.today ? (stored.today < current.today ? stored.today : current.today) : null;
-  return volatile || datedAfter !== null ? { kind: 'some', volatile, datedAfter } : { kind: 'none' };
+  return codes.length > 0 || textRules || datedAfter !== null ? { kind: 'some', codes, textRules, datedAfter } : { kind: 'none' };
 }

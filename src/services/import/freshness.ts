@@ -5,7 +5,7 @@ import type { AppContext } from '../../context';
 import type { ResolutionContext } from '../../domain/resolve';
 import { loadResolutionContext } from '../operations/context';
 import type { LoadedBatch } from './batch';
-import { rowFacts, writeFacts, type RowFacts } from './facts';
+import { rowFacts, sameFacts, writeFacts, type RowFacts } from './facts';
 import { fingerprint, readFingerprint, staleScope, type Fingerprint, type StaleScope } from './fingerprint';
 import { applyReadings, newVinKey, openVinKey, readingsForVins, readingsSince, readingsWatermark, vinHasher, type VinHasher } from './readings';
 import { readRow, rowSetting, stagedRows } from './rows';
@@ -21,7 +21,8 @@ function scopeCondition(scope: StaleScope): SQL | null {
   if (scope.kind === 'none') return null;
   if (scope.kind === 'all') return sql`true`;
   const parts: SQL[] = [];
-  if (scope.volatile) parts.push(sql`volatile IS NOT false`);
+  if (scope.codes.length > 0) parts.push(sql`client_codes ?| (SELECT array_agg(c) FROM jsonb_array_elements_text(${JSON.stringify(scope.codes)}::jsonb) AS c)`);
+  if (scope.textRules) parts.push(sql`rule_bound IS NOT false`);
   if (scope.datedAfter !== null) parts.push(sql`data_prestatie > ${scope.datedAfter}`);
   return sql.join(parts, sql` OR `);
 }
@@ -31,13 +32,15 @@ async function rederive(ctx: AppContext, exec: Executor, batch: LoadedBatch, whe
   // A full pass may meet new VINs (another column is the VIN now): their readings are looked up again.
   const vins = new Set<string>();
   for await (const chunk of stagedRows(exec, batch.id, where)) {
-    const facts: RowFacts[] = [];
+    const changed: RowFacts[] = [];
     for (const staged of chunk) {
       const reading = readRow(staged, batch, derivation.resolution, derivation.now, ctx.keyring);
-      facts.push(rowFacts(staged.row_index, reading, derivation.vinHmac));
+      const facts = rowFacts(staged.row_index, reading, derivation.vinHmac);
+      // Same facts, same VIN and date: its recorded reading stays right too.
+      if (!sameFacts(staged, facts)) changed.push(facts);
       if (full && reading.verdict.content.vin) vins.add(reading.verdict.content.vin);
     }
-    await writeFacts(exec, batch.id, facts, full);
+    await writeFacts(exec, batch.id, changed, full);
   }
   return [...vins];
 }

@@ -8,6 +8,7 @@ import { applyOverride, mappedValues, readOverride, toSubmissionInput, type Fiel
 import { idempotencyKeys } from '../../domain/idempotency';
 import type { ResolutionContext } from '../../domain/resolve';
 import type { LoadedBatch } from './batch';
+import type { StoredFacts } from './facts';
 
 export type StagedRow = {
   row_index: number;
@@ -25,11 +26,13 @@ const CHUNK = 2000;
  * The batch's rows in order (those matching `where`, over the columns of `import_rows`), a
  * chunk at a time (keyset pages), so a large batch is never loaded whole.
  */
-export async function* stagedRows(exec: Executor, batchId: number, where: SQL = sql`true`): AsyncGenerator<StagedRow[]> {
+export async function* stagedRows(exec: Executor, batchId: number, where: SQL = sql`true`): AsyncGenerator<Array<StagedRow & StoredFacts>> {
   let after = 0;
   for (;;) {
-    const rows = await exec.execute<StagedRow>(sql`
-      SELECT row_index, sheet, raw_enc, override_json, include_review, submission_id FROM import_rows
+    const rows = await exec.execute<StagedRow & StoredFacts>(sql`
+      SELECT row_index, sheet, raw_enc, override_json, include_review, submission_id,
+        verdict, idem_key, legacy_key, codes, unmapped, data_prestatie, odometru_final, client_codes, rule_bound, vin_hmac
+      FROM import_rows
       WHERE batch_id = ${batchId} AND row_index > ${after} AND (${where}) ORDER BY row_index LIMIT ${CHUNK}`);
     if (rows.length === 0) return;
     yield rows;
