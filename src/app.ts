@@ -1,9 +1,9 @@
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { routePath } from 'hono/route';
 import type { AppContext } from './context';
 import { BadRequestError, ConflictError, NotFoundError } from './errors';
 import { apiKeyAuth } from './http/auth';
+import { limitBody } from './http/body';
 import { errorBody, errorResponse, notFound } from './http/envelope';
 import type { AppEnv } from './http/env';
 import { requestId } from './http/request-id';
@@ -26,17 +26,16 @@ export function createApp(ctx: AppContext) {
     ctx.metrics.httpRequests.inc({ method: c.req.method, route, status: String(c.res.status) });
     ctx.metrics.httpDuration.observe({ method: c.req.method, route }, (performance.now() - started) / 1000);
   });
-  app.use(
-    '/v1/*',
-    bodyLimit({
-      maxSize: ctx.config.GATEWAY_MAX_BODY_BYTES,
-      onError: (c) => errorResponse(c, 413, 'PREA_MARE', `Corpul cererii depășește ${ctx.config.GATEWAY_MAX_BODY_BYTES} octeți.`),
-    }),
-  );
-
   app.route('/', healthRoutes(ctx));
   app.route('/', docsRoutes());
   app.use('/v1/*', apiKeyAuth(ctx));
+  // After authentication: nobody without a key makes the server read a body.
+  app.use(
+    '/v1/*',
+    limitBody(ctx.config.GATEWAY_MAX_BODY_BYTES, (c) =>
+      errorResponse(c, 413, 'PREA_MARE', `Corpul cererii depășește ${ctx.config.GATEWAY_MAX_BODY_BYTES} octeți.`),
+    ),
+  );
   app.route('/v1/prezentari', prezentariRoutes(ctx));
   app.route('/v1/import', importRoutes(ctx));
   app.route('/v1/nomenclator', nomenclatorRoutes(ctx));

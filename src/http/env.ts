@@ -4,5 +4,7 @@ export type AppEnv = {
   Variables: {
     requestId: string;
     principal: Principal;
+    /** A JSON body, read within the size limit by limitBody. */
+    bodyText?: string;
   };
 };

@@ -55,6 +55,6 @@ export async function lookupOperations(exec: Executor, lookups: OperationsLookup
 
 /** Lookups of concurrent requests share one query (see batcher.ts). */
 export function createOperationsLoader(exec: Executor) {
-  return createBatcher((lookups: OperationsLookup[]) => lookupOperations(exec, lookups));
+  return createBatcher((lookups: OperationsLookup[]) => lookupOperations(exec, lookups), { maxInFlight: 1 });
 }
 export type OperationsLoader = ReturnType<typeof createOperationsLoader>;
