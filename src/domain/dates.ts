@@ -3,12 +3,29 @@ const BUCHAREST_DATE = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Buch
 
 /** Today's date (YYYY-MM-DD) in Bucharest, where the date bounds are judged. */
 export function todayInBucharest(now: Date): string {
-  return BUCHAREST_DATE.format(now);
+  // Callers classify a whole batch against one `now`: format each instant once.
+  const time = now.getTime();
+  if (time !== lastTime) {
+    lastToday = BUCHAREST_DATE.format(now);
+    lastTime = time;
+  }
+  return lastToday;
 }
+let lastTime = Number.NaN;
+let lastToday = '';
 
 /** True when `text` is a real calendar date in the form YYYY-MM-DD. */
 export function isIsoDate(text: string): boolean {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return false;
-  const date = new Date(`${text}T00:00:00Z`);
-  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === text;
+  // The calendar by arithmetic (proleptic Gregorian, as Date has it) instead of a Date and
+  // its ISO string per row: the same answer for every YYYY-MM-DD (tests/unit/domain-hotpath).
+  const match = ISO_DATE.exec(text);
+  if (!match) return false;
+  const year = Number(match[1]);
+  const month = Number(match[2]);
+  const day = Number(match[3]);
+  if (month < 1 || month > 12 || day < 1) return false;
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return day <= (month === 2 ? (leap ? 29 : 28) : DAYS_IN_MONTH[month - 1]!);
 }
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];

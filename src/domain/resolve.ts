@@ -38,6 +38,40 @@ export interface Resolution {
   ruleHits: RuleHit[];
 }
 
+interface PreparedRules {
+  /** The text rules in priority order, each pattern normalised once. */
+  rules: Array<{ rule: TextRule; normalizedPattern: string }>;
+  /** normalizeText, remembered: a batch repeats the same few operation names on every row. */
+  normalized: (text: string) => string;
+}
+
+// Keyed on the context's rules (loaded once per request or import batch, never changed), so
+// a batch's rows share the work, dropped with the context.
+const preparedRules = new WeakMap<readonly TextRule[], PreparedRules>();
+const MAX_REMEMBERED_NAMES = 10_000;
+
+function prepared(ctx: ResolutionContext): PreparedRules {
+  let found = preparedRules.get(ctx.textRules);
+  if (!found) {
+    const rules = [...ctx.textRules]
+      .sort((a, b) => a.priority - b.priority || a.id - b.id)
+      .map((rule) => ({ rule, normalizedPattern: normalizeText(rule.pattern) }));
+    const names = new Map<string, string>();
+    const normalized = (text: string) => {
+      let name = names.get(text);
+      if (name === undefined) {
+        if (names.size >= MAX_REMEMBERED_NAMES) names.clear();
+        name = normalizeText(text);
+        names.set(text, name);
+      }
+      return name;
+    };
+    found = { rules, normalized };
+    preparedRules.set(ctx.textRules, found);
+  }
+  return found;
+}
+
 /**
  * Strict precedence: a `cod_prestatie` in the nomenclator; else the account's mapping of
  * the code; else the first text rule (priority order) whose pattern is a substring of the
@@ -48,7 +82,7 @@ export function resolvePrestatii(items: readonly CanonicalItem[], ctx: Resolutio
   const prestatii: ResolvedItem[] = [];
   const nemapate: string[] = [];
   const ruleHits: RuleHit[] = [];
-  const rules = [...ctx.textRules].sort((a, b) => a.priority - b.priority || a.id - b.id);
+  const { rules, normalized } = prepared(ctx);
 
   for (const item of items) {
     const code = item.cod_prestatie ?? item.cod_op_service ?? '';
@@ -61,8 +95,8 @@ export function resolvePrestatii(items: readonly CanonicalItem[], ctx: Resolutio
       prestatii.push({ cod_prestatie: mapped, denumire: ctx.nomenclator.get(mapped) ?? '', cod_client: code, sursa: 'mapare' });
       continue;
     }
-    const name = normalizeText(item.denumire);
-    const rule = name ? rules.find((r) => ctx.nomenclator.has(r.cod_prestatie) && name.includes(normalizeText(r.pattern))) : undefined;
+    const name = normalized(item.denumire);
+    const rule = name ? rules.find((r) => ctx.nomenclator.has(r.rule.cod_prestatie) && name.includes(r.normalizedPattern))?.rule : undefined;
     if (rule) {
       prestatii.push({ cod_prestatie: rule.cod_prestatie, denumire: ctx.nomenclator.get(rule.cod_prestatie) ?? '', cod_client: code, sursa: 'regula_text' });
       ruleHits.push({ rule_id: rule.id, cod_client: code, cod_prestatie: rule.cod_prestatie });

@@ -1,8 +1,10 @@
+const NON_ASCII = /[^\x00-\x7f]/;
+
 /** Lower-case, diacritics removed (ș, ț, ă, â, î and their cedilla forms), spaces collapsed. */
 export function normalizeText(text: string): string {
-  return text
-    .normalize('NFD')
-    .replace(/[\u0300-\u036f]/g, '')
+  // ASCII is its own NFD and has no combining marks: most names skip the decomposition.
+  const decomposed = NON_ASCII.test(text) ? text.normalize('NFD').replace(/[\u0300-\u036f]/g, '') : text;
+  return decomposed
     .toLowerCase()
     .replace(/\s+/g, ' ')
     .trim();

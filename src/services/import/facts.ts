@@ -36,21 +36,37 @@ const byNomenclator = (item: CanonicalItem, resolved: ReadonlySet<string>) => it
 
 export function rowFacts(rowIndex: number, derived: { verdict: RowVerdict; key: string; legacyKey: string }, vinHmac: (vin: string) => string): RowFacts {
   const { content, prestatii, nemapate, erori, status } = derived.verdict;
-  const fromNomenclator = new Set(prestatii.filter((p) => p.sursa === 'nomenclator').map((p) => p.cod_client));
+  // One pass over the resolved items and one over the row's items (this runs for every row
+  // of an upload): the same values the filter/map/Set chains gave.
+  const fromNomenclator = new Set<string>();
+  let notByRule = 0;
+  let codes = '';
+  for (let i = 0; i < prestatii.length; i++) {
+    const p = prestatii[i]!;
+    if (p.sursa === 'nomenclator') fromNomenclator.add(p.cod_client);
+    if (p.sursa !== 'regula_text') notByRule += 1;
+    codes += i === 0 ? p.cod_prestatie : `,${p.cod_prestatie}`;
+  }
+  const clientCodes = new Set<string>();
+  for (const item of content.prestatii) {
+    if (byNomenclator(item, fromNomenclator)) continue;
+    const code = itemCode(item);
+    if (code) clientCodes.add(code);
+  }
   return {
     rowIndex,
     verdict: status,
     key: derived.key,
     legacyKey: derived.legacyKey,
-    codes: prestatii.map((p) => p.cod_prestatie).join(','),
+    codes,
     unmapped: nemapate.map((code) => [code, content.prestatii.find((i) => itemCode(i) === code)?.denumire ?? '']),
     // Validation already judged it: DATA_INVALIDA is exactly "not a real YYYY-MM-DD".
     dataPrestatie: erori.some((e) => e.cod === 'DATA_INVALIDA') ? null : content.dataPrestatie,
     // Non-finite (a 400-digit cell) compares like no reading at all, and JSON cannot carry it.
     odometruFinal: typeof content.odometruFinal === 'number' && Number.isFinite(content.odometruFinal) ? content.odometruFinal : null,
-    clientCodes: [...new Set(content.prestatii.filter((i) => !byNomenclator(i, fromNomenclator)).map(itemCode).filter(Boolean))],
+    clientCodes: [...clientCodes],
     // Items not resolved by the nomenclator or a mapping (by a rule, or not at all).
-    ruleBound: content.prestatii.length > prestatii.filter((p) => p.sursa !== 'regula_text').length,
+    ruleBound: content.prestatii.length > notByRule,
     vinHmac: content.vin ? vinHmac(content.vin) : null,
   };
 }
