@@ -60,7 +60,7 @@ function contentJson(content: CanonicalContent): string {
   const keyed = { ...content, prestatii: sortedItems(content.prestatii) };
   if (!onlyFields(content, CONTENT_FIELDS) || !Array.isArray(content.prestatii)) return stableJson(keyed);
   return fieldsJson(keyed as unknown as Record<string, unknown>, CONTENT_FIELDS, (k, v) =>
-    k === 'prestatii' ? `[${(v as CanonicalItem[]).map(itemJson).join(',')}]` : stableJson(v),
+    k === 'prestatii' ? `[${(v as CanonicalItem[]).map(itemJson).join(',')}]` : typeof v === 'object' ? stableJson(v) : JSON.stringify(v),
   );
 }
 

@@ -48,7 +48,8 @@ export function validateContent(content: CanonicalContent, now: Date, resolvedCo
     const cauza = odometruFinal === null ? 'Câmpul odometruFinal lipsește.' : `„${describe(odometruFinal)}” nu este un număr pozitiv.`;
     erori.push(contentError('ODOMETRU_INVALID', 'odometruFinal', cauza));
   }
-  const needsInitial = [...resolvedCodes, ...prestatii.map((p) => p.cod_prestatie ?? '')].some((c) => ODOMETER_CODES.has(c));
+  // Two scans rather than a concatenated copy: this runs for every row of an import.
+  const needsInitial = resolvedCodes.some((c) => ODOMETER_CODES.has(c)) || prestatii.some((p) => ODOMETER_CODES.has(p.cod_prestatie ?? ''));
   if (odometruInitial === null) {
     if (needsInitial) erori.push(contentError('ODOMETRU_INITIAL_LIPSA', 'odometruInitial', 'Prestațiile includ R-ODO sau I-ODO.'));
   } else if (typeof odometruInitial !== 'number' || !Number.isFinite(odometruInitial) || odometruInitial < 0) {

@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { idempotencyKey, idempotencyKeys, legacyIdempotencyKey, stableJson } from '../../src/domain/idempotency';
 import { resolvePrestatii, type ResolutionContext } from '../../src/domain/resolve';
 import { normalizeText } from '../../src/domain/text';
+import { copyText } from '../../src/services/import/facts';
 
 /**
  * Keys computed by the code before the hot path was optimised (commit 8bc0cc8): stored
@@ -225,5 +226,12 @@ describe('resolvePrestatii with a reused context', () => {
     expect(first).toEqual(expected);
     first.prestatii[0]!.denumire = 'changed by a caller';
     expect(resolvePrestatii(items, ctx)).toEqual(expected);
+  });
+});
+
+describe('copyText', () => {
+  const reference = (value: string) => value.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r');
+  it.each(['', 'plain', 'a\\b', 'tab\there', 'line\nbreak\r\n', '\\\t\n\r', 'ăîș 😀'])('%j', (value) => {
+    expect(copyText(value)).toBe(reference(value));
   });
 });

@@ -94,6 +94,7 @@ async function walkSheet(ctx: AppContext, source: Spreadsheet, sheet: SheetInfo,
   const summary: SheetSummary = { name: sheet.name, hidden: sheet.hidden, rows: 0, header_line: null, staged: false, motiv: null };
   let reading: 'leading' | 'no_header' | 'rows' = 'leading';
   const purgeAfter = staging.purgeAfter.toISOString();
+  const sheetName = copyText(sheet.name);
 
   for await (const row of source.rows(sheet.name)) {
     if (row.cells.every(isBlank)) continue;
@@ -125,7 +126,7 @@ async function walkSheet(ctx: AppContext, source: Spreadsheet, sheet: SheetInfo,
     }
     const rawEnc = ctx.keyring.encrypt(JSON.stringify({ l: row.line, c: row.cells }));
     const derived = staging.derive(staging.staged, row.cells);
-    await staging.copy.line(`${staging.batchId}\t${staging.staged}\t${copyText(sheet.name)}\t${rawEnc}\t${purgeAfter}\t${derived}\n`);
+    await staging.copy.line(`${staging.batchId}\t${staging.staged}\t${sheetName}\t${rawEnc}\t${purgeAfter}\t${derived}\n`);
   }
   return summary;
 }
