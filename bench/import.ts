@@ -3,15 +3,14 @@
 // time from upload to a complete preview over HTTP (POST /v1/import, then GET .../preview: the
 // whole batch classified, counts and rows_hash over every row, first page of rows); their
 // ratio (target ≤ 2); and the server's peak RSS (VmHWM, target < 400 MB).
-import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import postgres from 'postgres';
-import { freePort, startEmbedded } from '../db/embedded';
+import { startEmbedded } from '../db/embedded';
 import { preserveExitCode } from '../db/exit-code';
+import { startServerProcess } from './server';
 import { migrate } from '../db/migrate';
 import { generateApiKey } from '../src/crypto/hash';
 import { openSpreadsheet } from '../src/import/open';
@@ -104,17 +103,12 @@ async function main() {
   await sql`INSERT INTO api_keys (account_id, key_hash, prefix) VALUES (1, ${key.hash}, ${key.prefix})`;
   await sql`INSERT INTO operation_mappings (account_id, cod_op_service, cod_prestatie) VALUES (1, 'SCH-ULEI', 'OE-2'), (1, 'FILTRU', 'OE-2')`;
 
-  const port = await freePort();
-  const server = spawn(process.execPath, [...(process.env.BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir=' + process.env.BENCH_PROF] : []), '--import', 'tsx', 'src/main.ts'], {
-    env: { ...process.env, DATABASE_URL: pg.url, PORT: String(port), GATEWAY_SECRET_KEY: randomBytes(32).toString('base64'), GATEWAY_RUN_WORKER: 'false', GATEWAY_DATA_DIR: dataDir, GATEWAY_LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'inherit', 'inherit'],
+  const { port, child: server, stop } = await startServerProcess({
+    databaseUrl: pg.url,
+    dataDir,
+    nodeArgs: process.env.BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROF}`] : [],
   });
   try {
-    for (let i = 0; ; i++) {
-      if (await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false)) break;
-      if (i > 100) throw new Error('server did not start');
-      await new Promise((r) => setTimeout(r, 100));
-    }
     console.log(`${ROWS} rows; server pid ${server.pid}, idle RSS ${peakRss(server.pid!).toFixed(0)} MB`);
     let lastBatch = 0;
     for (const [label, path] of [['xlsx', xlsxPath], ['csv', csvPath]] as const) {
@@ -135,8 +129,7 @@ async function main() {
     const remap = await previewAfterMapping(port, key.plain, lastBatch, 'NECUNOSCUT');
     console.log(`after a new mapping (csv batch): preview ${(remap.ms / 1000).toFixed(2)} s, states ${JSON.stringify(remap.counts)}`);
   } finally {
-    server.kill('SIGTERM');
-    await new Promise((r) => server.once('exit', r));
+    await stop();
     await sql.end();
     await pg.stop();
     rmSync(dataDir, { recursive: true, force: true });

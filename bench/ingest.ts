@@ -1,14 +1,14 @@
 // npm run bench:ingest — (a) raw single-row inserts of the same submission row with postgres.js
 // at concurrency 32, against (b) POST /v1/prezentari over HTTP at concurrency 32 with distinct
 // contents, on the same database in one run. Prints both rates and the ratio b/a.
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
-import { freePort, startEmbedded } from '../db/embedded';
+import { startEmbedded } from '../db/embedded';
 import { preserveExitCode } from '../db/exit-code';
+import { startServerProcess } from './server';
 import { migrate } from '../db/migrate';
 import { canonicalize } from '../src/domain/canonical';
 import { generateApiKey } from '../src/crypto/hash';
@@ -54,19 +54,12 @@ async function main() {
   await sql`INSERT INTO api_keys (account_id, key_hash, prefix) VALUES (1, ${key.hash}, ${key.prefix})`;
   await sql`INSERT INTO operation_mappings (account_id, cod_op_service, cod_prestatie) VALUES (1, 'REV', 'OE-3')`;
 
-  const port = await freePort();
-  const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-  const server = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/main.ts'], {
-    env: { ...process.env, DATABASE_URL: pg.url, PORT: String(port), GATEWAY_SECRET_KEY: randomBytes(32).toString('base64'), GATEWAY_RUN_WORKER: 'false', GATEWAY_DATA_DIR: dataDir, GATEWAY_LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'inherit', 'inherit'],
+  const { port, stop } = await startServerProcess({
+    databaseUrl: pg.url,
+    dataDir,
+    nodeArgs: process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean),
   });
   try {
-    for (let i = 0; ; i++) {
-      if (await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false)) break;
-      if (i > 100) throw new Error('server did not start');
-      await new Promise((r) => setTimeout(r, 100));
-    }
-
     const row = canonicalize(payload(0));
     const raw = async () => {
       await sql`INSERT INTO submissions (account_id, status, payload_json, idempotency_key, vin, nr_inm, data_prestatie, prestatii, erori, nemapate)
@@ -100,8 +93,7 @@ async function main() {
     console.log(`HTTP answers not 'queued' and new: ${failures}; rows stored by HTTP: ${n} (answers: ${totals.b.n})`);
     console.log(`ratio b/a = ${(rateB / rateA).toFixed(2)}   (target ≥ 0.5)`);
   } finally {
-    server.kill('SIGTERM');
-    await new Promise((r) => server.once('exit', r));
+    await stop();
     await sql.end();
     await pg.stop();
     rmSync(dataDir, { recursive: true, force: true });

@@ -1,0 +1,42 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { freePort } from '../db/embedded';
+
+/**
+ * The product's server (`src/main.ts`) as a child process on `databaseUrl`, without a worker,
+ * answering /healthz. `nodeArgs` go before the script (e.g. --cpu-prof). Benchmarks measure
+ * it over real HTTP, as a client would.
+ */
+export async function startServerProcess(options: { databaseUrl: string; dataDir: string; nodeArgs?: string[] }): Promise<{
+  port: number;
+  child: ChildProcess;
+  stop: () => Promise<void>;
+}> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', 'src/main.ts'], {
+    env: {
+      ...process.env,
+      DATABASE_URL: options.databaseUrl,
+      PORT: String(port),
+      GATEWAY_SECRET_KEY: randomBytes(32).toString('base64'),
+      GATEWAY_RUN_WORKER: 'false',
+      GATEWAY_DATA_DIR: options.dataDir,
+      GATEWAY_LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const stop = async () => {
+    if (child.exitCode !== null) return;
+    child.kill('SIGTERM');
+    await new Promise((resolve) => child.once('exit', resolve));
+  };
+  for (let i = 0; ; i++) {
+    if (await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false)) break;
+    if (i > 150) {
+      await stop();
+      throw new Error('the server did not start');
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { port, child, stop };
+}
