@@ -65,9 +65,15 @@ describe('credentials', () => {
 
   it('credentials that no longer decrypt count as absent: the account’s are used instead', async () => {
     const accountId = await h.createAccount('Bad ephemeral', { username: 'alt', password: 'secret' });
-    const s = await h.submit(accountId, { vin: 'WDB1234561A300006' });
+    // Held first (an O in the VIN: needs_data is never claimed), then queued in the same
+    // statement that plants the unreadable credentials, so the worker cannot see it before.
+    const s = await h.submit(accountId, { vin: 'WDB1234561A30000O' });
+    expect(s.status).toBe('needs_data');
     // Simulates a value written under a master key that is gone.
-    await h.app.sql`UPDATE submissions SET reg_creds_enc = 'v1.00000000.AAAA.AAAA.AAAA' WHERE id = ${s.id}`;
+    await h.app.sql`
+      UPDATE submissions SET status = 'queued', vin = 'WDB1234561A300006', erori = '[]', motiv = NULL, purge_after = NULL,
+        payload_json = jsonb_set(payload_json, '{vin}', '"WDB1234561A300006"'), reg_creds_enc = 'v1.00000000.AAAA.AAAA.AAAA'
+      WHERE id = ${s.id}`;
     await h.waitForStatus(s.id, 'sent');
     expect(h.sim.state.records.find((r) => r.record.vin === 'WDB1234561A300006')!.username).toBe('alt');
     const events = await h.events(s.id);
