@@ -6,13 +6,13 @@ import type { RegCredentials } from '../../domain/submission-input';
 
 /**
  * Stores the account's durable registry credentials, encrypted, and wakes its submissions
- * that were waiting for credentials (the worker listens on `gateway_queue`).
+ * that were waiting for credentials: clearing their next_attempt_at fires the queue trigger
+ * (db/migrations/0001_worker.sql), which notifies the worker.
  */
 export async function saveRegCredentials({ ctx, accountId, creds, requestId }: { ctx: AppContext; accountId: number; creds: RegCredentials; requestId: string }) {
   await withTransaction(ctx, undefined, async (tx) => {
     await tx.update(accounts).set({ regCredsEnc: ctx.keyring.encrypt(JSON.stringify(creds)), sessionEpoch: sql`${accounts.sessionEpoch} + 1` }).where(eq(accounts.id, accountId));
     await tx.execute(sql`UPDATE submissions SET next_attempt_at = NULL WHERE coalesce(account_id, 1) = ${accountId} AND status = 'queued'`);
-    await tx.execute(sql`SELECT pg_notify('gateway_queue', ${String(accountId)})`);
   });
   ctx.journal.write({ event: 'creds_rar_salvate', requestId, accountId, data: { username: creds.username } });
   return { are_creds_rar: true };
