@@ -3,6 +3,9 @@ import type { Sql } from '../db/client';
 
 export type Metrics = ReturnType<typeof createMetrics>;
 
+/** A worker whose heartbeat is older than this is not alive (/healthz and /metrics). */
+export const WORKER_ALIVE_S = 30;
+
 /** The server's Prometheus metrics; queue depth is read from the database at scrape time. */
 export function createMetrics(sql: Sql) {
   const registry = new Registry();
@@ -48,41 +51,24 @@ export function createMetrics(sql: Sql) {
  * only when the purge deletes old rows, which Prometheus reads as a counter reset.
  */
 function registerDeliveryMetrics(registry: Registry, sql: Sql) {
-  new Counter({
+  countsFromDatabase(registry, {
     name: 'gateway_worker_sent_total',
     help: 'Submissions that reached sent (delivered, or found by reconciliation)',
-    labelNames: ['outcome'] as const,
-    registers: [registry],
-    async collect() {
-      const rows = await sql<{ outcome: string; n: number }[]>`
-        SELECT outcome, count(*)::int AS n FROM submission_attempts WHERE result_status = 'sent' GROUP BY outcome`;
-      this.reset();
-      for (const r of rows) this.inc({ outcome: r.outcome }, r.n);
-    },
+    label: 'outcome',
+    read: () => sql`SELECT outcome AS label, count(*)::int AS n FROM submission_attempts WHERE result_status = 'sent' GROUP BY outcome`,
   });
-  new Counter({
+  countsFromDatabase(registry, {
     name: 'gateway_worker_errors_total',
     help: 'Submissions the worker moved to error, by reg_error code',
-    labelNames: ['cod'] as const,
-    registers: [registry],
-    async collect() {
-      const rows = await sql<{ cod: string | null; n: number }[]>`
-        SELECT error_code AS cod, count(*)::int AS n FROM submission_attempts WHERE result_status = 'error' GROUP BY error_code`;
-      this.reset();
-      for (const r of rows) this.inc({ cod: r.cod ?? 'REG_EROARE' }, r.n);
-    },
+    label: 'cod',
+    read: () =>
+      sql`SELECT coalesce(error_code, 'REG_EROARE') AS label, count(*)::int AS n FROM submission_attempts WHERE result_status = 'error' GROUP BY 1`,
   });
-  new Counter({
+  countsFromDatabase(registry, {
     name: 'gateway_worker_attempts_total',
     help: 'Delivery attempts by outcome (retries, waits for credentials and expired tokens included)',
-    labelNames: ['outcome'] as const,
-    registers: [registry],
-    async collect() {
-      const rows = await sql<{ outcome: string; n: number }[]>`
-        SELECT outcome, count(*)::int AS n FROM submission_attempts WHERE outcome IS NOT NULL GROUP BY outcome`;
-      this.reset();
-      for (const r of rows) this.inc({ outcome: r.outcome }, r.n);
-    },
+    label: 'outcome',
+    read: () => sql`SELECT outcome AS label, count(*)::int AS n FROM submission_attempts WHERE outcome IS NOT NULL GROUP BY outcome`,
   });
   new Gauge({
     name: 'gateway_registry_latency_seconds',
@@ -116,11 +102,30 @@ function registerDeliveryMetrics(registry: Registry, sql: Sql) {
   });
   new Gauge({
     name: 'gateway_workers_alive',
-    help: 'Worker processes with a heartbeat in the last 30 seconds',
+    help: `Worker processes with a heartbeat in the last ${WORKER_ALIVE_S} seconds`,
     registers: [registry],
     async collect() {
-      const [row] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM worker_state WHERE heartbeat_at > now() - interval '30 seconds'`;
+      const [row] = await sql<{ n: number }[]>`
+        SELECT count(*)::int AS n FROM worker_state WHERE heartbeat_at > now() - make_interval(secs => ${WORKER_ALIVE_S})`;
       this.set(row?.n ?? 0);
+    },
+  });
+}
+
+/** A counter whose values are counts per label read from the database at scrape time. */
+function countsFromDatabase(
+  registry: Registry,
+  options: { name: string; help: string; label: string; read: () => Promise<ReadonlyArray<{ label: string; n: number }>> },
+) {
+  new Counter({
+    name: options.name,
+    help: options.help,
+    labelNames: [options.label],
+    registers: [registry],
+    async collect() {
+      const rows = await options.read();
+      this.reset();
+      for (const r of rows) this.inc({ [options.label]: r.label }, r.n);
     },
   });
 }

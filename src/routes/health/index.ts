@@ -1,9 +1,7 @@
 import { Hono } from 'hono';
 import type { AppContext } from '../../context';
 import type { AppEnv } from '../../http/env';
-
-/** A worker whose heartbeat is older than this is reported as not alive. */
-export const WORKER_ALIVE_S = 30;
+import { WORKER_ALIVE_S } from '../../metrics';
 
 export function healthRoutes(ctx: AppContext) {
   const app = new Hono<AppEnv>();
