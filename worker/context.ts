@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
-import { createDb, type Db, type Sql } from '../db/client';
+import type { Db, Sql } from '../db/client';
 import type { Config } from '../src/config';
-import { createKeyring, type Keyring } from '../src/crypto/envelope';
-import { createJournal, type Journal } from '../src/journal/journal';
+import type { Keyring } from '../src/crypto/envelope';
+import type { Journal } from '../src/journal/journal';
+import { createBaseContext } from '../src/base-context';
 import { createRegistryClient, type RegistryClient } from './registry/client';
 import { protocolFrom, type RegistryProtocol } from './registry/protocol';
 import { createAccountLimiter, type AccountLimiter } from './limiter';
@@ -52,20 +52,21 @@ export function createWorkerContext(options: {
 }): WorkerContext & { close: () => Promise<void> } {
   const { config } = options;
   const settings = workerSettings(config);
-  // Sends in flight each hold a connection only briefly; a few beyond that serve the tasks.
-  const { sql, db, close } = createDb(options.databaseUrl, { max: Math.min(20, settings.maxInflight + 4) });
-  const journal = createJournal({ sql, logDir: join(config.GATEWAY_DATA_DIR, 'logs'), processName: 'worker' });
-  const protocol = protocolFrom(config.GATEWAY_REGISTRY_PROTOCOL);
-  const clock = options.clock ?? (() => new Date());
-  return {
-    workerId: config.GATEWAY_WORKER_ID ?? newWorkerId(),
-    db,
-    sql,
+  const base = createBaseContext({
     config,
+    databaseUrl: options.databaseUrl,
+    secretKey: options.secretKey,
+    processName: 'worker',
+    clock: options.clock,
+    // Sends in flight each hold a connection only briefly; a few beyond that serve the tasks.
+    poolSize: Math.min(20, settings.maxInflight + 4),
+  });
+  const protocol = protocolFrom(config.GATEWAY_REGISTRY_PROTOCOL);
+  const { clock } = base;
+  return {
+    ...base,
+    workerId: config.GATEWAY_WORKER_ID ?? newWorkerId(),
     settings,
-    journal,
-    keyring: createKeyring(options.secretKey, config.GATEWAY_OLD_SECRET_KEYS),
-    clock,
     protocol,
     registry:
       options.registry ??
@@ -74,9 +75,5 @@ export function createWorkerContext(options: {
     limiter: createAccountLimiter(settings.concurrencyPerAccount),
     nomenclatorRefreshed: new Set(),
     log: options.log,
-    close: async () => {
-      await journal.flush();
-      await close();
-    },
   };
 }
