@@ -11,7 +11,8 @@ export class NoCredentialsError extends Error {}
  * Logs the account in and caches the session. Every login is journalled (`rar_login`,
  * never with credentials or the token). A successful login deletes the ephemeral
  * credentials of every submission of the account (never the account's own), records the
- * login time for /healthz, and the first one in this process refreshes the nomenclator.
+ * login time for /healthz, and the account's first one in this process starts a refresh of
+ * the nomenclator.
  */
 export async function login(ctx: WorkerContext, accountId: number, epoch: number, credentials: RegCredentials, requestId: string | null, signal?: AbortSignal): Promise<Session> {
   const started = ctx.clock().getTime();
@@ -25,12 +26,17 @@ export async function login(ctx: WorkerContext, accountId: number, epoch: number
       // The login stands; what is left is erased at the next login, at `sent`, or by the purge.
       ctx.journal.write({ event: 'worker_after_login_failed', level: 'warn', accountId, data: { error: String(error) } });
     });
-    if (!ctx.nomenclatorRefreshed.has(accountId)) {
-      ctx.nomenclatorRefreshed.add(accountId);
-      await refreshNomenclator(ctx, session.token).catch((error: unknown) => {
-        // The fallback codes stay; the daily task tries again.
-        ctx.journal.write({ event: 'nomenclator_refresh_failed', level: 'warn', accountId, data: { error: String(error) } });
-      });
+    if (!ctx.nomenclatorRefreshes.has(accountId)) {
+      // In the background: the sends waiting for this login carry codes resolved already,
+      // and would otherwise wait one more registry round trip.
+      const refresh = refreshNomenclator(ctx, session.token).then(
+        () => undefined,
+        (error: unknown) => {
+          // The fallback codes stay; the daily task tries again.
+          ctx.journal.write({ event: 'nomenclator_refresh_failed', level: 'warn', accountId, data: { error: String(error) } });
+        },
+      );
+      ctx.nomenclatorRefreshes.set(accountId, refresh);
     }
     return session;
   } catch (error) {

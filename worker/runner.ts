@@ -71,7 +71,7 @@ export async function startWorker(ctx: WorkerContext): Promise<RunningWorker> {
       for (const job of jobs) job.stop();
       await listener.unlisten().catch(() => {});
       await sendsDone;
-      await Promise.allSettled([...tasks]);
+      await Promise.allSettled([...tasks, ...ctx.nomenclatorRefreshes.values()]);
       ctx.journal.write({ event: 'worker_stopped', data: { worker_id: ctx.workerId } });
     },
   };

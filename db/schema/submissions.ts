@@ -39,6 +39,9 @@ export const submissions = pgTable(
   (t) => [
     index('submissions_account_idx').on(sql`coalesce(${t.accountId}, 1)`, t.id),
     index('submissions_status_idx').on(t.status, t.nextAttemptAt),
+    // The queue alone, per account in id order: a claim reads it without walking the rows
+    // already sent, however many there are.
+    index('submissions_queued_idx').on(sql`coalesce(${t.accountId}, 1)`, t.id).where(sql`${t.status} = 'queued'`),
     index('submissions_batch_idx').on(t.batchId),
     index('submissions_vin_idx').on(t.vin),
   ],

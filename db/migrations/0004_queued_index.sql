@@ -1,0 +1,1 @@
+CREATE INDEX IF NOT EXISTS "submissions_queued_idx" ON "submissions" USING btree (coalesce("account_id", 1),"id") WHERE "submissions"."status" = 'queued';
