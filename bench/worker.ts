@@ -19,11 +19,13 @@ const SUBMISSIONS = 2_000;
 const ACCOUNTS = 10;
 const LATENCY_MS = 50;
 
-async function waitUntil(probe: () => Promise<boolean>, timeoutMs: number, what: string) {
+// The worker runs in this process: the bench polls rarely, so its own queries take little of
+// the worker's event loop. The rate is measured from the attempt history, not from the polls.
+async function waitUntil(probe: () => Promise<boolean>, timeoutMs: number, what: string, everyMs = 25) {
   const deadline = Date.now() + timeoutMs;
   while (!(await probe())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
 }
 
@@ -68,7 +70,7 @@ async function main() {
     await waitUntil(async () => {
       const [r] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM submissions WHERE status IN ('queued', 'sending')`;
       return r!.n === 0;
-    }, 300_000, 'the queue to drain');
+    }, 300_000, 'the queue to drain', 250);
     const cpu = process.cpuUsage(cpu0);
     await worker.stop();
     await ctx.close();

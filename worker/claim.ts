@@ -37,11 +37,13 @@ export async function claimBatch(ctx: WorkerContext, limit: number): Promise<Cla
   // Twice the registry slots: while some rows call the registry, the others are being
   // prepared or recorded. The registry itself sees at most the limit (worker/limiter.ts).
   const perAccount = ctx.settings.concurrencyPerAccount * CLAIM_PER_SLOT;
-  const rows = await ctx.sql.begin(async (tx) => {
-    // Sent now, awaited below: postgres.js pipelines the lock and the claim in one round trip;
-    // the claim still runs after the lock is held, so its snapshot sees every earlier claim.
-    const lock = tx`SELECT pg_advisory_xact_lock(${CLAIM_LOCK})`.execute();
-    const claim = tx`
+  // The whole transaction in one round trip: postgres.js writes statements issued in one tick
+  // together, and Postgres runs them in order, so the claim's snapshot is taken once the lock
+  // is held and sees every earlier claim. A failed statement makes the COMMIT a rollback.
+  const tx = await ctx.sql.reserve();
+  try {
+    const statements = [tx`BEGIN`.execute(), tx`SELECT pg_advisory_xact_lock(${CLAIM_LOCK})`.execute()];
+    const claim = tx<Record<string, unknown>[]>`
       WITH inflight AS (
         SELECT coalesce(account_id, 1) AS acct, count(*)::int AS n FROM submissions WHERE status = 'sending' GROUP BY 1
       ), due AS (
@@ -82,10 +84,15 @@ export async function claimBatch(ctx: WorkerContext, limit: number): Promise<Cla
       JOIN attempt at ON at.submission_id = c.id
       LEFT JOIN accounts acc ON acc.id = c.account_id
       ORDER BY c.id`.execute();
-    await lock;
-    return claim;
-  });
-  return rows.map((row) => ClaimedJob.parse(row));
+    const commit = tx`COMMIT`.execute();
+    const [rows] = await Promise.all([claim, commit, ...statements]);
+    return rows.map((row) => ClaimedJob.parse(row));
+  } catch (error) {
+    await tx`ROLLBACK`.catch(() => {});
+    throw error;
+  } finally {
+    tx.release();
+  }
 }
 
 /**
