@@ -1,5 +1,5 @@
-// Runs after `drizzle-kit generate`: rewrites the generated SQL so every statement is
-// additive and safe to re-run on a database that already has part of the schema.
+// Runs after `drizzle-kit generate`: rewrites the generated SQL so every statement is safe
+// to re-run on a database that already has part of the schema.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -10,6 +10,12 @@ export function harden(sql: string): string {
     .replace(/CREATE TABLE (?!IF NOT EXISTS)/g, 'CREATE TABLE IF NOT EXISTS ')
     .replace(/CREATE (UNIQUE )?INDEX (?!IF NOT EXISTS)/g, 'CREATE $1INDEX IF NOT EXISTS ')
     .replace(/ADD COLUMN (?!IF NOT EXISTS)/g, 'ADD COLUMN IF NOT EXISTS ')
+    .replace(/DROP (COLUMN|CONSTRAINT) (?!IF EXISTS)/g, 'DROP $1 IF EXISTS ')
+    // A second primary key is refused as an invalid definition, not as a duplicate.
+    .replace(
+      /^(ALTER TABLE [^;]+ ADD CONSTRAINT [^;]+ PRIMARY KEY[^;]*);/gm,
+      'DO $$$$ BEGIN $1; EXCEPTION WHEN duplicate_object OR duplicate_table OR invalid_table_definition THEN NULL; END $$$$;',
+    )
     .replace(
       /^(ALTER TABLE [^;]+ ADD CONSTRAINT [^;]+);/gm,
       'DO $$$$ BEGIN $1; EXCEPTION WHEN duplicate_object OR duplicate_table THEN NULL; END $$$$;',

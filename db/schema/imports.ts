@@ -1,4 +1,4 @@
-import { bigint, boolean, doublePrecision, index, integer, jsonb, pgTable, text, timestamp, unique } from 'drizzle-orm/pg-core';
+import { bigint, boolean, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, timestamp, unique } from 'drizzle-orm/pg-core';
 
 export const importBatches = pgTable(
   'import_batches',
@@ -28,14 +28,14 @@ export const importBatches = pgTable(
 export const importRows = pgTable(
   'import_rows',
   {
-    id: bigint('id', { mode: 'number' }).primaryKey().generatedByDefaultAsIdentity(),
     batchId: integer('batch_id')
       .notNull()
       .references(() => importBatches.id, { onDelete: 'cascade' }),
+    // 1, 2, ... in file order, across the staged sheets.
     rowIndex: integer('row_index').notNull(),
     sheet: text('sheet'),
-    // Raw cells, envelope-encrypted (personal data at rest).
-    rawEnc: text('raw_enc').notNull(),
+    // Raw cells, envelope-encrypted, of a row staged before import_row_blocks; null since.
+    rawEnc: text('raw_enc'),
     overrideJson: text('override_json'),
     includeReview: integer('include_review').notNull().default(0),
     submissionId: bigint('submission_id', { mode: 'number' }),
@@ -59,7 +59,26 @@ export const importRows = pgTable(
     recordedOdometru: doublePrecision('recorded_odometru'),
     recordedData: text('recorded_data'),
   },
-  (t) => [unique('import_rows_batch_row_uq').on(t.batchId, t.rowIndex)],
+  (t) => [primaryKey({ name: 'import_rows_pkey', columns: [t.batchId, t.rowIndex] })],
+);
+
+/**
+ * The raw cells of a batch's rows, ROWS_PER_BLOCK rows per block (services/import/raw-blocks.ts):
+ * compressed and envelope-encrypted together, personal data at rest. One encryption per block
+ * instead of one per row: most of an upload's cost, and half of what it stored, was that.
+ */
+export const importRowBlocks = pgTable(
+  'import_row_blocks',
+  {
+    batchId: integer('batch_id')
+      .notNull()
+      .references(() => importBatches.id, { onDelete: 'cascade' }),
+    // Rows blockNo × ROWS_PER_BLOCK + 1 ... (blockNo + 1) × ROWS_PER_BLOCK.
+    blockNo: integer('block_no').notNull(),
+    rawEnc: text('raw_enc').notNull(),
+    purgeAfter: timestamp('purge_after', { withTimezone: true }),
+  },
+  (t) => [primaryKey({ name: 'import_row_blocks_pkey', columns: [t.batchId, t.blockNo] }), index('import_row_blocks_purge_idx').on(t.purgeAfter)],
 );
 
 export const columnMappings = pgTable(

@@ -8,6 +8,9 @@ import { createCipheriv, createDecipheriv, createHash, createSecretKey, randomBy
 export interface Keyring {
   encrypt(plain: string): string;
   decrypt(token: string): string;
+  /** The same envelope around bytes (a compressed block of import rows). */
+  encryptBytes(plain: Uint8Array): string;
+  decryptBytes(token: string): Buffer;
   currentKeyId: string;
 }
 
@@ -49,32 +52,38 @@ export function createKeyring(currentBase64: string, oldBase64: string[] = []): 
   const aad = Buffer.from(currentId);
   const prefix = `v1.${currentId}.`;
 
+  function encryptBytes(plain: Uint8Array | string): string {
+    const iv = nextIv();
+    const cipher = createCipheriv('aes-256-gcm', currentKey, iv);
+    cipher.setAAD(aad);
+    const body = typeof plain === 'string' ? cipher.update(plain, 'utf8') : cipher.update(plain);
+    // GCM is a stream mode: final() only computes the tag and returns no bytes.
+    const rest = cipher.final();
+    const ct = rest.length === 0 ? body : Buffer.concat([body, rest]);
+    return `${prefix}${iv.toString('base64url')}.${cipher.getAuthTag().toString('base64url')}.${ct.toString('base64url')}`;
+  }
+
+  function decryptBytes(token: string): Buffer {
+    const [version, id, iv, tag, body] = token.split('.');
+    if (version !== 'v1' || !id || !iv || !tag || body === undefined) throw new DecryptError('malformed ciphertext');
+    const key = keys.get(id);
+    if (!key) throw new DecryptError(`unknown key id ${id}`);
+    try {
+      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
+      decipher.setAAD(Buffer.from(id));
+      decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+      return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]);
+    } catch {
+      throw new DecryptError('ciphertext does not authenticate');
+    }
+  }
+
   return {
     currentKeyId: currentId,
-    encrypt(plain) {
-      const iv = nextIv();
-      const cipher = createCipheriv('aes-256-gcm', currentKey, iv);
-      cipher.setAAD(aad);
-      const body = cipher.update(plain, 'utf8');
-      // GCM is a stream mode: final() only computes the tag and returns no bytes.
-      const rest = cipher.final();
-      const ct = rest.length === 0 ? body : Buffer.concat([body, rest]);
-      return `${prefix}${iv.toString('base64url')}.${cipher.getAuthTag().toString('base64url')}.${ct.toString('base64url')}`;
-    },
-    decrypt(token) {
-      const [version, id, iv, tag, body] = token.split('.');
-      if (version !== 'v1' || !id || !iv || !tag || body === undefined) throw new DecryptError('malformed ciphertext');
-      const key = keys.get(id);
-      if (!key) throw new DecryptError(`unknown key id ${id}`);
-      try {
-        const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
-        decipher.setAAD(Buffer.from(id));
-        decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-        return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
-      } catch {
-        throw new DecryptError('ciphertext does not authenticate');
-      }
-    },
+    encrypt: encryptBytes,
+    decrypt: (token) => decryptBytes(token).toString('utf8'),
+    encryptBytes,
+    decryptBytes,
   };
 }
 

@@ -51,6 +51,18 @@ describe('POST /v1/import/{id}/rand/{i}/editeaza', () => {
     expect((await t.call('GET', `/v1/import/${batchId}/export-failed`, { key })).status).toBe(200);
   });
 
+  it('reads a row staged before blocks from its own ciphertext, and the rows of a block that does not decrypt as empty', async () => {
+    const batchId = await stage(t, key, await file());
+    // A row as an earlier build stored it: its own ciphertext.
+    const earlier = t.ctx.keyring.encrypt(JSON.stringify({ l: 9, c: ['WDB1234561A000007', 'B7ABC', '14.03.2025', null, 7000, 'OP-1', 'Revizie'] }));
+    await t.ctx.sql`UPDATE import_rows SET raw_enc = ${earlier} WHERE batch_id = ${batchId} AND row_index = 1`;
+    await t.ctx.sql`UPDATE import_row_blocks SET raw_enc = 'v1.deadbeef.AAAA.BBBB.CCCC' WHERE batch_id = ${batchId}`;
+    const p = await preview(t, key, batchId);
+    expect(p.rows[0]).toMatchObject({ line: 9, values: { vin: 'WDB1234561A000007', odometruFinal: 7000 } });
+    expect(p.rows[1]).toMatchObject({ line: null, values: { vin: '', nrInm: '' } });
+    expect((await t.call('GET', `/v1/import/${batchId}/export-failed`, { key })).status).toBe(200);
+  });
+
   it('answers 409 once the batch is committed', async () => {
     const batchId = await stage(t, key, await file());
     const p = await preview(t, key, batchId);

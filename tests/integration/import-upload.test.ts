@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { inflateRawSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, startTestApp, type TestApp } from '../helpers/app';
 import { csvFile, HEADER, upload, xlsxFile } from '../helpers/import-files';
@@ -41,12 +42,32 @@ describe('POST /v1/import happy path', () => {
     const [batch] = await t.ctx.sql<{ purge_after: string; created_at: string }[]>`SELECT purge_after, created_at FROM import_batches WHERE id = ${batch_id as number}`;
     const days = (Date.parse(batch!.purge_after) - Date.parse(batch!.created_at)) / 86_400_000;
     expect(Math.round(days)).toBe(90);
-    const rows = await t.ctx.sql<{ raw_enc: string; purge_after: string }[]>`SELECT raw_enc, purge_after FROM import_rows WHERE batch_id = ${batch_id as number}`;
+    const rows = await t.ctx.sql<{ raw_enc: string | null; purge_after: string }[]>`SELECT raw_enc, purge_after FROM import_rows WHERE batch_id = ${batch_id as number}`;
     expect(rows).toHaveLength(1);
-    expect(rows[0]!.raw_enc).toMatch(/^v1\./);
-    expect(rows[0]!.raw_enc).not.toContain('WDB1234561A654321');
+    expect(rows[0]!.raw_enc).toBeNull();
     expect(Date.parse(rows[0]!.purge_after)).toBe(Date.parse(batch!.purge_after));
-    expect(JSON.parse(t.ctx.keyring.decrypt(rows[0]!.raw_enc)).c[0]).toBe('WDB1234561A654321');
+    // The raw cells live in the batch's encrypted, compressed blocks.
+    const blocks = await t.ctx.sql<{ block_no: number; raw_enc: string; purge_after: string }[]>`SELECT block_no, raw_enc, purge_after FROM import_row_blocks WHERE batch_id = ${batch_id as number}`;
+    expect(blocks).toHaveLength(1);
+    expect(blocks[0]!.raw_enc).toMatch(/^v1\./);
+    expect(Date.parse(blocks[0]!.purge_after)).toBe(Date.parse(batch!.purge_after));
+    const opened = JSON.parse(inflateRawSync(t.ctx.keyring.decryptBytes(blocks[0]!.raw_enc)).toString('utf8'));
+    expect(opened[0].c[0]).toBe('WDB1234561A654321');
+    const everything = JSON.stringify(await t.ctx.sql`SELECT * FROM import_rows WHERE batch_id = ${batch_id as number}`) + JSON.stringify(blocks);
+    expect(everything).not.toContain('WDB1234561A654321');
+    expect(everything).not.toContain('B123ABC');
+  });
+
+  it('keeps 256 rows per block and reads every row of a larger file back', async () => {
+    const rows = Array.from({ length: 600 }, (_, i) => [`WDB1234561A${String(100_000 + i)}`, 'B123ABC', '14.03.2025', 1000 + i, 2000 + i, 'OP1', 'Revizie']);
+    const { batch_id } = await json(await upload(t, key, await xlsxFile({ Date: [HEADER, ...rows] })));
+    const blocks = await t.ctx.sql<{ block_no: number }[]>`SELECT block_no FROM import_row_blocks WHERE batch_id = ${batch_id as number} ORDER BY block_no`;
+    expect(blocks.map((b) => b.block_no)).toEqual([0, 1, 2]);
+    for (const [page, row] of [[1, 1], [3, 256], [3, 257], [6, 600]] as const) {
+      const p = await json(await t.call('GET', `/v1/import/${batch_id}/preview?page=${page}&page_size=100`, { key }));
+      const shown = (p.rows as Array<{ row_index: number; values: { vin: string; odometruFinal: number } }>).find((r) => r.row_index === row)!;
+      expect(shown.values).toMatchObject({ vin: rows[row - 1]![0], odometruFinal: rows[row - 1]![4] });
+    }
   });
 
   it('reads a csv with a BOM and ; separators', async () => {

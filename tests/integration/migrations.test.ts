@@ -50,11 +50,17 @@ describe('start-up migrations', () => {
     expect(results.filter((r) => r.length > 0)).toHaveLength(1);
   });
 
-  it('generated SQL is hardened to be additive and re-runnable', () => {
-    const out = harden('CREATE TABLE "a" (x int);\nCREATE INDEX "i" ON "a" (x);\nALTER TABLE "a" ADD COLUMN "y" int;\nALTER TABLE "a" ADD CONSTRAINT "fk" FOREIGN KEY ("x") REFERENCES "b"("id");');
+  it('generated SQL is hardened to be re-runnable', () => {
+    const out = harden(
+      'CREATE TABLE "a" (x int);\nCREATE INDEX "i" ON "a" (x);\nALTER TABLE "a" ADD COLUMN "y" int;\nALTER TABLE "a" ADD CONSTRAINT "fk" FOREIGN KEY ("x") REFERENCES "b"("id");\n' +
+        'ALTER TABLE "a" DROP CONSTRAINT "uq";\nALTER TABLE "a" DROP COLUMN "z";\nALTER TABLE "a" ADD CONSTRAINT "a_pkey" PRIMARY KEY("x","y");',
+    );
     expect(out).toContain('CREATE TABLE IF NOT EXISTS "a"');
     expect(out).toContain('CREATE INDEX IF NOT EXISTS "i"');
     expect(out).toContain('ADD COLUMN IF NOT EXISTS "y"');
-    expect(out).toMatch(/DO \$\$ BEGIN ALTER TABLE "a" ADD CONSTRAINT "fk" .*EXCEPTION WHEN duplicate_object/);
+    expect(out).toMatch(/DO \$\$ BEGIN ALTER TABLE "a" ADD CONSTRAINT "fk" .*EXCEPTION WHEN duplicate_object OR duplicate_table THEN/);
+    expect(out).toContain('DROP CONSTRAINT IF EXISTS "uq"');
+    expect(out).toContain('DROP COLUMN IF EXISTS "z"');
+    expect(out).toMatch(/DO \$\$ BEGIN ALTER TABLE "a" ADD CONSTRAINT "a_pkey" PRIMARY KEY.*OR invalid_table_definition THEN/);
   });
 });

@@ -61,21 +61,24 @@ describe('purge (daily)', () => {
     expect(acct!.c).not.toBeNull();
   });
 
-  it('deletes staged import batches past purge_after with their rows', async () => {
+  it('deletes staged import batches past purge_after with their rows and blocks', async () => {
     const batch = async (days: number) => {
       const [b] = await h.app.sql<{ id: number }[]>`
         INSERT INTO import_batches (account_id, header, header_signature, purge_after)
         VALUES (1, '[]'::jsonb, 'sig', now() + make_interval(days => ${days})) RETURNING id`;
-      await h.app.sql`INSERT INTO import_rows (batch_id, row_index, raw_enc) VALUES (${b!.id}, 0, 'enc')`;
+      await h.app.sql`INSERT INTO import_rows (batch_id, row_index, purge_after) VALUES (${b!.id}, 1, now() + make_interval(days => ${days}))`;
+      await h.app.sql`INSERT INTO import_row_blocks (batch_id, block_no, raw_enc, purge_after) VALUES (${b!.id}, 0, 'enc', now() + make_interval(days => ${days}))`;
       return b!.id;
     };
     const old = await batch(-1);
     const fresh = await batch(30);
     const result = await purge(ctx);
-    expect(result.importBatches).toBe(1);
+    expect(result).toMatchObject({ importBatches: 1, importRows: 1, importBlocks: 1 });
     expect(await h.app.sql`SELECT 1 FROM import_batches WHERE id = ${old}`).toHaveLength(0);
     expect(await h.app.sql`SELECT 1 FROM import_rows WHERE batch_id = ${old}`).toHaveLength(0);
+    expect(await h.app.sql`SELECT 1 FROM import_row_blocks WHERE batch_id = ${old}`).toHaveLength(0);
     expect(await h.app.sql`SELECT 1 FROM import_rows WHERE batch_id = ${fresh}`).toHaveLength(1);
+    expect(await h.app.sql`SELECT 1 FROM import_row_blocks WHERE batch_id = ${fresh}`).toHaveLength(1);
   });
 });
 

@@ -17,6 +17,7 @@ export interface PurgeResult {
   credentials: number;
   importBatches: number;
   importRows: number;
+  importBlocks: number;
 }
 
 /**
@@ -33,10 +34,12 @@ export async function purge(ctx: WorkerContext): Promise<PurgeResult> {
   const credentials = (await sql`
     UPDATE submissions SET reg_creds_enc = NULL WHERE reg_creds_enc IS NOT NULL AND status IN ('sent', 'error')`).count;
   const importRows = await deleteInChunks((limit) => sql`
-    DELETE FROM import_rows WHERE id IN (SELECT id FROM import_rows WHERE purge_after < now() LIMIT ${limit})`);
+    DELETE FROM import_rows WHERE (batch_id, row_index) IN (SELECT batch_id, row_index FROM import_rows WHERE purge_after < now() LIMIT ${limit})`);
+  const importBlocks = await deleteInChunks((limit) => sql`
+    DELETE FROM import_row_blocks WHERE (batch_id, block_no) IN (SELECT batch_id, block_no FROM import_row_blocks WHERE purge_after < now() LIMIT ${limit})`);
   const importBatches = await deleteInChunks((limit) => sql`
     DELETE FROM import_batches WHERE id IN (SELECT id FROM import_batches WHERE purge_after < now() LIMIT ${limit})`);
-  const result = { submissions, credentials, importBatches, importRows };
+  const result = { submissions, credentials, importBatches, importRows, importBlocks };
   ctx.journal.write({ event: 'worker_purge', data: { ...result } });
   return result;
 }

@@ -24,7 +24,7 @@ export interface CommitInput {
  * is skipped by the unique key. Returns how many were inserted, by status.
  */
 async function insertChunk(ctx: AppContext, tx: Executor, batch: LoadedBatch, derivation: Derivation, indexes: number[], requestId: string) {
-  const staged = await stagedRowsAt(tx, batch.id, indexes);
+  const staged = await stagedRowsAt(tx, ctx.keyring, batch.id, indexes);
   const values = staged.map((row) => {
     const { verdict, key } = readRow(row, batch, derivation.resolution, derivation.now, ctx.keyring);
     // An included needs_review row is content-valid and resolved: it queues like any other.

@@ -32,7 +32,7 @@ async function lockRow(tx: Executor, accountId: number, batchId: number, rowInde
 
 /** An edit derives its row again (only that row), with the readings of its VIN, which may be another now. */
 async function rederiveRow(ctx: AppContext, tx: Executor, batch: LoadedBatch, derivation: Derivation, rowIndex: number) {
-  const [staged] = await stagedRowsAt(tx, batch.id, [rowIndex]);
+  const [staged] = await stagedRowsAt(tx, ctx.keyring, batch.id, [rowIndex]);
   const reading = readRow(staged!, batch, derivation.resolution, derivation.now, ctx.keyring);
   await writeFacts(tx, batch.id, [rowFacts(rowIndex, reading, derivation.vinHmac)], true);
   const { vin } = reading.verdict.content;

@@ -28,7 +28,7 @@ export async function exportFailedRows({ ctx, accountId, batchId }: { ctx: AppCo
     for (let i = 0; i < outcomes.length; i += CHUNK) {
       const slice = outcomes.slice(i, i + CHUNK);
       const byIndex = new Map(slice.map((o) => [o.rowIndex, o]));
-      for (const row of await stagedRowsAt(tx, batch.id, [...byIndex.keys()])) {
+      for (const row of await stagedRowsAt(tx, ctx.keyring, batch.id, [...byIndex.keys()])) {
         const reading = readRow(row, batch, derivation.resolution, derivation.now, ctx.keyring);
         const outcome = byIndex.get(row.row_index)!;
         const cells = batch.header.map((_, c) => cellText(reading.cells[c]));

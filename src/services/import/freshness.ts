@@ -31,7 +31,7 @@ function scopeCondition(scope: StaleScope): SQL | null {
 async function rederive(ctx: AppContext, exec: Executor, batch: LoadedBatch, where: SQL, derivation: Derivation, full: boolean): Promise<string[]> {
   // A full pass may meet new VINs (another column is the VIN now): their readings are looked up again.
   const vins = new Set<string>();
-  for await (const chunk of stagedRows(exec, batch.id, where)) {
+  for await (const chunk of stagedRows(exec, ctx.keyring, batch.id, where)) {
     const changed: RowFacts[] = [];
     for (const staged of chunk) {
       const reading = readRow(staged, batch, derivation.resolution, derivation.now, ctx.keyring);

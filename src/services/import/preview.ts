@@ -35,7 +35,7 @@ export type RowView = ReturnType<typeof rowView>;
 /** The rows of `outcomes` (a page), decrypted to show their values: the only rows a preview decrypts. */
 export async function rowViews(ctx: AppContext, exec: Executor, batch: LoadedBatch, derivation: Derivation, outcomes: readonly RowOutcome[]): Promise<RowView[]> {
   const byIndex = new Map(outcomes.map((o) => [o.rowIndex, o]));
-  const staged = await stagedRowsAt(exec, batch.id, [...byIndex.keys()]);
+  const staged = await stagedRowsAt(exec, ctx.keyring, batch.id, [...byIndex.keys()]);
   return staged.map((row) => rowView(readRow(row, batch, derivation.resolution, derivation.now, ctx.keyring), byIndex.get(row.row_index)!));
 }
 

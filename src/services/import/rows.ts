@@ -9,16 +9,19 @@ import { idempotencyKeys } from '../../domain/idempotency';
 import type { ResolutionContext } from '../../domain/resolve';
 import type { LoadedBatch } from './batch';
 import type { StoredFacts } from './facts';
+import { withRaw, type RawRow } from './raw-blocks';
 
+/** A row as `import_rows` holds it, with its raw cells read (raw-blocks.ts). */
 export type StagedRow = {
   row_index: number;
   sheet: string | null;
-  raw_enc: string;
+  raw: RawRow;
   override_json: string | null;
   include_review: number;
   /** bigint: postgres.js hands it over as a string. */
   submission_id: string | number | null;
 };
+type Stored = Omit<StagedRow, 'raw'> & { raw_enc: string | null };
 
 const CHUNK = 2000;
 
@@ -26,26 +29,27 @@ const CHUNK = 2000;
  * The batch's rows in order (those matching `where`, over the columns of `import_rows`), a
  * chunk at a time (keyset pages), so a large batch is never loaded whole.
  */
-export async function* stagedRows(exec: Executor, batchId: number, where: SQL = sql`true`): AsyncGenerator<Array<StagedRow & StoredFacts>> {
+export async function* stagedRows(exec: Executor, keyring: Keyring, batchId: number, where: SQL = sql`true`): AsyncGenerator<Array<StagedRow & StoredFacts>> {
   let after = 0;
   for (;;) {
-    const rows = await exec.execute<StagedRow & StoredFacts>(sql`
+    const rows = await exec.execute<Stored & StoredFacts>(sql`
       SELECT row_index, sheet, raw_enc, override_json, include_review, submission_id,
         verdict, idem_key, legacy_key, codes, unmapped, data_prestatie, odometru_final, client_codes, rule_bound, vin_hmac
       FROM import_rows
       WHERE batch_id = ${batchId} AND row_index > ${after} AND (${where}) ORDER BY row_index LIMIT ${CHUNK}`);
     if (rows.length === 0) return;
-    yield rows;
+    yield await withRaw(exec, keyring, batchId, rows);
     after = rows[rows.length - 1]!.row_index;
   }
 }
 
-export async function stagedRowsAt(exec: Executor, batchId: number, indexes: readonly number[]): Promise<StagedRow[]> {
+export async function stagedRowsAt(exec: Executor, keyring: Keyring, batchId: number, indexes: readonly number[]): Promise<StagedRow[]> {
   if (indexes.length === 0) return [];
-  return exec.execute<StagedRow>(sql`
+  const rows = await exec.execute<Stored>(sql`
     SELECT row_index, sheet, raw_enc, override_json, include_review, submission_id FROM import_rows
     WHERE batch_id = ${batchId} AND row_index = ANY(string_to_array(${indexes.join(',')}, ',')::int[])
     ORDER BY row_index`);
+  return withRaw(exec, keyring, batchId, rows);
 }
 
 /** A staged row read back: its cells, the user's edits, and the API's verdict on the result. */
@@ -63,7 +67,7 @@ export interface RowReading {
   submissionId: number | null;
 }
 
-/** Decrypts; anything that does not decrypt or parse reads as empty (never an error). */
+/** Decrypts an override; anything that does not decrypt or parse reads as none (never an error). */
 function decryptJson(keyring: Keyring, token: string | null): unknown {
   if (!token) return null;
   try {
@@ -71,12 +75,6 @@ function decryptJson(keyring: Keyring, token: string | null): unknown {
   } catch {
     return null;
   }
-}
-
-function readRaw(stored: unknown): { line: number | null; cells: CellValue[] } {
-  const raw = (stored && typeof stored === 'object' ? stored : {}) as { l?: unknown; c?: unknown };
-  const cells = Array.isArray(raw.c) ? raw.c.map((c): CellValue => (typeof c === 'string' || typeof c === 'number' || typeof c === 'boolean' ? c : null)) : [];
-  return { line: typeof raw.l === 'number' ? raw.l : null, cells };
 }
 
 export type RowVerdict = Classification & { status: 'queued' | 'needs_data' | 'needs_mapping' };
@@ -103,7 +101,7 @@ export function classifyCells(cells: readonly CellValue[], override: FieldValues
 
 /** A staged row decrypted and classified (a page of the preview, the commit, the export). */
 export function readRow(staged: StagedRow, batch: LoadedBatch, resolution: ResolutionContext, now: Date, keyring: Keyring): RowReading {
-  const { line, cells } = readRaw(decryptJson(keyring, staged.raw_enc));
+  const { line, cells } = staged.raw;
   const override = readOverride(decryptJson(keyring, staged.override_json));
   const { values, verdict, key, legacyKey } = classifyCells(cells, override, rowSetting(batch), resolution, now);
   return {

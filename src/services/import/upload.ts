@@ -14,6 +14,7 @@ import { importPurgeAfter, type FileMeta } from './batch';
 import { copyFields, copyText, FACT_COLUMNS, rowFacts } from './facts';
 import { fingerprint } from './fingerprint';
 import { importLimits } from './limits';
+import { createBlockSealer, insertBlocks } from './raw-blocks';
 import { initialMappingState } from './mapping-store';
 import { applyReadings, newVinKey, readingsForVins, readingsWatermark, vinHasher } from './readings';
 import { classifyCells, type RowSetting } from './rows';
@@ -66,6 +67,7 @@ interface Staging {
   purgeAfter: Date;
   batchId: number | null;
   copy: CopyWriter | null;
+  blocks: ReturnType<typeof createBlockSealer>;
   header: string[];
   signature: string;
   staged: number;
@@ -124,9 +126,9 @@ async function walkSheet(ctx: AppContext, source: Spreadsheet, sheet: SheetInfo,
     if (staging.staged > limits.maxRows) {
       throw new ImportError(413, 'IMPORT_PREA_MULTE_RANDURI', `Fișierul are peste ${limits.maxRows} rânduri de date (limita).`);
     }
-    const rawEnc = ctx.keyring.encrypt(JSON.stringify({ l: row.line, c: row.cells }));
+    staging.blocks.add(row.line, row.cells);
     const derived = staging.derive(staging.staged, row.cells);
-    await staging.copy.line(`${staging.batchId}\t${staging.staged}\t${sheetName}\t${rawEnc}\t${purgeAfter}\t${derived}\n`);
+    await staging.copy.line(`${staging.batchId}\t${staging.staged}\t${sheetName}\t${purgeAfter}\t${derived}\n`);
   }
   return summary;
 }
@@ -140,8 +142,8 @@ function nothingStaged(sheets: SheetSummary[], staging: Staging): ImportError {
 }
 
 /**
- * Stages every row of the chosen sheet(s), encrypted, in one transaction with the batch: a
- * file is staged whole or not at all. Rows go from the reading stream straight into a COPY,
+ * Stages every row of the chosen sheet(s), encrypted (in blocks, raw-blocks.ts), in one
+ * transaction with the batch: a file is staged whole or not at all. Rows go from the reading stream straight into a COPY,
  * so memory does not grow with the file and parsing overlaps with Postgres writing. Each row
  * is classified in the same pass, while its plaintext is at hand, and its non-personal facts
  * (services/import/facts.ts) are stored beside it: the preview never decrypts the batch.
@@ -168,7 +170,7 @@ export async function createImportBatch({ ctx, principal, filename, bytes, sheet
       if (derived.verdict.content.vin) vins.add(derived.verdict.content.vin);
       return copyFields(rowFacts(rowIndex, derived, vinHmac));
     };
-    const staging: Staging = { purgeAfter: importPurgeAfter(now), batchId: null, copy: null, header: [], signature: '', staged: 0, derive };
+    const staging: Staging = { purgeAfter: importPurgeAfter(now), batchId: null, copy: null, blocks: createBlockSealer(ctx.keyring), header: [], signature: '', staged: 0, derive };
     const create = async (header: string[], signature: string) => {
       const mappingState = await initialMappingState(exec, accountId, header, signature);
       setting = { accountId, mapping: mappingState.mapping, date1904: fileMeta.date1904 };
@@ -177,7 +179,7 @@ export async function createImportBatch({ ctx, principal, filename, bytes, sheet
         .values({ accountId, filename, header, headerSignature: signature, fileMeta, columnMapping: mappingState, vinKeyEnc: vinKey.stored, purgeAfter: staging.purgeAfter, createdAt: now })
         .returning({ id: importBatches.id });
       Object.assign(staging, { batchId: row!.id, header, signature });
-      return copyWriter(await copyConnection(exec).unsafe(`COPY import_rows (batch_id, row_index, sheet, raw_enc, purge_after, ${FACT_COLUMNS.join(', ')}) FROM STDIN`).writable());
+      return copyWriter(await copyConnection(exec).unsafe(`COPY import_rows (batch_id, row_index, sheet, purge_after, ${FACT_COLUMNS.join(', ')}) FROM STDIN`).writable());
     };
     const summaries: SheetSummary[] = [];
     try {
@@ -188,6 +190,7 @@ export async function createImportBatch({ ctx, principal, filename, bytes, sheet
     }
     if (staging.copy) await staging.copy.finish();
     if (staging.batchId === null || staging.staged === 0) throw nothingStaged(summaries, staging);
+    await insertBlocks(exec, staging.batchId, staging.purgeAfter, staging.blocks.finish());
 
     const watermark = await readingsWatermark(exec, accountId);
     await applyReadings(exec, vinHmac, staging.batchId, await readingsForVins(exec, accountId, [...vins]));

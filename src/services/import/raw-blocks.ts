@@ -1,0 +1,105 @@
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { sql } from 'drizzle-orm';
+import type { Executor } from '../../../db/client';
+import type { Keyring } from '../../crypto/envelope';
+import type { CellValue } from '../../domain/import-cells';
+
+/**
+ * A batch's raw cells, as `import_row_blocks` keeps them: ROWS_PER_BLOCK consecutive rows per
+ * block, as JSON, deflated, then envelope-encrypted. A row is read by decrypting its block;
+ * a page, a commit or an export decrypts each block it touches once.
+ */
+export const ROWS_PER_BLOCK = 256;
+
+export interface RawRow {
+  /** The row's line in its sheet (1-based), as the user sees it in the file. */
+  line: number | null;
+  cells: CellValue[];
+}
+
+/** Row indexes start at 1. */
+export const blockOf = (rowIndex: number) => Math.floor((rowIndex - 1) / ROWS_PER_BLOCK);
+
+/** A stored raw row, read defensively: anything unexpected reads as an empty row. */
+export function readRaw(stored: unknown): RawRow {
+  const raw = (stored && typeof stored === 'object' ? stored : {}) as { l?: unknown; c?: unknown };
+  const cells = Array.isArray(raw.c) ? raw.c.map((c): CellValue => (typeof c === 'string' || typeof c === 'number' || typeof c === 'boolean' ? c : null)) : [];
+  return { line: typeof raw.l === 'number' ? raw.l : null, cells };
+}
+
+/** A block's rows; one that does not decrypt, inflate or parse reads as no rows (each then empty, never an error). */
+function openBlock(keyring: Keyring, token: string): unknown[] {
+  try {
+    const rows: unknown = JSON.parse(inflateRawSync(keyring.decryptBytes(token)).toString('utf8'));
+    return Array.isArray(rows) ? rows : [];
+  } catch {
+    return [];
+  }
+}
+
+/** The same for a row staged before blocks, with its own ciphertext. */
+function openRow(keyring: Keyring, token: string): unknown {
+  try {
+    return JSON.parse(keyring.decrypt(token));
+  } catch {
+    return null;
+  }
+}
+
+/** Collects an upload's rows in order and seals each full block (the last one at `finish`). */
+export function createBlockSealer(keyring: Keyring) {
+  let rows: Array<{ l: number; c: readonly CellValue[] }> = [];
+  const sealed: string[] = [];
+  const seal = () => {
+    // Level 1: a block of similar rows still shrinks several times, at a fraction of the CPU.
+    sealed.push(keyring.encryptBytes(deflateRawSync(JSON.stringify(rows), { level: 1 })));
+    rows = [];
+  };
+  return {
+    add(line: number, cells: readonly CellValue[]) {
+      rows.push({ l: line, c: cells });
+      if (rows.length === ROWS_PER_BLOCK) seal();
+    },
+    /** Every block, block_no = its position. */
+    finish(): string[] {
+      if (rows.length > 0) seal();
+      return sealed;
+    },
+  };
+}
+
+const INSERT_CHUNK = 64;
+
+export async function insertBlocks(exec: Executor, batchId: number, purgeAfter: Date, blocks: readonly string[]): Promise<void> {
+  for (let first = 0; first < blocks.length; first += INSERT_CHUNK) {
+    const chunk = blocks.slice(first, first + INSERT_CHUNK);
+    await exec.execute(sql`
+      INSERT INTO import_row_blocks (batch_id, block_no, raw_enc, purge_after)
+      SELECT ${batchId}, ${first} + b.i - 1, b.enc, ${purgeAfter.toISOString()}::timestamptz
+      FROM jsonb_array_elements_text(${JSON.stringify(chunk)}::jsonb) WITH ORDINALITY AS b(enc, i)`);
+  }
+}
+
+/**
+ * The raw cells of `rows` (of one batch): from their blocks, each fetched and decrypted once,
+ * or from a row's own ciphertext for rows staged before blocks.
+ */
+export async function withRaw<T extends { row_index: number; raw_enc: string | null }>(
+  exec: Executor,
+  keyring: Keyring,
+  batchId: number,
+  rows: readonly T[],
+): Promise<Array<T & { raw: RawRow }>> {
+  const wanted = [...new Set(rows.filter((r) => r.raw_enc === null).map((r) => blockOf(r.row_index)))];
+  const blocks = new Map<number, unknown[]>();
+  if (wanted.length > 0) {
+    const found = await exec.execute<{ block_no: number; raw_enc: string }>(sql`
+      SELECT block_no, raw_enc FROM import_row_blocks
+      WHERE batch_id = ${batchId} AND block_no = ANY(string_to_array(${wanted.join(',')}, ',')::int[])`);
+    for (const block of found) blocks.set(block.block_no, openBlock(keyring, block.raw_enc));
+  }
+  return rows.map((row) => {
+    const stored = row.raw_enc === null ? blocks.get(blockOf(row.row_index))?.[(row.row_index - 1) % ROWS_PER_BLOCK] : openRow(keyring, row.raw_enc);
+    return { ...row, raw: readRaw(stored) };
+  });
+}
