@@ -68,6 +68,8 @@ describe('purge (daily)', () => {
         VALUES (1, '[]'::jsonb, 'sig', now() + make_interval(days => ${days})) RETURNING id`;
       await h.app.sql`INSERT INTO import_rows (batch_id, row_index, purge_after) VALUES (${b!.id}, 1, now() + make_interval(days => ${days}))`;
       await h.app.sql`INSERT INTO import_row_blocks (batch_id, block_no, raw_enc, purge_after) VALUES (${b!.id}, 0, 'enc', now() + make_interval(days => ${days}))`;
+      // A row without a date of its own still goes with its batch.
+      await h.app.sql`INSERT INTO import_rows (batch_id, row_index) VALUES (${b!.id}, 2)`;
       return b!.id;
     };
     const old = await batch(-1);
@@ -77,7 +79,7 @@ describe('purge (daily)', () => {
     expect(await h.app.sql`SELECT 1 FROM import_batches WHERE id = ${old}`).toHaveLength(0);
     expect(await h.app.sql`SELECT 1 FROM import_rows WHERE batch_id = ${old}`).toHaveLength(0);
     expect(await h.app.sql`SELECT 1 FROM import_row_blocks WHERE batch_id = ${old}`).toHaveLength(0);
-    expect(await h.app.sql`SELECT 1 FROM import_rows WHERE batch_id = ${fresh}`).toHaveLength(1);
+    expect(await h.app.sql`SELECT 1 FROM import_rows WHERE batch_id = ${fresh}`).toHaveLength(2);
     expect(await h.app.sql`SELECT 1 FROM import_row_blocks WHERE batch_id = ${fresh}`).toHaveLength(1);
   });
 });
