@@ -6,5 +6,7 @@ export type AppEnv = {
     principal: Principal;
     /** A JSON body, read within the size limit by limitBody. */
     bodyText?: string;
+    /** A multipart upload, read within the size limit by limitBody. */
+    bodyBytes?: Buffer;
   };
 };

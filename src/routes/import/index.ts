@@ -19,16 +19,18 @@ async function readUpload(c: Context<AppEnv>): Promise<{ ok: true; file: File; s
   if (!/^multipart\/form-data/i.test(c.req.header('content-type') ?? '')) {
     return fail('multipart_required', ['body'], 'Se așteaptă multipart/form-data, cu fișierul în câmpul file.');
   }
-  let form: Record<string, string | File | Array<string | File>>;
+  let form: FormData;
   try {
-    form = await c.req.parseBody({ all: true });
+    const bytes = c.get('bodyBytes');
+    form = bytes ? await new Response(bytes, { headers: { 'content-type': c.req.header('content-type')! } }).formData() : await c.req.formData();
   } catch {
     return fail('multipart_invalid', ['body'], 'Corpul multipart/form-data nu poate fi citit.');
   }
-  const file = form.file;
-  if (Array.isArray(file)) return fail('too_many_files', ['body', 'file'], 'Se încarcă un singur fișier o dată.');
+  const files = form.getAll('file');
+  if (files.length > 1) return fail('too_many_files', ['body', 'file'], 'Se încarcă un singur fișier o dată.');
+  const file = files[0];
   if (!(file instanceof File)) return fail('file_missing', ['body', 'file'], 'Câmpul file lipsește sau nu conține un fișier.');
-  const sheets = [form.sheet ?? []].flat();
+  const sheets = form.getAll('sheet');
   if (sheets.some((s) => typeof s !== 'string' || s.length > 200)) return fail('sheet_invalid', ['body', 'sheet'], 'sheet este numele unei foi (text).');
   return { ok: true, file, sheets: sheets as string[] };
 }
