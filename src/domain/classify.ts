@@ -42,15 +42,14 @@ export function classifyContent(
 ): Classification {
   const { prestatii, nemapate, ruleHits } = resolvePrestatii(content.prestatii, ctx);
   const erori = validateContent(content, options.now, prestatii.map((p) => p.cod_prestatie));
-  const base = { content, prestatii, nemapate, ruleHits };
+  // One object literal, not a spread of a shared base: this runs for every row of an import.
+  const verdict = (status: Verdict, found: ContentError[], motiv: string | null): Classification => ({ status, content, prestatii, erori: found, nemapate, motiv, ruleHits });
 
   if (nemapate.length > 0 && options.rejectUnmapped) {
     const unmapped = contentError('COD_NEMAPAT', 'prestatii', `Coduri fără mapare: ${nemapate.join(', ')}.`);
-    return { ...base, status: 'error', erori: [unmapped, ...erori], motiv: `Respins: ${nemapate.length} cod(uri) fără mapare (${nemapate.join(', ')}).` };
+    return verdict('error', [unmapped, ...erori], `Respins: ${nemapate.length} cod(uri) fără mapare (${nemapate.join(', ')}).`);
   }
-  if (erori.length > 0) return { ...base, status: 'needs_data', erori, motiv: summary(erori) };
-  if (nemapate.length > 0) {
-    return { ...base, status: 'needs_mapping', erori, motiv: `Așteaptă maparea codurilor: ${nemapate.join(', ')}.` };
-  }
-  return { ...base, status: 'queued', erori, motiv: null };
+  if (erori.length > 0) return verdict('needs_data', erori, summary(erori));
+  if (nemapate.length > 0) return verdict('needs_mapping', erori, `Așteaptă maparea codurilor: ${nemapate.join(', ')}.`);
+  return verdict('queued', erori, null);
 }
