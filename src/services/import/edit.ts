@@ -9,6 +9,7 @@ import { assertStaged, loadBatch, type LoadedBatch } from './batch';
 import { rowFacts, writeFacts } from './facts';
 import { refreshDerived, type Derivation } from './freshness';
 import { rowViews } from './preview';
+import { readSealed } from './raw-blocks';
 import { applyReadings, readingsForVins } from './readings';
 import { readRow, stagedRowsAt } from './rows';
 import { batchSummary } from './states';
@@ -53,12 +54,7 @@ async function currentRow(ctx: AppContext, tx: Executor, batch: LoadedBatch, der
 export async function editImportRow({ ctx, accountId, batchId, rowIndex, edits, requestId }: { ctx: AppContext; accountId: number; batchId: number; rowIndex: number; edits: RowEdits; requestId: string }) {
   const result = await withTransaction(ctx, undefined, async (tx) => {
     const row = await lockRow(tx, accountId, batchId, rowIndex);
-    let current: unknown = null;
-    try {
-      current = row.override_json ? JSON.parse(ctx.keyring.decrypt(row.override_json)) : null;
-    } catch {
-      current = null;
-    }
+    const current = row.override_json ? readSealed(ctx.keyring, row.override_json) : null;
     const next = mergeOverride(readOverride(current), edits);
     const stored = Object.keys(next).length > 0 ? ctx.keyring.encrypt(JSON.stringify(next)) : null;
     await tx.execute(sql`UPDATE import_rows SET override_json = ${stored} WHERE batch_id = ${batchId} AND row_index = ${rowIndex}`);

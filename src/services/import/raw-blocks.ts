@@ -37,8 +37,8 @@ function openBlock(keyring: Keyring, token: string): unknown[] {
   }
 }
 
-/** The same for a row staged before blocks, with its own ciphertext. */
-function openRow(keyring: Keyring, token: string): unknown {
+/** One sealed JSON value (a row staged before blocks, a row's override); null if it does not open. */
+export function readSealed(keyring: Keyring, token: string): unknown {
   try {
     return JSON.parse(keyring.decrypt(token));
   } catch {
@@ -99,7 +99,7 @@ export async function withRaw<T extends { row_index: number; raw_enc: string | n
     for (const block of found) blocks.set(block.block_no, openBlock(keyring, block.raw_enc));
   }
   return rows.map((row) => {
-    const stored = row.raw_enc === null ? blocks.get(blockOf(row.row_index))?.[(row.row_index - 1) % ROWS_PER_BLOCK] : openRow(keyring, row.raw_enc);
+    const stored = row.raw_enc === null ? blocks.get(blockOf(row.row_index))?.[(row.row_index - 1) % ROWS_PER_BLOCK] : readSealed(keyring, row.raw_enc);
     return { ...row, raw: readRaw(stored) };
   });
 }

@@ -9,7 +9,7 @@ import { idempotencyKeys } from '../../domain/idempotency';
 import type { ResolutionContext } from '../../domain/resolve';
 import type { LoadedBatch } from './batch';
 import type { StoredFacts } from './facts';
-import { withRaw, type RawRow } from './raw-blocks';
+import { readSealed, withRaw, type RawRow } from './raw-blocks';
 
 /** A row as `import_rows` holds it, with its raw cells read (raw-blocks.ts). */
 export type StagedRow = {
@@ -67,16 +67,6 @@ export interface RowReading {
   submissionId: number | null;
 }
 
-/** Decrypts an override; anything that does not decrypt or parse reads as none (never an error). */
-function decryptJson(keyring: Keyring, token: string | null): unknown {
-  if (!token) return null;
-  try {
-    return JSON.parse(keyring.decrypt(token));
-  } catch {
-    return null;
-  }
-}
-
 export type RowVerdict = Classification & { status: 'queued' | 'needs_data' | 'needs_mapping' };
 
 /** How a batch reads its rows: the column mapping, the file's date system, and the account. */
@@ -102,7 +92,7 @@ export function classifyCells(cells: readonly CellValue[], override: FieldValues
 /** A staged row decrypted and classified (a page of the preview, the commit, the export). */
 export function readRow(staged: StagedRow, batch: LoadedBatch, resolution: ResolutionContext, now: Date, keyring: Keyring): RowReading {
   const { line, cells } = staged.raw;
-  const override = readOverride(decryptJson(keyring, staged.override_json));
+  const override = readOverride(staged.override_json ? readSealed(keyring, staged.override_json) : null);
   const { values, verdict, key, legacyKey } = classifyCells(cells, override, rowSetting(batch), resolution, now);
   return {
     rowIndex: staged.row_index,

@@ -14,8 +14,8 @@ import { importPurgeAfter, type FileMeta } from './batch';
 import { copyFields, copyText, FACT_COLUMNS, rowFacts } from './facts';
 import { fingerprint } from './fingerprint';
 import { importLimits } from './limits';
-import { createBlockSealer, insertBlocks } from './raw-blocks';
 import { initialMappingState } from './mapping-store';
+import { createBlockSealer, insertBlocks } from './raw-blocks';
 import { applyReadings, newVinKey, readingsForVins, readingsWatermark, vinHasher } from './readings';
 import { classifyCells, type RowSetting } from './rows';
 import { batchView } from './view';
@@ -142,11 +142,12 @@ function nothingStaged(sheets: SheetSummary[], staging: Staging): ImportError {
 }
 
 /**
- * Stages every row of the chosen sheet(s), encrypted (in blocks, raw-blocks.ts), in one
- * transaction with the batch: a file is staged whole or not at all. Rows go from the reading stream straight into a COPY,
- * so memory does not grow with the file and parsing overlaps with Postgres writing. Each row
- * is classified in the same pass, while its plaintext is at hand, and its non-personal facts
- * (services/import/facts.ts) are stored beside it: the preview never decrypts the batch.
+ * Stages every row of the chosen sheet(s) in one transaction with the batch: a file is staged
+ * whole or not at all. Rows go from the reading stream straight into a COPY, so parsing
+ * overlaps with Postgres writing; their raw cells are kept encrypted in blocks (raw-blocks.ts,
+ * written after the COPY). Each row is classified in the same pass, while its plaintext is at
+ * hand, and its non-personal facts (services/import/facts.ts) are stored in its row: the
+ * preview never decrypts the batch.
  */
 export async function createImportBatch({ ctx, principal, filename, bytes, sheets: chosen }: { ctx: AppContext; principal: Principal; filename: string | null; bytes: Buffer; sheets: string[] }) {
   const source = await openSpreadsheet(bytes, importLimits(ctx.config));
