@@ -42,7 +42,7 @@ export async function claimBatch(ctx: WorkerContext, limit: number): Promise<Cla
   // is held and sees every earlier claim. A failed statement makes the COMMIT a rollback.
   const tx = await ctx.sql.reserve();
   try {
-    const statements = [tx`BEGIN`.execute(), tx`SELECT pg_advisory_xact_lock(${CLAIM_LOCK})`.execute()];
+    const statements: Array<Promise<unknown>> = [tx`BEGIN`.execute(), tx`SELECT pg_advisory_xact_lock(${CLAIM_LOCK})`.execute()];
     const claim = tx<Record<string, unknown>[]>`
       WITH inflight AS (
         SELECT coalesce(account_id, 1) AS acct, count(*)::int AS n FROM submissions WHERE status = 'sending' GROUP BY 1
@@ -84,12 +84,12 @@ export async function claimBatch(ctx: WorkerContext, limit: number): Promise<Cla
       JOIN attempt at ON at.submission_id = c.id
       LEFT JOIN accounts acc ON acc.id = c.account_id
       ORDER BY c.id`.execute();
-    const commit = tx`COMMIT`.execute();
-    const [rows] = await Promise.all([claim, commit, ...statements]);
-    return rows.map((row) => ClaimedJob.parse(row));
-  } catch (error) {
-    await tx`ROLLBACK`.catch(() => {});
-    throw error;
+    statements.push(claim, tx`COMMIT`.execute());
+    // Every statement settled before the connection goes back to the pool.
+    const settled = await Promise.allSettled(statements);
+    const failed = settled.find((s) => s.status === 'rejected');
+    if (failed) throw failed.reason;
+    return (await claim).map((row) => ClaimedJob.parse(row));
   } finally {
     tx.release();
   }

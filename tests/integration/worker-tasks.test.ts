@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CanonicalContent } from '../../src/domain/canonical';
+import { claimBatch } from '../../worker/claim';
 import type { WorkerContext } from '../../worker/context';
 import { buildRecord, type StoredItem } from '../../worker/registry/record';
 import { SentRecord } from '../../worker/registry/sim-state';
@@ -90,6 +91,22 @@ describe('journal retention', () => {
     await pruneJournal(ctx);
     const names = (await h.app.sql<{ event: string }[]>`SELECT event FROM app_events WHERE event IN ('old_event', 'young_event')`).map((r) => r.event);
     expect(names).toEqual(['young_event']);
+  });
+});
+
+describe('claim', () => {
+  it('moves nothing when its statement fails, and leaves neither the lock nor a connection held', async () => {
+    const id = await insertRow('queued', null);
+    // A negative per-account limit makes the claim statement itself fail, after BEGIN and the lock.
+    const broken: WorkerContext = { ...ctx, settings: { ...ctx.settings, concurrencyPerAccount: -1 } };
+    // More failures than the pool has connections: a connection kept reserved would hang the next claim.
+    for (let i = 0; i < 25; i++) await expect(claimBatch(broken, 5)).rejects.toThrow(/LIMIT/);
+    expect((await h.app.sql<{ status: string }[]>`SELECT status FROM submissions WHERE id = ${id}`)[0]!.status).toBe('queued');
+    expect(await h.app.sql`SELECT 1 FROM submission_attempts WHERE submission_id = ${id}`).toHaveLength(0);
+    const claimed = await claimBatch(ctx, 100);
+    expect(claimed.map((job) => job.id)).toContain(id);
+    expect(claimed.find((job) => job.id === id)).toMatchObject({ attemptNo: 1, inDoubt: false });
+    await h.app.sql`DELETE FROM submissions WHERE id = ${id}`;
   });
 });
 
