@@ -18,10 +18,10 @@ export interface RawRow {
 }
 
 /** Row indexes start at 1. */
-export const blockOf = (rowIndex: number) => Math.floor((rowIndex - 1) / ROWS_PER_BLOCK);
+const blockOf = (rowIndex: number) => Math.floor((rowIndex - 1) / ROWS_PER_BLOCK);
 
 /** A stored raw row, read defensively: anything unexpected reads as an empty row. */
-export function readRaw(stored: unknown): RawRow {
+function readRaw(stored: unknown): RawRow {
   const raw = (stored && typeof stored === 'object' ? stored : {}) as { l?: unknown; c?: unknown };
   const cells = Array.isArray(raw.c) ? raw.c.map((c): CellValue => (typeof c === 'string' || typeof c === 'number' || typeof c === 'boolean' ? c : null)) : [];
   return { line: typeof raw.l === 'number' ? raw.l : null, cells };
