@@ -37,19 +37,17 @@ const WITHOUT_BODY = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
  * Bodies within `maxBytes` or a 413: a JSON body (jsonBody parses it) or a multipart upload
- * (the import route reads it) is read here once; any other is left to Hono's bodyLimit.
+ * (the import route reads it) is read here once, into `rawBody`, which is then the only copy
+ * of the body (the request's stream is spent); any other is left to Hono's bodyLimit.
  */
 export function limitBody(maxBytes: number, tooLarge: (c: Context) => Response): MiddlewareHandler<AppEnv> {
   const others = bodyLimit({ maxSize: maxBytes, onError: tooLarge });
   return async (c, next) => {
     if (WITHOUT_BODY.has(c.req.method)) return next();
     const type = (c.req.header('content-type') ?? '').toLowerCase();
-    const json = type.startsWith('application/json');
-    if (!json && !type.startsWith('multipart/form-data')) return others(c, next);
+    if (!type.startsWith('application/json') && !type.startsWith('multipart/form-data')) return others(c, next);
     try {
-      const body = await readBody(c, maxBytes);
-      if (json) c.set('bodyText', body.toString('utf8'));
-      else c.set('bodyBytes', body);
+      c.set('rawBody', await readBody(c, maxBytes));
     } catch (error) {
       if (error instanceof BodyTooLargeError) return tooLarge(c);
       throw error;

@@ -4,9 +4,7 @@ export type AppEnv = {
   Variables: {
     requestId: string;
     principal: Principal;
-    /** A JSON body, read within the size limit by limitBody. */
-    bodyText?: string;
-    /** A multipart upload, read within the size limit by limitBody. */
-    bodyBytes?: Buffer;
+    /** The request body (JSON or a multipart upload), read within the size limit by limitBody. */
+    rawBody?: Buffer;
   };
 };

@@ -10,11 +10,13 @@ function issues(error: z.ZodError, where: 'body' | 'query'): ShapeIssue[] {
  * Parses the JSON body against `schema`. Malformed JSON and a wrong shape are both a 422
  * in the spec's form (Hono's own validator would answer 400 and echo nothing useful).
  */
-export function jsonBody<S extends z.ZodType>(schema: S): MiddlewareHandler<{ Variables: { body: z.infer<S>; bodyText?: string } }> {
+export function jsonBody<S extends z.ZodType>(schema: S): MiddlewareHandler<{ Variables: { body: z.infer<S>; rawBody?: Buffer } }> {
   return async (c, next) => {
     let raw: unknown;
-    // Read (within the size limit) by the app's body middleware; tests may call routes directly.
-    const text = c.get('bodyText') ?? (await c.req.text());
+    // Read (within the size limit) by the app's body middleware, whatever its declared type;
+    // tests may call routes directly.
+    const read = c.get('rawBody');
+    const text = read ? read.toString('utf8') : await c.req.text();
     try {
       raw = JSON.parse(text);
     } catch (error) {

@@ -1,3 +1,5 @@
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeSubmission } from '../helpers/factories';
 import { json, startTestApp, type TestApp } from '../helpers/app';
@@ -27,6 +29,25 @@ describe('POST /v1/prezentari: a wrong shape is a 422 with type/loc/msg only', (
     expect(Object.keys(out)).toEqual(['detail']);
     expect((out.detail as Array<{ type: string }>)[0]?.type).toBe(type);
     expect(await count()).toBe(before);
+  });
+
+  it.each([
+    ['a multipart form', 'multipart/form-data; boundary=x', '--x\r\nContent-Disposition: form-data; name="vin"\r\n\r\nWDB\r\n--x--\r\n'],
+    ['plain text', 'text/plain', '{"vin": "WDB'],
+  ])('a body sent as %s is read as JSON: a 422, nothing stored (over real HTTP)', async (_name, type, body) => {
+    // Over Node's HTTP server, where the body middleware reads the request's own stream.
+    const server = serve({ fetch: t.app.fetch, port: 0, hostname: '127.0.0.1' });
+    await new Promise((resolve) => server.once('listening', resolve));
+    try {
+      const before = await count();
+      const { port } = server.address() as AddressInfo;
+      const res = await fetch(`http://127.0.0.1:${port}/v1/prezentari`, { method: 'POST', body, headers: { 'X-API-Key': key, 'Content-Type': type } });
+      expect(res.status).toBe(422);
+      expect(((await json(res)).detail as Array<{ type: string }>)[0]?.type).toBe('json_invalid');
+      expect(await count()).toBe(before);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it.each([

@@ -21,7 +21,7 @@ async function readUpload(c: Context<AppEnv>): Promise<{ ok: true; file: File; s
   }
   let form: FormData;
   try {
-    const bytes = c.get('bodyBytes');
+    const bytes = c.get('rawBody');
     form = bytes ? await new Response(bytes, { headers: { 'content-type': c.req.header('content-type')! } }).formData() : await c.req.formData();
   } catch {
     return fail('multipart_invalid', ['body'], 'Corpul multipart/form-data nu poate fi citit.');
