@@ -119,7 +119,7 @@ describe('envelope IVs', () => {
     const count = 4096 * 2 + 10;
     for (let i = 0; i < count; i++) {
       const token = keyring.encrypt(`row ${i}`);
-      const [version, id, iv, tag, body] = token.split('.');
+      const [version, id, iv, tag] = token.split('.');
       expect(version).toBe('v1');
       expect(id).toBe(keyring.currentKeyId);
       expect(Buffer.from(iv!, 'base64url')).toHaveLength(12);
