@@ -16,6 +16,18 @@ afterAll(() => t.close());
 
 const count = async () => Number((await t.ctx.sql`SELECT count(*)::int AS n FROM submissions`)[0]!.n);
 
+/** A request over Node's HTTP server, where the body middleware reads the request's own stream. */
+async function overHttp(path: string, init: RequestInit): Promise<Response> {
+  const server = serve({ fetch: t.app.fetch, port: 0, hostname: '127.0.0.1' });
+  await new Promise((resolve) => server.once('listening', resolve));
+  try {
+    const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`, init);
+    return new Response(await res.arrayBuffer(), { status: res.status, headers: res.headers });
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
+}
+
 describe('POST /v1/prezentari: a wrong shape is a 422 with type/loc/msg only', () => {
   it.each([
     ['malformed JSON', '{"vin": "WDB', 'json_invalid'],
@@ -35,19 +47,22 @@ describe('POST /v1/prezentari: a wrong shape is a 422 with type/loc/msg only', (
     ['a multipart form', 'multipart/form-data; boundary=x', '--x\r\nContent-Disposition: form-data; name="vin"\r\n\r\nWDB\r\n--x--\r\n'],
     ['plain text', 'text/plain', '{"vin": "WDB'],
   ])('a body sent as %s is read as JSON: a 422, nothing stored (over real HTTP)', async (_name, type, body) => {
-    // Over Node's HTTP server, where the body middleware reads the request's own stream.
-    const server = serve({ fetch: t.app.fetch, port: 0, hostname: '127.0.0.1' });
-    await new Promise((resolve) => server.once('listening', resolve));
-    try {
-      const before = await count();
-      const { port } = server.address() as AddressInfo;
-      const res = await fetch(`http://127.0.0.1:${port}/v1/prezentari`, { method: 'POST', body, headers: { 'X-API-Key': key, 'Content-Type': type } });
-      expect(res.status).toBe(422);
-      expect(((await json(res)).detail as Array<{ type: string }>)[0]?.type).toBe('json_invalid');
-      expect(await count()).toBe(before);
-    } finally {
-      await new Promise((resolve) => server.close(resolve));
-    }
+    const before = await count();
+    const res = await overHttp('/v1/prezentari', { method: 'POST', body, headers: { 'X-API-Key': key, 'Content-Type': type } });
+    expect(res.status).toBe(422);
+    expect(((await json(res)).detail as Array<{ type: string }>)[0]?.type).toBe('json_invalid');
+    expect(await count()).toBe(before);
+  });
+
+  it('an upload over the body limit is a 413 over real HTTP, declared or streamed without a length', async () => {
+    const form = new FormData();
+    form.append('file', new Blob([Buffer.alloc(300_000, 0x41)]), 'mare.csv');
+    const body = Buffer.from(await new Response(form).arrayBuffer());
+    const type = new Response(form).headers.get('content-type')!;
+    const declared = await overHttp('/v1/import', { method: 'POST', body, headers: { 'X-API-Key': key, 'Content-Type': type } });
+    const streamed = await overHttp('/v1/import', { method: 'POST', body: new Blob([body]).stream(), duplex: 'half', headers: { 'X-API-Key': key, 'Content-Type': type } } as RequestInit);
+    for (const res of [declared, streamed]) expect(await json(res)).toMatchObject({ status: 413, cod: 'PREA_MARE' });
+    expect(await t.ctx.sql`SELECT 1 FROM import_batches`).toHaveLength(0);
   });
 
   it.each([
