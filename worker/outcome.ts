@@ -58,6 +58,11 @@ async function writeOutcomes(ctx: WorkerContext, rows: OutcomeRow[]): Promise<Se
       SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS x(
         id bigint, attempt_id bigint, status text, registry_id text, reg_error jsonb, keep_reg_error boolean, motiv text,
         purge_after timestamptz, delay_s float8, attempts_delta int, outcome text, http_status int, error_code text, latency_ms int)
+    ), mine AS MATERIALIZED (
+      -- Locked in id order, as every multi-row update of the worker does: no deadlocks between them.
+      SELECT s.id FROM submissions s JOIN v ON v.id = s.id
+      WHERE s.status = 'sending' AND s.worker_id = ${ctx.workerId}
+      ORDER BY s.id FOR UPDATE OF s
     ), upd AS (
       UPDATE submissions s SET
         status = v.status,
@@ -73,7 +78,7 @@ async function writeOutcomes(ctx: WorkerContext, rows: OutcomeRow[]): Promise<Se
         purge_after = CASE WHEN v.status = 'queued' THEN s.purge_after ELSE v.purge_after END,
         attempts = s.attempts - v.attempts_delta,
         updated_at = now()
-      FROM v WHERE s.id = v.id AND s.status = 'sending' AND s.worker_id = ${ctx.workerId}
+      FROM v JOIN mine ON mine.id = v.id WHERE s.id = v.id
       RETURNING s.id
     ), att AS (
       UPDATE submission_attempts a SET ended_at = now(), outcome = v.outcome, result_status = v.status, http_status = v.http_status,

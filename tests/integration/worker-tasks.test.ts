@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CanonicalContent } from '../../src/domain/canonical';
-import { claimBatch } from '../../worker/claim';
+import { claimBatch, type ClaimedJob } from '../../worker/claim';
 import type { WorkerContext } from '../../worker/context';
+import { createOutcomeWriter } from '../../worker/outcome';
 import { buildRecord, type StoredItem } from '../../worker/registry/record';
 import { SentRecord } from '../../worker/registry/sim-state';
 import { heartbeat } from '../../worker/tasks/heartbeat';
@@ -107,6 +108,67 @@ describe('claim', () => {
     expect(claimed.map((job) => job.id)).toContain(id);
     expect(claimed.find((job) => job.id === id)).toMatchObject({ attemptNo: 1, inDoubt: false });
     await h.app.sql`DELETE FROM submissions WHERE id = ${id}`;
+  });
+});
+
+describe('claim across accounts', () => {
+  it('takes every account with due rows, its lowest ids first, at most twice its registry slots, and skips rows not yet due', async () => {
+    const [busy, small, waiting] = [await h.createAccount('Backlog'), await h.createAccount('Small'), await h.createAccount('Backing off')];
+    const rows = async (accountId: number, n: number) => {
+      const ids: number[] = [];
+      for (let i = 0; i < n; i++) ids.push(await insertRow('queued', null, { accountId }));
+      return ids;
+    };
+    const backlog = await rows(busy, 20);
+    const few = await rows(small, 2);
+    const later = await rows(waiting, 3);
+    await h.app.sql`UPDATE submissions SET next_attempt_at = now() + interval '1 hour' WHERE id IN ${h.app.sql(later)}`;
+    try {
+      const claimed = await claimBatch(ctx, 100);
+      const of = (accountId: number) => claimed.filter((job) => job.accountId === accountId).map((job) => job.id);
+      const perAccount = ctx.settings.concurrencyPerAccount * 2;
+      expect(of(busy)).toEqual(backlog.slice(0, perAccount));
+      expect(of(small)).toEqual(few);
+      expect(of(waiting)).toEqual([]);
+      // The places already `sending` count: the backlog gets nothing more until they finish.
+      expect((await claimBatch(ctx, 100)).filter((job) => job.accountId === busy)).toEqual([]);
+    } finally {
+      await h.app.sql`DELETE FROM submissions WHERE id IN ${h.app.sql([...backlog, ...few, ...later])}`;
+    }
+  });
+});
+
+describe('outcome writer', () => {
+  it('locks its rows in id order: a transaction locking them in id order waits, never deadlocks', async () => {
+    const ids = [await insertRow('sending', null), await insertRow('sending', null)];
+    await h.app.sql`UPDATE submissions SET worker_id = ${ctx.workerId} WHERE id IN ${h.app.sql(ids)}`;
+    const jobs = await Promise.all(
+      ids.map(async (id): Promise<ClaimedJob> => {
+        const [a] = await h.app.sql<{ id: string }[]>`INSERT INTO submission_attempts (submission_id, attempt_no, worker_id) VALUES (${id}, 1, ${ctx.workerId}) RETURNING id`;
+        return { id, accountId: 1, payload: {}, prestatii: [], submissionCredsEnc: null, accountCredsEnc: null, requestId: null, attempts: 1, attemptId: Number(a!.id), attemptNo: 1, sessionEpoch: 0, inDoubt: false, credentialWaits: 0 };
+      }),
+    );
+    const [low, high] = ids as [number, number];
+    // Another transaction (the heartbeat, a login's erasure) holds the lower id and will want the higher one.
+    const other = await h.app.sql.reserve();
+    try {
+      await other`BEGIN`;
+      await other`SELECT id FROM submissions WHERE id = ${low} FOR UPDATE`;
+      // Finished in the opposite order: a writer locking in that order would hold `high` and wait for `low`.
+      const writer = createOutcomeWriter(ctx);
+      const written = Promise.all([...jobs].reverse().map((job) => writer.record(job, { kind: 'sent', outcome: 'sent', registryId: `R-${job.id}`, httpStatus: 201, latencyMs: 5 })));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await expect(other`SELECT id FROM submissions WHERE id = ${high} FOR UPDATE`).resolves.toHaveLength(1);
+      await other`COMMIT`;
+      expect(await written).toEqual([true, true]);
+    } finally {
+      other.release();
+    }
+    const rows = await h.app.sql<{ status: string; registry_id: string }[]>`SELECT status, registry_id FROM submissions WHERE id IN ${h.app.sql(ids)} ORDER BY id`;
+    expect(rows).toEqual([
+      { status: 'sent', registry_id: `R-${low}` },
+      { status: 'sent', registry_id: `R-${high}` },
+    ]);
   });
 });
 
