@@ -59,6 +59,8 @@ export async function deliver(ctx: WorkerContext, job: ClaimedJob, signal: Abort
     }
     outcome = outcomeOfFailure(error, { phase, attempts: job.attempts, credentialWaits: job.credentialWaits, settings: ctx.settings });
   }
+  // A login's erasure of ephemeral credentials precedes every outcome recorded under it.
+  await session?.bookkeeping;
   await writer.record(job, outcome);
   return outcome;
 }

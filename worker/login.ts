@@ -10,22 +10,22 @@ export class NoCredentialsError extends Error {}
 /**
  * Logs the account in and caches the session. Every login is journalled (`rar_login`,
  * never with credentials or the token). A successful login deletes the ephemeral
- * credentials of every submission of the account (never the account's own), records the
- * login time for /healthz, and the account's first one in this process starts a refresh of
- * the nomenclator.
+ * credentials of every submission of the account (never the account's own) and records the
+ * login time for /healthz, beside the sends that waited for it (`Session.bookkeeping`); the
+ * account's first one in this process starts a refresh of the nomenclator.
  */
 export async function login(ctx: WorkerContext, accountId: number, epoch: number, credentials: RegCredentials, requestId: string | null, signal?: AbortSignal): Promise<Session> {
   const started = ctx.clock().getTime();
   try {
     const { value, latencyMs, status } = await ctx.registry.login(credentials, signal);
     const ttlS = value.expiresIn && value.expiresIn > 0 ? value.expiresIn : ctx.settings.sessionTtlS;
-    const session: Session = { token: value.token, expiresAt: started + ttlS * 1000, epoch };
-    ctx.sessions.set(accountId, session);
     ctx.journal.write({ event: 'rar_login', requestId, accountId, data: { outcome: 'ok', http_status: status, latency_ms: latencyMs, expires_in_s: ttlS } });
-    await afterLogin(ctx, accountId).catch((error: unknown) => {
+    const bookkeeping = afterLogin(ctx, accountId).catch((error: unknown) => {
       // The login stands; what is left is erased at the next login, at `sent`, or by the purge.
       ctx.journal.write({ event: 'worker_after_login_failed', level: 'warn', accountId, data: { error: String(error) } });
     });
+    const session: Session = { token: value.token, expiresAt: started + ttlS * 1000, epoch, bookkeeping };
+    ctx.sessions.set(accountId, session);
     if (!ctx.nomenclatorRefreshes.has(accountId)) {
       // In the background: the sends waiting for this login carry codes resolved already,
       // and would otherwise wait one more registry round trip.

@@ -4,6 +4,11 @@ export interface Session {
   expiresAt: number;
   /** accounts.session_epoch when the login was made; a reactivation moves it and retires the session. */
   epoch: number;
+  /**
+   * The login's bookkeeping in the database (ephemeral credentials erased, login time
+   * recorded), run beside the first sends; their outcomes are recorded after it.
+   */
+  bookkeeping?: Promise<void>;
 }
 
 export interface SessionCache {

@@ -63,6 +63,29 @@ describe('credentials', () => {
     expect((await h.row(c.id)).status).toBe('queued');
   });
 
+  it('a login erases the account’s ephemeral credentials before any outcome under it is recorded', async () => {
+    const accountId = await h.createAccount('Erased first');
+    // Another submission of the account holding credentials of its own, never claimed (needs_data).
+    const held = await h.submit(accountId, { vin: 'WDB1234561A30002O' });
+    expect(held.status).toBe('needs_data');
+    expect((await h.row(held.id)).reg_creds_enc).not.toBeNull();
+    // Its row is locked elsewhere, so the erasure after the login waits.
+    const other = await h.app.sql.reserve();
+    try {
+      await other`BEGIN`;
+      await other`SELECT id FROM submissions WHERE id = ${held.id} FOR UPDATE`;
+      const s = await h.submit(accountId, { vin: 'WDB1234561A300021' });
+      await waitFor(() => h.sim.state.records.find((r) => r.record.vin === 'WDB1234561A300021'), 5_000, 'the registry to hold the record');
+      await sleep(300);
+      expect((await h.row(s.id)).status).toBe('sending');
+      await other`COMMIT`;
+      await h.waitForStatus(s.id, 'sent');
+    } finally {
+      other.release();
+    }
+    expect((await h.row(held.id)).reg_creds_enc).toBeNull();
+  });
+
   it('credentials that no longer decrypt count as absent: the account’s are used instead', async () => {
     const accountId = await h.createAccount('Bad ephemeral', { username: 'alt', password: 'secret' });
     // Held first (an O in the VIN: needs_data is never claimed), then queued in the same
