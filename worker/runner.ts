@@ -8,6 +8,10 @@ import { recoverStaleSends } from './tasks/recover-stale';
 import { createSendLoop, type SendLoop } from './tasks/send-loop';
 
 export const QUEUE_CHANNEL = 'gateway_queue';
+/** Database connections opened before the first claim, so the first deliveries do not each wait for one. */
+const WARM_CONNECTIONS = 8;
+/** The start-up purge and journal pruning wait this long, so they do not compete with the first deliveries. */
+const STARTUP_MAINTENANCE_DELAY_MS = 5_000;
 
 export interface RunningWorker {
   loop: SendLoop;
@@ -45,6 +49,7 @@ export async function startWorker(ctx: WorkerContext): Promise<RunningWorker> {
     if ((await recoverStaleSends(ctx)) > 0) loop.wake();
   });
   await heartbeat(ctx);
+  await Promise.all(Array.from({ length: WARM_CONNECTIONS }, () => ctx.sql`SELECT 1`));
 
   // The listen callback also fires on every (re)connection: a wake then catches anything
   // queued while the notification connection was down.
@@ -56,9 +61,11 @@ export async function startWorker(ctx: WorkerContext): Promise<RunningWorker> {
     new Cron('0 47 3 * * *', { protect: true }, track('journal_retention', () => pruneJournal(ctx))),
     new Cron('0 7 4 * * *', { protect: true }, track('nomenclator_refresh', () => nomenclatorRefresh(ctx))),
   ];
-  // A worker that is never up at 03:17 still purges: once at start-up as well.
-  void track('purge', () => purge(ctx))();
-  void track('journal_retention', () => pruneJournal(ctx))();
+  // A worker that is never up at 03:17 still purges: once shortly after start-up as well.
+  const startupMaintenance = setTimeout(() => {
+    void track('purge', () => purge(ctx))();
+    void track('journal_retention', () => pruneJournal(ctx))();
+  }, STARTUP_MAINTENANCE_DELAY_MS);
   void beat();
   ctx.journal.write({ event: 'worker_started', data: { worker_id: ctx.workerId, settings: { ...ctx.settings } } });
 
@@ -69,6 +76,7 @@ export async function startWorker(ctx: WorkerContext): Promise<RunningWorker> {
       // First, synchronously: no claim may start after this line, whatever wakes the loop.
       const sendsDone = loop.stop(ctx.settings.shutdownS * 1000);
       for (const job of jobs) job.stop();
+      clearTimeout(startupMaintenance);
       await listener.unlisten().catch(() => {});
       await sendsDone;
       await Promise.allSettled([...tasks, ...ctx.nomenclatorRefreshes.values()]);
