@@ -19,6 +19,8 @@ export interface Simulator {
 type Answer = { status: number; body?: unknown } | 'drop';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** Waits out the injected latency, counted from the request's arrival, not from when its handling began. */
+const untilLatency = (arrived: number, latencyMs: number) => (latencyMs > 0 ? sleep(latencyMs - (performance.now() - arrived)) : undefined);
 
 async function readJson(req: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
@@ -83,9 +85,9 @@ export async function startSimulator(options: { port?: number; host?: string; us
     return { status: 404 };
   }
 
-  async function registry(method: string, path: string, url: URL, req: IncomingMessage): Promise<Answer> {
+  async function registry(method: string, path: string, url: URL, req: IncomingMessage, arrived: number): Promise<Answer> {
     if (method === 'POST' && path === '/api/auth/login') {
-      if (state.faults.latencyMs > 0) await sleep(state.faults.latencyMs);
+      await untilLatency(arrived, state.faults.latencyMs);
       const body = (await readJson(req)) as Record<string, unknown> | undefined;
       const fault = state.takeFault('login');
       if (fault) return fault.status === 0 ? 'drop' : { status: fault.status, body: { cod: fault.cod ?? 'EROARE', mesaj: fault.mesaj ?? 'Eroare simulată' } };
@@ -100,13 +102,16 @@ export async function startSimulator(options: { port?: number; host?: string; us
       state.sendsInFlight.set(username, n);
       state.maxConcurrentSends.set(username, Math.max(n, state.maxConcurrentSends.get(username) ?? 0));
       try {
-        if (state.faults.latencyMs > 0) await sleep(state.faults.latencyMs);
-        return await send(username, await readJson(req));
+        // The body is read while the latency runs; it is checked and stored once it has passed.
+        const body = readJson(req);
+        body.catch(() => {});
+        await untilLatency(arrived, state.faults.latencyMs);
+        return await send(username, await body);
       } finally {
         state.sendsInFlight.set(username, (state.sendsInFlight.get(username) ?? 1) - 1);
       }
     }
-    if (state.faults.latencyMs > 0) await sleep(state.faults.latencyMs);
+    await untilLatency(arrived, state.faults.latencyMs);
     if (!username) return { status: 401, body: { cod: 'TOKEN_INVALID', mesaj: 'Token expirat sau invalid' } };
     if (method === 'GET' && path === '/api/nomenclator/prestatii') {
       return { status: 200, body: state.nomenclator };
@@ -152,6 +157,7 @@ export async function startSimulator(options: { port?: number; host?: string; us
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
+    const arrived = performance.now();
     const url = new URL(req.url ?? '/', 'http://sim');
     const method = req.method ?? 'GET';
     let answer: Answer;
@@ -163,7 +169,7 @@ export async function startSimulator(options: { port?: number; host?: string; us
       answer = { status: 403, body: { cod: 'USER_AGENT_LIPSA', mesaj: 'Cerere fără User-Agent' } };
     } else {
       state.userAgents.add(req.headers['user-agent']);
-      answer = await registry(method, url.pathname, url, req);
+      answer = await registry(method, url.pathname, url, req, arrived);
     }
     if (answer === 'drop') {
       req.socket.destroy();
