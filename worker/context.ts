@@ -32,8 +32,8 @@ export interface WorkerContext {
   sessions: SessionCache;
   /** Registry calls in flight per account, at most GATEWAY_WORKER_CONCURRENCY. */
   limiter: AccountLimiter;
-  /** The nomenclator refresh started by each account's first successful login in this process (awaited at stop). */
-  nomenclatorRefreshes: Map<number, Promise<void>>;
+  /** The nomenclator refresh of first logins: the accounts whose first login in this process asked for one, and the one under way (awaited at stop). */
+  loginRefresh: { accounts: Set<number>; running?: Promise<void> };
   log: WorkerLog;
 }
 
@@ -73,7 +73,7 @@ export function createWorkerContext(options: {
       createRegistryClient({ baseUrl: options.registryUrl, userAgent: config.GATEWAY_REGISTRY_USER_AGENT, timeoutMs: config.GATEWAY_REGISTRY_TIMEOUT_MS, protocol }),
     sessions: createSessionCache(() => clock().getTime()),
     limiter: createAccountLimiter(settings.concurrencyPerAccount),
-    nomenclatorRefreshes: new Map(),
+    loginRefresh: { accounts: new Set() },
     log: options.log,
   };
 }

@@ -12,7 +12,7 @@ export class NoCredentialsError extends Error {}
  * never with credentials or the token). A successful login deletes the ephemeral
  * credentials of every submission of the account (never the account's own) and records the
  * login time for /healthz, beside the sends that waited for it (`Session.bookkeeping`); the
- * account's first one in this process starts a refresh of the nomenclator.
+ * account's first one in this process refreshes the nomenclator.
  */
 export async function login(ctx: WorkerContext, accountId: number, epoch: number, credentials: RegCredentials, requestId: string | null, signal?: AbortSignal): Promise<Session> {
   const started = ctx.clock().getTime();
@@ -26,17 +26,22 @@ export async function login(ctx: WorkerContext, accountId: number, epoch: number
     });
     const session: Session = { token: value.token, expiresAt: started + ttlS * 1000, epoch, bookkeeping };
     ctx.sessions.set(accountId, session);
-    if (!ctx.nomenclatorRefreshes.has(accountId)) {
-      // In the background: the sends waiting for this login carry codes resolved already,
-      // and would otherwise wait one more registry round trip.
-      const refresh = refreshNomenclator(ctx, session.token).then(
-        () => undefined,
-        (error: unknown) => {
-          // The fallback codes stay; the daily task tries again.
-          ctx.journal.write({ event: 'nomenclator_refresh_failed', level: 'warn', accountId, data: { error: String(error) } });
-        },
-      );
-      ctx.nomenclatorRefreshes.set(accountId, refresh);
+    if (!ctx.loginRefresh.accounts.has(accountId)) {
+      ctx.loginRefresh.accounts.add(accountId);
+      // In the background: the sends waiting for this login carry codes resolved already, and
+      // would otherwise wait one more registry round trip. The nomenclator is global, so first
+      // logins of other accounts while a refresh runs share it instead of asking again.
+      ctx.loginRefresh.running ??= refreshNomenclator(ctx, session.token)
+        .then(
+          () => undefined,
+          (error: unknown) => {
+            // The fallback codes stay; the daily task tries again.
+            ctx.journal.write({ event: 'nomenclator_refresh_failed', level: 'warn', accountId, data: { error: String(error) } });
+          },
+        )
+        .finally(() => {
+          ctx.loginRefresh.running = undefined;
+        });
     }
     return session;
   } catch (error) {

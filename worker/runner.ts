@@ -79,7 +79,7 @@ export async function startWorker(ctx: WorkerContext): Promise<RunningWorker> {
       clearTimeout(startupMaintenance);
       await listener.unlisten().catch(() => {});
       await sendsDone;
-      await Promise.allSettled([...tasks, ...ctx.nomenclatorRefreshes.values()]);
+      await Promise.allSettled([...tasks, ctx.loginRefresh.running]);
       ctx.journal.write({ event: 'worker_stopped', data: { worker_id: ctx.workerId } });
     },
   };

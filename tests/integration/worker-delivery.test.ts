@@ -97,6 +97,21 @@ describe('queued → sent', () => {
     expect(rows.length).toBe(FALLBACK_NOMENCLATOR.length + 1);
   });
 
+  it('first logins of several accounts at once share one nomenclator refresh', async () => {
+    const accounts = await Promise.all(['First A', 'First B', 'First C'].map((name) => h.createAccount(name)));
+    h.sim.state.setFaults({ latencyMs: 150 });
+    const calls = h.sim.state.counters.nomenclatorCalls;
+    const logins = h.sim.state.counters.logins;
+    try {
+      const sent = await Promise.all(accounts.map((id, i) => h.submit(id, { vin: `WDB1234561A00020${i}` })));
+      for (const s of sent) await h.waitForStatus(s.id, 'sent');
+    } finally {
+      h.sim.state.setFaults({ latencyMs: 0 });
+    }
+    expect(h.sim.state.counters.logins - logins).toBe(3);
+    expect(h.sim.state.counters.nomenclatorCalls - calls).toBe(1);
+  });
+
   it('logs in once per account and reuses the session for later sends', async () => {
     const before = h.sim.state.counters.logins;
     const ids = await Promise.all([1, 2, 3, 4, 5].map((i) => h.submit(accountId, { vin: `WDB1234561A00010${i}` })));
