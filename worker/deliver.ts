@@ -9,8 +9,10 @@ import { RegistryHttpError, RegistryNetworkError } from './registry/client';
 import { buildRecord, RecordError, sameRecord, StoredItem, type RegistryRecord } from './registry/record';
 import type { Session } from './sessions';
 
+const StoredItems = StoredItem.array();
+
 function recordOf(ctx: WorkerContext, job: ClaimedJob): RegistryRecord {
-  const items = StoredItem.array().safeParse(job.prestatii ?? []);
+  const items = StoredItems.safeParse(job.prestatii ?? []);
   if (!items.success) throw new RecordError('stored prestatii are not resolved codes');
   return buildRecord(job.payload as unknown as CanonicalContent, items.data, ctx.protocol);
 }
