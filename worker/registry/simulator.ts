@@ -104,7 +104,7 @@ export async function startSimulator(options: { port?: number; host?: string; us
       try {
         // The body is read while the latency runs; it is checked and stored once it has passed.
         const body = readJson(req);
-        body.catch(() => {});
+        body.catch(() => {}); // a failed read is reported where it is awaited, below
         await untilLatency(arrived, state.faults.latencyMs);
         return await send(username, await body);
       } finally {
