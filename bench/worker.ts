@@ -29,6 +29,35 @@ async function waitUntil(probe: () => Promise<boolean>, timeoutMs: number, what:
   }
 }
 
+const WARM_USER = 'warmup';
+
+/**
+ * A registry is not a process that has just started: the simulator's code paths are warmed
+ * with calls of a user of its own (login, nomenclator, sends), then its records and counters
+ * are cleared and the latency set again. Plain fetch, not the worker's client: the worker
+ * itself starts cold.
+ */
+async function warmSimulator(simUrl: string) {
+  const headers = { 'User-Agent': 'bench-warmup', 'Content-Type': 'application/json' };
+  const call = async (path: string, init: RequestInit = {}) => {
+    const res = await fetch(`${simUrl}${path}`, { ...init, headers: { ...headers, ...init.headers } });
+    if (!res.ok) throw new Error(`warming the simulator: ${path} answered ${res.status}: ${await res.text()}`);
+    return res.json() as Promise<Record<string, unknown>>;
+  };
+  for (let i = 0; i < 30; i++) {
+    const { token } = await call('/api/auth/login', { method: 'POST', body: JSON.stringify({ username: WARM_USER, password: WARM_USER }) });
+    const auth = { Authorization: `Bearer ${String(token)}` };
+    await call('/api/nomenclator/prestatii', { headers: auth });
+    const record = {
+      vin: 'WDB1234569Z000000', nrInmatriculare: 'B999ZZZ', dataPrestatie: '2025-01-01', odometruInitial: null, odometruFinal: i, obs: '',
+      prestatii: [{ codPrestatie: 'OE-3', numePrestatie: 'REVIZIE', idPrezentare: null }], sistemReparat: null, status: 'FINALIZATA', b64Image: '',
+    };
+    await call('/api/prezentari', { method: 'POST', headers: auth, body: JSON.stringify(record) });
+  }
+  await call('/_sim/reset?records=1', { method: 'POST' });
+  await call('/_sim/faults', { method: 'POST', body: JSON.stringify({ latencyMs: LATENCY_MS }) });
+}
+
 async function main() {
   preserveExitCode();
   const dataDir = mkdtempSync(join(tmpdir(), 'gateway-bench-worker-'));
@@ -37,7 +66,7 @@ async function main() {
   const sim = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '..', 'worker', 'registry', 'sim-main.ts'), '--port', String(simPort), '--latency', String(LATENCY_MS)], {
     stdio: 'ignore',
     // One registry login per account, so the simulator can report each account's concurrency.
-    env: { PATH: process.env.PATH, GATEWAY_SIM_USERS: Array.from({ length: ACCOUNTS }, (_, i) => `bench${i + 1}:pw${i + 1}`).join(',') },
+    env: { PATH: process.env.PATH, GATEWAY_SIM_USERS: [...Array.from({ length: ACCOUNTS }, (_, i) => `bench${i + 1}:pw${i + 1}`), `${WARM_USER}:${WARM_USER}`].join(',') },
   });
   const simUrl = `http://127.0.0.1:${simPort}`;
   try {
@@ -61,7 +90,11 @@ async function main() {
         '[{"cod_prestatie":"OE-3","denumire":"REVIZIE PERIODICĂ"}]'::jsonb,
         'bench-' || g, 'WDB1234561' || lpad(g::text, 7, '0'), 'B123ABC', '2025-03-14'
       FROM generate_series(1, ${SUBMISSIONS}) g`;
+    // Statistics and a visibility map as a live database has them; otherwise autovacuum
+    // analyses the freshly filled table while the worker runs.
+    await sql`VACUUM ANALYZE submissions`;
     await waitUntil(async () => (await fetch(`${simUrl}/_sim/state`).catch(() => undefined))?.ok ?? false, 20_000, 'the simulator');
+    await warmSimulator(simUrl);
 
     const ctx = createWorkerContext({ config, databaseUrl: pg.url, secretKey: secret, registryUrl: simUrl, log: console });
     const load0 = loadavg()[0]!;
