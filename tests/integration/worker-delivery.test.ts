@@ -99,7 +99,8 @@ describe('queued → sent', () => {
 
   it('first logins of several accounts at once share one nomenclator refresh', async () => {
     const accounts = await Promise.all(['First A', 'First B', 'First C'].map((name) => h.createAccount(name)));
-    h.sim.state.setFaults({ latencyMs: 150 });
+    // Slow enough that the three logins end while the first refresh still runs.
+    h.sim.state.setFaults({ latencyMs: 300 });
     const calls = h.sim.state.counters.nomenclatorCalls;
     const logins = h.sim.state.counters.logins;
     try {
