@@ -1,6 +1,7 @@
 // `npm run bench:worker`: 2,000 queued submissions over 10 accounts, delivered by one worker
 // to the simulated registry (a separate process) answering each call after 50 ms. Prints the
-// delivery rate, the rate the configured concurrency allows, their ratio, and duplicates.
+// delivery rate, the rate the configured concurrency allows, their ratio, a baseline measured
+// in the same run (the same sends through the HTTP transport alone) and duplicates.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -29,33 +30,25 @@ async function waitUntil(probe: () => Promise<boolean>, timeoutMs: number, what:
   }
 }
 
-const WARM_USER = 'warmup';
+const BASELINE_USER = 'baseline';
 
 /**
- * A registry is not a process that has just started: the simulator's code paths are warmed
- * with calls of a user of its own (login, nomenclator, sends), then its records and counters
- * are cleared and the latency set again. Plain fetch, not the worker's client: the worker
- * itself starts cold.
+ * The baseline, measured first (bench/worker-baseline.ts, in a child process): the same
+ * number of sends at the same total concurrency through the worker's HTTP transport alone.
+ * It also warms the simulator, as a registry that has not just started would be; its records
+ * and counters are then cleared and the latency set again. The worker itself starts cold.
  */
-async function warmSimulator(simUrl: string) {
-  const headers = { 'User-Agent': 'bench-warmup', 'Content-Type': 'application/json' };
-  const call = async (path: string, init: RequestInit = {}) => {
-    const res = await fetch(`${simUrl}${path}`, { ...init, headers: { ...headers, ...init.headers } });
-    if (!res.ok) throw new Error(`warming the simulator: ${path} answered ${res.status}: ${await res.text()}`);
-    return res.json() as Promise<Record<string, unknown>>;
-  };
-  for (let i = 0; i < 30; i++) {
-    const { token } = await call('/api/auth/login', { method: 'POST', body: JSON.stringify({ username: WARM_USER, password: WARM_USER }) });
-    const auth = { Authorization: `Bearer ${String(token)}` };
-    await call('/api/nomenclator/prestatii', { headers: auth });
-    const record = {
-      vin: 'WDB1234569Z000000', nrInmatriculare: 'B999ZZZ', dataPrestatie: '2025-01-01', odometruInitial: null, odometruFinal: i, obs: '',
-      prestatii: [{ codPrestatie: 'OE-3', numePrestatie: 'REVIZIE', idPrezentare: null }], sistemReparat: null, status: 'FINALIZATA', b64Image: '',
-    };
-    await call('/api/prezentari', { method: 'POST', headers: auth, body: JSON.stringify(record) });
-  }
-  await call('/_sim/reset?records=1', { method: 'POST' });
-  await call('/_sim/faults', { method: 'POST', body: JSON.stringify({ latencyMs: LATENCY_MS }) });
+async function baseline(simUrl: string, concurrency: number): Promise<{ sent: number; seconds: number }> {
+  const args = ['--import', 'tsx', join(import.meta.dirname, 'worker-baseline.ts'), '--url', simUrl, '--user', BASELINE_USER, '--sends', String(SUBMISSIONS), '--concurrency', String(concurrency)];
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  if (code !== 0) throw new Error(`the baseline client exited with ${code}`);
+  const reset = await fetch(`${simUrl}/_sim/reset?records=1`, { method: 'POST' });
+  const faults = await fetch(`${simUrl}/_sim/faults`, { method: 'POST', body: JSON.stringify({ latencyMs: LATENCY_MS }) });
+  if (!reset.ok || !faults.ok) throw new Error('resetting the simulator after the baseline failed');
+  return JSON.parse(out) as { sent: number; seconds: number };
 }
 
 async function main() {
@@ -66,7 +59,7 @@ async function main() {
   const sim = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '..', 'worker', 'registry', 'sim-main.ts'), '--port', String(simPort), '--latency', String(LATENCY_MS)], {
     stdio: 'ignore',
     // One registry login per account, so the simulator can report each account's concurrency.
-    env: { PATH: process.env.PATH, GATEWAY_SIM_USERS: [...Array.from({ length: ACCOUNTS }, (_, i) => `bench${i + 1}:pw${i + 1}`), `${WARM_USER}:${WARM_USER}`].join(',') },
+    env: { PATH: process.env.PATH, GATEWAY_SIM_USERS: [...Array.from({ length: ACCOUNTS }, (_, i) => `bench${i + 1}:pw${i + 1}`), `${BASELINE_USER}:${BASELINE_USER}`].join(',') },
   });
   const simUrl = `http://127.0.0.1:${simPort}`;
   try {
@@ -94,7 +87,7 @@ async function main() {
     // analyses the freshly filled table while the worker runs.
     await sql`VACUUM ANALYZE submissions`;
     await waitUntil(async () => (await fetch(`${simUrl}/_sim/state`).catch(() => undefined))?.ok ?? false, 20_000, 'the simulator');
-    await warmSimulator(simUrl);
+    const base = await baseline(simUrl, ACCOUNTS * config.GATEWAY_WORKER_CONCURRENCY);
 
     const ctx = createWorkerContext({ config, databaseUrl: pg.url, secretKey: secret, registryUrl: simUrl, log: console });
     const load0 = loadavg()[0]!;
@@ -124,6 +117,7 @@ async function main() {
     await close();
 
     const rate = m!.sent / m!.seconds;
+    const baseRate = base.sent / base.seconds;
     const allowed = (ACCOUNTS * config.GATEWAY_WORKER_CONCURRENCY) / (LATENCY_MS / 1000);
     const lines = [
       `submissions            ${SUBMISSIONS} over ${ACCOUNTS} accounts, registry latency ${LATENCY_MS} ms`,
@@ -133,6 +127,8 @@ async function main() {
       `delivery rate          ${rate.toFixed(1)} /s`,
       `allowed rate           ${allowed.toFixed(1)} /s  (accounts × concurrency / latency)`,
       `ratio                  ${(rate / allowed).toFixed(3)}  (target ≥ 0.9)`,
+      `baseline               ${baseRate.toFixed(1)} /s  (${(baseRate / allowed).toFixed(3)} of allowed: the worker's HTTP transport alone, same sends and concurrency, no database)`,
+      `worker / baseline      ${(rate / baseRate).toFixed(3)}`,
       `first answer recorded  ${m!.firstMs.toFixed(0)} ms after the first claim (claim, login, send)`,
       `registry call          ${m!.callMs.toFixed(1)} ms on average as the worker timed it (simulated ${LATENCY_MS} ms)`,
       `records at registry    ${state.records.length}`,

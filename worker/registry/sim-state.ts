@@ -78,12 +78,15 @@ export function createSimState(users: Map<string, string>) {
     tokens,
   };
 
+  /** The most sends answered at once, per login: the worker's limit, observed. */
+  const maxConcurrentSends = new Map<string, number>();
+
   return {
     users,
     tokens,
-    /** Sends being answered now, and the most seen at once, per login: the worker's limit, observed. */
+    /** Sends being answered now, per login. */
     sendsInFlight: new Map<string, number>(),
-    maxConcurrentSends: new Map<string, number>(),
+    maxConcurrentSends,
     /** Every User-Agent that reached the registry paths, to check what the client sends. */
     userAgents: new Set<string>(),
     counters: state.counters,
@@ -102,6 +105,7 @@ export function createSimState(users: Map<string, string>) {
       if (clearRecords) {
         state.records = [];
         for (const key of Object.keys(state.counters) as Array<keyof typeof state.counters>) state.counters[key] = 0;
+        maxConcurrentSends.clear();
       }
     },
     /** The fault to apply now, consuming one of its `times`. */
