@@ -29,6 +29,7 @@ import { loadResolutionContext } from '../src/services/operations/context';
 const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);
 const HEADER = ['Serie șasiu (VIN)', 'Nr. înmatriculare', 'Data prestației', 'Km intrare', 'Km ieșire', 'Cod operație', 'Denumire operație'];
 const MB = 1024 * 1024;
+const READ_LIMITS = { maxRows: ROWS, maxUncompressedBytes: 200 * MB, maxColumns: 256 };
 
 /** Row i of the export: distinct VINs, dates in March 2025, float odometers, two codes in a cell. */
 function row(i: number) {
@@ -62,7 +63,7 @@ function writeCsv(path: string) {
 
 async function parseOnce(bytes: Buffer): Promise<number> {
   const started = performance.now();
-  const sheet = await openSpreadsheet(bytes, { maxRows: ROWS, maxUncompressedBytes: 200 * MB, maxColumns: 256 });
+  const sheet = await openSpreadsheet(bytes, READ_LIMITS);
   let rows = 0;
   for (const s of sheet.sheets) for await (const _ of sheet.rows(s.name)) rows++;
   if (rows !== ROWS + 1) throw new Error(`read ${rows} rows`);
@@ -72,7 +73,7 @@ async function parseOnce(bytes: Buffer): Promise<number> {
 /** The read, each data row then classified as the upload does (mapping suggested for the header, the account's resolution). */
 async function parseAndClassifyOnce(ctx: AppContext, bytes: Buffer): Promise<number> {
   const started = performance.now();
-  const sheet = await openSpreadsheet(bytes, { maxRows: ROWS, maxUncompressedBytes: 200 * MB, maxColumns: 256 });
+  const sheet = await openSpreadsheet(bytes, READ_LIMITS);
   const resolution = await loadResolutionContext(ctx, ctx.db, 1, 'all');
   const now = new Date();
   let setting: RowSetting | null = null;
