@@ -7,6 +7,7 @@ import { limitBody } from './http/body';
 import { errorBody, errorResponse, notFound } from './http/envelope';
 import type { AppEnv } from './http/env';
 import { requestId } from './http/request-id';
+import { rejectUnstorableUrl } from './http/validate';
 import { auditRoutes } from './routes/audit';
 import { conturiRoutes, pingRoutes } from './routes/conturi';
 import { docsRoutes } from './routes/docs';
@@ -19,6 +20,7 @@ import { reguliTextRoutes } from './routes/reguli-text';
 export function createApp(ctx: AppContext) {
   const app = new Hono<AppEnv>();
   app.use(requestId);
+  app.use(rejectUnstorableUrl);
   app.use(async (c, next) => {
     const started = performance.now();
     await next();
@@ -32,8 +34,8 @@ export function createApp(ctx: AppContext) {
   // After authentication: nobody without a key makes the server read a body.
   app.use(
     '/v1/*',
-    limitBody(ctx.config.GATEWAY_MAX_BODY_BYTES, (c) =>
-      errorResponse(c, 413, 'PREA_MARE', `Corpul cererii depășește ${ctx.config.GATEWAY_MAX_BODY_BYTES} octeți.`),
+    limitBody({ json: ctx.config.GATEWAY_MAX_JSON_BYTES, upload: ctx.config.GATEWAY_MAX_BODY_BYTES }, (c, maxBytes) =>
+      errorResponse(c, 413, 'PREA_MARE', `Corpul cererii depășește ${maxBytes} octeți.`),
     ),
   );
   app.route('/v1/prezentari', prezentariRoutes(ctx));

@@ -29,6 +29,10 @@ export const Config = z.object({
   GATEWAY_SIM_PORT: z.coerce.number().int().min(0).max(65535).default(4010),
   GATEWAY_SENDING_STALE_S: z.coerce.number().int().positive().default(60),
   GATEWAY_MAX_BODY_BYTES: z.coerce.number().int().positive().default(15 * 1024 * 1024),
+  // A JSON body: a submission with the largest photo allowed (base64 is 4/3 of the bytes).
+  GATEWAY_MAX_JSON_BYTES: z.coerce.number().int().positive().default(14 * 1024 * 1024),
+  // A submission's photo (b64Image), decoded; a larger one holds the submission as needs_data.
+  GATEWAY_MAX_IMAGE_BYTES: z.coerce.number().int().positive().default(10 * 1024 * 1024),
   // File import limits (docs/import.md): data rows per file, and the inflated size of an xlsx.
   GATEWAY_IMPORT_MAX_ROWS: z.coerce.number().int().positive().default(100_000),
   GATEWAY_IMPORT_MAX_UNCOMPRESSED_BYTES: z.coerce.number().int().positive().default(200 * 1024 * 1024),

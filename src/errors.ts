@@ -14,6 +14,7 @@ export const CATALOG = {
   ODOMETRU_INVERSAT: { problema: 'Odometrul inițial este mai mare decât cel final.', fix: 'Verificați valorile: odometruInitial trebuie să fie cel mult odometruFinal.' },
   PRESTATII_GOALE: { problema: 'Lista de prestații este goală.', fix: 'Adăugați cel puțin o operație în prestatii.' },
   IMAGINE_INVALIDA: { problema: 'Imaginea nu este base64 valid.', fix: 'Trimiteți conținutul fișierului codat base64, fără prefixul „data:”.' },
+  TEXT_NEPERMIS: { problema: 'Textul conține un caracter care nu poate fi păstrat.', fix: 'Ștergeți din celulă caracterele invizibile (de exemplu NUL) și încărcați fișierul din nou sau corectați rândul.' },
   COD_NEMAPAT: { problema: 'Există operații fără corespondent în nomenclatorul registrului.', fix: 'Asociați codurile în editorul de mapări (sau prin POST /v1/mapari), apoi retrimiteți.' },
   // Delivery to the registry (reg_error), written by the worker.
   REG_LOGIN_RESPINS: { problema: 'Registrul a respins autentificarea.', fix: 'Verificați utilizatorul și parola registrului în contul dvs., apoi repuneți trimiterea în coadă.' },
@@ -29,6 +30,7 @@ export const CATALOG = {
   NEGASIT: { problema: 'Resursa nu există.', fix: 'Verificați identificatorul.' },
   CONFLICT_STARE: { problema: 'Operația nu este permisă în starea curentă.', fix: 'Verificați starea resursei.' },
   PREA_MARE: { problema: 'Cererea depășește dimensiunea maximă.', fix: 'Trimiteți un corp mai mic.' },
+  IMAGINE_PREA_MARE: { problema: 'Imaginea (b64Image) depășește dimensiunea maximă.', fix: 'Micșorați fotografia (de exemplu la 1600 px pe latura mare) sau trimiteți-o în format JPEG.' },
   EROARE_INTERNA: { problema: 'A apărut o eroare neprevăzută.', fix: 'Reîncercați; dacă persistă, trimiteți request_id echipei de suport.' },
   // File import (issue 4).
   IMPORT_TIP_NESUPORTAT: { problema: 'Fișierul nu este un tabel xlsx sau csv.', fix: 'Salvați tabelul ca „Excel Workbook (.xlsx)” sau „CSV UTF-8” și încărcați-l din nou.' },

@@ -26,10 +26,17 @@ function summary(erori: ContentError[]): string {
  * commit, and the re-resolution after a mapping is saved all call it, so they cannot diverge.
  * `rejectUnmapped` is the request's `on_unmapped_error`, already defaulted from the account.
  */
+export interface ClassifyOptions {
+  rejectUnmapped: boolean;
+  now: Date;
+  /** Problems found before the content was read (a file cell that cannot be stored). */
+  found?: readonly ContentError[];
+}
+
 export function classify(
   input: Omit<SubmissionInput, 'reg_credentials' | 'on_unmapped_error'>,
   ctx: ResolutionContext,
-  options: { rejectUnmapped: boolean; now: Date },
+  options: ClassifyOptions,
 ): Classification {
   const content = canonicalize(input);
   return classifyContent(content, ctx, options);
@@ -38,10 +45,11 @@ export function classify(
 export function classifyContent(
   content: CanonicalContent,
   ctx: ResolutionContext,
-  options: { rejectUnmapped: boolean; now: Date },
+  options: ClassifyOptions,
 ): Classification {
   const { prestatii, nemapate, ruleHits } = resolvePrestatii(content.prestatii, ctx);
-  const erori = validateContent(content, options.now, prestatii.map((p) => p.cod_prestatie));
+  const validated = validateContent(content, options.now, prestatii.map((p) => p.cod_prestatie));
+  const erori = options.found?.length ? [...options.found, ...validated] : validated;
   // One object literal, not a spread of a shared base: this runs for every row of an import.
   const verdict = (status: Verdict, found: ContentError[], motiv: string | null): Classification => ({ status, content, prestatii, erori: found, nemapate, motiv, ruleHits });
 

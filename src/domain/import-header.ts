@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { CmpStr } from 'cmpstr';
-import { normalizeText } from './text';
+import { normalizeText, replaceUnstorable } from './text';
 
 /** The canonical fields a file column can be mapped to (the spec's names). */
 export const IMPORT_FIELDS = [
@@ -154,7 +154,8 @@ export function classifyLeadingRow(cells: ReadonlyArray<string | number | boolea
 
 /** Header cells as text, without the empty cells past the last named column. */
 export function headerCells(cells: ReadonlyArray<string | number | boolean | null>): string[] {
-  const text = cells.map((c) => (c === null ? '' : String(c).trim()));
+  // A header is stored as labels: a character no text column can store is replaced.
+  const text = cells.map((c) => (c === null ? '' : replaceUnstorable(String(c).trim())));
   let width = text.length;
   while (width > 0 && text[width - 1] === '') width -= 1;
   return text.slice(0, width);

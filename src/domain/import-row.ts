@@ -1,6 +1,8 @@
+import { contentError, type ContentError } from '../errors';
 import { cellText, parseDateCell, parseOdometerCell, parsePlateCell, splitCodes, splitNames, type CellValue } from './import-cells';
 import { IMPORT_FIELDS, type ColumnMapping, type ImportField } from './import-header';
 import type { PrestatieInput, SubmissionInput } from './submission-input';
+import { hasUnstorableChar, replaceUnstorable } from './text';
 
 /** A staged row's values by canonical field, before they are read as a submission. */
 export type FieldValues = Partial<Record<ImportField, CellValue>>;
@@ -44,6 +46,36 @@ export function mergeOverride(current: FieldValues, edits: Partial<Record<Import
     else next[field] = value;
   }
   return next;
+}
+
+const SUBMISSION_FIELD: Record<ImportField, string> = {
+  vin: 'vin',
+  nrInm: 'nrInm',
+  dataPrestatie: 'dataPrestatie',
+  odometruInitial: 'odometruInitial',
+  odometruFinal: 'odometruFinal',
+  cod_op_service: 'prestatii',
+  denumire_op: 'prestatii',
+  cod_prestatie: 'prestatii',
+};
+
+/**
+ * A cell holding a character that PostgreSQL cannot store (a NUL, a lone surrogate) holds its
+ * row as needs_data, naming the cell; the value goes on with the character replaced, so the
+ * row can still be previewed, stored as held and exported.
+ */
+export function storableValues(values: FieldValues, mapping: ColumnMapping): { values: FieldValues; erori: ContentError[] } {
+  let clean: FieldValues | null = null;
+  const erori: ContentError[] = [];
+  for (const [field, value] of Object.entries(values) as Array<[ImportField, CellValue]>) {
+    if (typeof value !== 'string' || !hasUnstorableChar(value)) continue;
+    clean ??= { ...values };
+    clean[field] = replaceUnstorable(value);
+    const column = mapping[field];
+    const where = column === undefined ? `Valoarea câmpului ${field}` : `Celula din coloana ${column + 1} (${field})`;
+    erori.push(contentError('TEXT_NEPERMIS', SUBMISSION_FIELD[field], `${where} conține un caracter nepermis (NUL sau un surogat UTF-16 fără pereche).`));
+  }
+  return { values: clean ?? values, erori };
 }
 
 function items(values: FieldValues): PrestatieInput[] {

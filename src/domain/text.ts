@@ -18,3 +18,16 @@ export function tokenSort(text: string): string {
     .sort()
     .join(' ');
 }
+
+// A NUL, or half of a surrogate pair: PostgreSQL cannot store either in text or jsonb.
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** True when `text` holds a character that no text column can store (NUL, a lone surrogate). */
+export function hasUnstorableChar(text: string): boolean {
+  return UNSTORABLE.test(text);
+}
+
+/** `text` with every such character replaced by U+FFFD, for labels read from a file (headers, sheet names). */
+export function replaceUnstorable(text: string): string {
+  return hasUnstorableChar(text) ? text.replace(new RegExp(UNSTORABLE.source, 'g'), '\uFFFD') : text;
+}

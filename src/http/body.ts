@@ -35,21 +35,31 @@ export async function readBody(c: Context, maxBytes: number): Promise<Buffer> {
 
 const WITHOUT_BODY = new Set(['GET', 'HEAD', 'OPTIONS']);
 
+export interface BodyLimits {
+  /** A JSON body: sized for the largest photo a submission may carry. */
+  json: number;
+  /** A multipart upload (a spreadsheet), and anything else. */
+  upload: number;
+}
+
 /**
- * Bodies within `maxBytes` or a 413: a JSON body (jsonBody parses it) or a multipart upload
+ * Bodies within their limit or a 413: a JSON body (jsonBody parses it) or a multipart upload
  * (the import route reads it) is read here once, into `rawBody`, which is then the only copy
- * of the body (the request's stream is spent); any other is left to Hono's bodyLimit.
+ * of the body (the request's stream is spent); any other is left to Hono's bodyLimit. JSON has
+ * a limit of its own: parsing costs far more per byte than storing an uploaded file.
  */
-export function limitBody(maxBytes: number, tooLarge: (c: Context) => Response): MiddlewareHandler<AppEnv> {
-  const others = bodyLimit({ maxSize: maxBytes, onError: tooLarge });
+export function limitBody(limits: BodyLimits, tooLarge: (c: Context, maxBytes: number) => Response): MiddlewareHandler<AppEnv> {
+  const others = bodyLimit({ maxSize: limits.upload, onError: (c) => tooLarge(c, limits.upload) });
   return async (c, next) => {
     if (WITHOUT_BODY.has(c.req.method)) return next();
     const type = (c.req.header('content-type') ?? '').toLowerCase();
-    if (!type.startsWith('application/json') && !type.startsWith('multipart/form-data')) return others(c, next);
+    const multipart = type.startsWith('multipart/form-data');
+    if (!type.startsWith('application/json') && !multipart) return others(c, next);
+    const maxBytes = multipart ? limits.upload : limits.json;
     try {
       c.set('rawBody', await readBody(c, maxBytes));
     } catch (error) {
-      if (error instanceof BodyTooLargeError) return tooLarge(c);
+      if (error instanceof BodyTooLargeError) return tooLarge(c, maxBytes);
       throw error;
     }
     return next();

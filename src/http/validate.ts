@@ -1,9 +1,26 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { z } from 'zod';
+import { hasUnstorableChar } from '../domain/text';
 import { shapeError, type ShapeIssue } from './envelope';
+import { findUnstorable, MAX_JSON_DEPTH, MAX_JSON_VALUES, scanJson, syntaxErrorOffset } from './json-guard';
+import './zod-locale';
 
+const UNSTORABLE_MSG = 'Textul conține un caracter nepermis (NUL sau un surogat UTF-16 fără pereche).';
+
+/**
+ * zod's issues as the spec's 422 entries. Messages come from the Romanian locale, except the
+ * one that would name the sender's own keys: an answer never repeats what was sent.
+ */
 function issues(error: z.ZodError, where: 'body' | 'query'): ShapeIssue[] {
-  return error.issues.slice(0, 50).map((i) => ({ type: i.code, loc: [where, ...i.path.map((p) => (typeof p === 'symbol' ? String(p) : p))], msg: i.message }));
+  return error.issues.slice(0, 50).map((i) => ({
+    type: i.code,
+    loc: [where, ...i.path.map((p) => (typeof p === 'symbol' ? String(p) : p))],
+    msg: i.code === 'unrecognized_keys' ? 'Obiectul conține câmpuri necunoscute.' : i.message,
+  }));
+}
+
+function unstorable(c: Context, loc: Array<string | number>) {
+  return shapeError(c, [{ type: 'unstorable_char', loc, msg: UNSTORABLE_MSG }]);
 }
 
 /**
@@ -15,16 +32,27 @@ export function jsonBody<S extends z.ZodType>(schema: S): MiddlewareHandler<{ Va
     let raw: unknown;
     // Read (within the size limit) by the app's body middleware, whatever its declared type;
     // tests may call routes directly.
-    const read = c.get('rawBody');
-    const text = read ? read.toString('utf8') : await c.req.text();
+    const bytes = c.get('rawBody') ?? Buffer.from(await c.req.arrayBuffer());
+    const scanned = scanJson(bytes);
+    if (scanned) {
+      const msg =
+        scanned.kind === 'depth'
+          ? `JSON-ul are mai mult de ${MAX_JSON_DEPTH} niveluri de imbricare (poziția ${scanned.offset}).`
+          : `JSON-ul are mai mult de ${MAX_JSON_VALUES} valori (poziția ${scanned.offset}).`;
+      return shapeError(c, [{ type: 'json_too_complex', loc: ['body'], msg }]);
+    }
+    const text = bytes.toString('utf8');
     try {
       raw = JSON.parse(text);
     } catch (error) {
-      const msg = text.trim() === '' ? 'Corpul cererii este gol; se așteaptă JSON.' : `JSON invalid: ${(error as Error).message.replace(/"[^"]*"/g, '…').slice(0, 120)}`;
+      const offset = syntaxErrorOffset(error);
+      const msg = text.trim() === '' ? 'Corpul cererii este gol; se așteaptă JSON.' : `JSON invalid${offset === null ? '' : ` la poziția ${offset}`}.`;
       return shapeError(c, [{ type: 'json_invalid', loc: ['body'], msg }]);
     }
     const parsed = schema.safeParse(raw);
     if (!parsed.success) return shapeError(c, issues(parsed.error, 'body'));
+    const bad = findUnstorable(parsed.data);
+    if (bad) return unstorable(c, ['body', ...bad]);
     c.set('body', parsed.data);
     await next();
   };
@@ -36,6 +64,18 @@ export function parseQuery<S extends z.ZodType>(c: Context, schema: S): { ok: tr
   if (parsed.success) return { ok: true, data: parsed.data };
   return { ok: false, response: shapeError(c, issues(parsed.error, 'query')) };
 }
+
+/**
+ * A path or query string that decodes to a NUL (`%00`) names nothing the API stores: a 422
+ * before any route reads it (a parameter's name is never repeated in the answer).
+ */
+export const rejectUnstorableUrl: MiddlewareHandler = async (c, next) => {
+  if (hasUnstorableChar(c.req.path)) return unstorable(c, ['path']);
+  for (const [name, values] of Object.entries(c.req.queries())) {
+    if (hasUnstorableChar(name) || values.some(hasUnstorableChar)) return unstorable(c, ['query']);
+  }
+  await next();
+};
 
 /** A date query parameter (YYYY-MM-DD). */
 export const IsoDateParam = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'Data trebuie să fie AAAA-LL-ZZ');

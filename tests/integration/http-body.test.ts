@@ -11,7 +11,7 @@ let server: ServerType;
 let port: number;
 
 beforeAll(async () => {
-  t = await startTestApp({ GATEWAY_MAX_BODY_BYTES: '50000' });
+  t = await startTestApp({ GATEWAY_MAX_BODY_BYTES: '50000', GATEWAY_MAX_JSON_BYTES: '50000' });
   key = await t.createKey(await t.createAccount());
   await new Promise<void>((resolve) => {
     server = serve({ fetch: t.app.fetch, port: 0 }, (info) => {

@@ -9,7 +9,7 @@ let key: string;
 const CANARY = 'Canar-Parola-9f8e7d';
 
 beforeAll(async () => {
-  t = await startTestApp({ GATEWAY_MAX_BODY_BYTES: '200000' });
+  t = await startTestApp({ GATEWAY_MAX_BODY_BYTES: '200000', GATEWAY_MAX_JSON_BYTES: '200000' });
   key = await t.createKey(await t.createAccount());
 });
 afterAll(() => t.close());

@@ -3,6 +3,7 @@ import type { AppContext, Principal } from '../../context';
 import { errorResponse, shapeError } from '../../http/envelope';
 import type { AppEnv } from '../../http/env';
 import { jsonBody, parseQuery } from '../../http/validate';
+import { hasUnstorableChar, replaceUnstorable } from '../../domain/text';
 import { ImportError } from '../../import/errors';
 import { getColumnMapping, saveColumnMapping } from '../../services/import/column-mapping';
 import { commitImportBatch } from '../../services/import/commit';
@@ -32,6 +33,7 @@ async function readUpload(c: Context<AppEnv>): Promise<{ ok: true; file: File; s
   if (!(file instanceof File)) return fail('file_missing', ['body', 'file'], 'Câmpul file lipsește sau nu conține un fișier.');
   const sheets = form.getAll('sheet');
   if (sheets.some((s) => typeof s !== 'string' || s.length > 200)) return fail('sheet_invalid', ['body', 'sheet'], 'sheet este numele unei foi (text).');
+  if (sheets.some((s) => hasUnstorableChar(s as string))) return fail('unstorable_char', ['body', 'sheet'], 'Numele foii conține un caracter nepermis (NUL sau un surogat UTF-16 fără pereche).');
   return { ok: true, file, sheets: sheets as string[] };
 }
 
@@ -51,7 +53,7 @@ export function importRoutes(ctx: AppContext) {
     const upload = await readUpload(c);
     if (!upload.ok) return upload.response;
     const bytes = Buffer.from(await upload.file.arrayBuffer());
-    const batch = await createImportBatch({ ctx, principal: c.get('principal'), filename: upload.file.name.slice(0, 255) || null, bytes, sheets: upload.sheets });
+    const batch = await createImportBatch({ ctx, principal: c.get('principal'), filename: replaceUnstorable(upload.file.name.slice(0, 255)) || null, bytes, sheets: upload.sheets });
     audit(c, { op: 'upload', batch_id: batch.batch_id, rows: batch.row_count, kind: batch.file.kind, size: bytes.length });
     return c.json(batch, 201);
   });

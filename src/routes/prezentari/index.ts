@@ -1,7 +1,9 @@
-import { Hono } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
 import { z } from 'zod';
 import type { AppContext } from '../../context';
 import { SubmissionInput } from '../../domain/submission-input';
+import { base64Bytes } from '../../domain/validate';
+import { errorResponse } from '../../http/envelope';
 import { BadRequestError } from '../../errors';
 import type { AppEnv } from '../../http/env';
 import { IsoDateParam, jsonBody, parseQuery } from '../../http/validate';
@@ -41,14 +43,22 @@ export function prezentariRoutes(ctx: AppContext) {
   });
   const audit = (c: { set(k: 'audit', v: Record<string, unknown>): void }, data: Record<string, unknown>) => c.set('audit', data);
 
-  app.post('/', jsonBody(SubmissionInput), async (c) => {
+  // A photo past the limit is refused before anything is classified or stored.
+  const imageLimit = ctx.config.GATEWAY_MAX_IMAGE_BYTES;
+  const checkImage: MiddlewareHandler<{ Variables: { body: SubmissionInput } }> = async (c, next) => {
+    const image = c.var.body.b64Image ?? '';
+    if (base64Bytes(image) <= imageLimit) return next();
+    return errorResponse(c, 413, 'IMAGINE_PREA_MARE', `Imaginea are aproximativ ${base64Bytes(image)} octeți; limita este ${imageLimit} (GATEWAY_MAX_IMAGE_BYTES).`);
+  };
+
+  app.post('/', jsonBody(SubmissionInput), checkImage, async (c) => {
     const result = await createSubmission({ ctx, principal: c.get('principal'), input: c.var.body, requestId: c.get('requestId') });
     ctx.metrics.submissionsCreated.inc({ status: result.status });
     audit(c, { op: 'create', submission_id: result.submission_id, status: result.status, duplicate: result.duplicate, reactivated: result.reactivated, nemapate: result.nemapate });
     return c.json(result, 200);
   });
 
-  app.post('/valideaza', jsonBody(SubmissionInput), async (c) => {
+  app.post('/valideaza', jsonBody(SubmissionInput), checkImage, async (c) => {
     const verdict = await classifyForAccount({ ctx, exec: ctx.db, accountId: c.get('principal').accountId, input: c.var.body });
     audit(c, { op: 'dry_run', status: verdict.status });
     return c.json({

@@ -4,7 +4,7 @@ import type { Keyring } from '../../crypto/envelope';
 import { classify, type Classification } from '../../domain/classify';
 import type { CellValue } from '../../domain/import-cells';
 import type { ColumnMapping } from '../../domain/import-header';
-import { applyOverride, mappedValues, readOverride, toSubmissionInput, type FieldValues } from '../../domain/import-row';
+import { applyOverride, mappedValues, readOverride, storableValues, toSubmissionInput, type FieldValues } from '../../domain/import-row';
 import { idempotencyKeys } from '../../domain/idempotency';
 import type { ResolutionContext } from '../../domain/resolve';
 import type { LoadedBatch } from './batch';
@@ -83,9 +83,9 @@ export const rowSetting = (batch: LoadedBatch): RowSetting => ({ accountId: batc
  * applied last, then `classify` (canonicalise, validate, resolve) and the idempotency key.
  */
 export function classifyCells(cells: readonly CellValue[], override: FieldValues, setting: RowSetting, resolution: ResolutionContext, now: Date) {
-  const values = applyOverride(mappedValues(cells, setting.mapping), override);
+  const { values, erori: found } = storableValues(applyOverride(mappedValues(cells, setting.mapping), override), setting.mapping);
   const input = toSubmissionInput(values, { date1904: setting.date1904 });
-  const verdict = classify(input, resolution, { rejectUnmapped: false, now }) as RowVerdict;
+  const verdict = classify(input, resolution, { rejectUnmapped: false, now, found }) as RowVerdict;
   return { values, verdict, ...idempotencyKeys(setting.accountId, verdict.content) };
 }
 

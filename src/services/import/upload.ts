@@ -153,7 +153,7 @@ export async function createImportBatch({ ctx, principal, filename, bytes, sheet
   const source = await openSpreadsheet(bytes, importLimits(ctx.config));
   const unknown = chosen.filter((name) => !source.sheets.some((s) => s.name === name));
   if (unknown.length > 0) {
-    throw new ImportError(422, 'IMPORT_FOAIE', `Foaia „${unknown[0]}” nu există; foile fișierului: ${source.sheets.map((s) => s.name).join(', ')}.`);
+    throw new ImportError(422, 'IMPORT_FOAIE', `O foaie aleasă în câmpul sheet nu există în fișier; foile fișierului: ${source.sheets.map((s) => s.name).join(', ')}.`);
   }
   const fileMeta: FileMeta = { kind: source.kind, encoding: source.encoding ?? null, delimiter: source.delimiter ?? null, date1904: source.date1904, size: bytes.length };
   const now = ctx.clock();

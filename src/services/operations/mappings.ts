@@ -57,7 +57,7 @@ export async function pendingOperations({ ctx, accountId }: { ctx: AppContext; a
 export async function assertKnownCode(ctx: AppContext, code: string): Promise<void> {
   const known = await ctx.nomenclator.get(ctx.db);
   if (!known.has(code)) {
-    throw new BadRequestError(`Codul „${code}” nu există în nomenclatorul registrului; vedeți GET /v1/nomenclator.`, 'cod_prestatie');
+    throw new BadRequestError('Codul dat în cod_prestatie nu există în nomenclatorul registrului; vedeți GET /v1/nomenclator.', 'cod_prestatie');
   }
 }
 
