@@ -104,6 +104,12 @@ describe('the OpenAPI document is complete', () => {
     expect(answered.map(([, , status]) => status)).toEqual([200, 200, 200, 401, 404, 422, 400, 400, 409]);
   });
 
+  it('serves /docs/assets only for its own files: a prototype name is a 404, not a 500 (found by the fuzz test)', async () => {
+    for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+      expect((await t.call('GET', `/docs/assets/${name}`)).status).toBe(404);
+    }
+  });
+
   it('marks the /v1 operations as needing a key, and the probes and docs as public', () => {
     expect(paths['/v1/import/{id}/preview']!.get).toHaveProperty('security');
     expect(paths['/healthz']!.get).not.toHaveProperty('security');

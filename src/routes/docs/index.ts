@@ -34,7 +34,8 @@ export function docsRoutes(routes: () => readonly RouterRoute[]) {
   );
   app.get('/docs/assets/:file', describeRoute({ summary: 'Fișierele Swagger UI (din node_modules)', responses: { 200: 'Fișierul cerut' } }), async (c) => {
     const file = c.req.param('file');
-    const type = ASSETS[file];
+    // Own keys only: `constructor` or `__proto__` must not name a file.
+    const type = Object.hasOwn(ASSETS, file) ? ASSETS[file] : undefined;
     if (!type) return c.notFound();
     return c.body(await readFile(join(swaggerDir, file)), 200, { 'Content-Type': type, 'Cache-Control': 'public, max-age=86400' });
   });
