@@ -11,10 +11,11 @@ import { KNOWN_FINDINGS } from './known-findings';
 // hostile values (tests/fuzz/hostile.ts). Each request must be answered without a 5xx,
 // within a time bound, with a status the document lists, with no canary in its headers or
 // in an error body and no secret anywhere; afterwards account B's rows must be exactly as
-// before. `npm test` runs FUZZ_RUNS (default 12) requests per operation; `npm run fuzz` many more.
+// before. `npm test` runs 50 requests per operation (about 1,650, a few seconds); `npm run fuzz` 2,000.
 // FUZZ_RECORD_ALL=1 records every violation instead of failing on the first (for a report).
 
-const RUNS = Number(process.env.FUZZ_RUNS ?? 12);
+/** Runs per operation: FUZZ_RUNS, else 2,000 under `npm run fuzz` and 50 under `npm test`. */
+const RUNS = Number(process.env.FUZZ_RUNS ?? (process.env.npm_lifecycle_event === 'fuzz' ? 2_000 : 50));
 const TIMEOUT_MS = Number(process.env.FUZZ_REQUEST_TIMEOUT_MS ?? 5_000);
 const RECORD_ALL = process.env.FUZZ_RECORD_ALL === '1';
 const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
@@ -41,11 +42,14 @@ interface Violation {
   status: number;
   labels: string[];
   detail: string;
+  /** The start of the answer's body, which KNOWN_FINDINGS' `detail` is matched against. */
+  answer: string;
 }
 
-const stats = { runs: 0, requests: 0, http: 0, statuses: new Map<number, number>(), slowestMs: 0, started: 0 };
+const stats = { runs: 0, requests: 0, http: 0, resent: 0, statuses: new Map<number, number>(), slowestMs: 0, started: 0 };
 const findings: Violation[] = [];
 
+const [CANARY_LOW, SECRET_LOW] = [CANARY.toLowerCase(), SECRET.toLowerCase()];
 const statusSet = (op: Operation) => new Set(Object.keys(op.doc.responses).map(Number));
 
 /** Account B's rows, everything an API call could change, as JSON text per table. */
@@ -110,11 +114,19 @@ async function check(op: Operation, req: FuzzRequest): Promise<Violation[]> {
   stats.requests += 1;
   if (overHttp) stats.http += 1;
   const started = performance.now();
-  const v = (kind: Violation['kind'], status: number, detail: string): Violation => ({ op: req.op, url: req.url.slice(0, 120), body: preview(req.body), kind, status, labels: req.labels, detail });
+  let answer = '';
+  const v = (kind: Violation['kind'], status: number, detail: string): Violation => ({ op: req.op, url: req.url.slice(0, 120), body: preview(req.body), kind, status, labels: req.labels, detail, answer });
   let res: Response;
   let text: string;
   try {
-    res = await send(req, overHttp);
+    res = await send(req, overHttp).catch((error: unknown) => {
+      // @hono/node-server closes a keep-alive socket whose request body the app did not read
+      // (an early 401/422) once draining it takes too long; the client's next request on that
+      // socket then fails. That is the transport, not this request: it is sent again, counted.
+      if (!overHttp || !/other side closed|ECONNRESET|socket/i.test(`${String(error)} ${String((error as { cause?: unknown }).cause)}`)) throw error;
+      stats.resent += 1;
+      return send(req, overHttp);
+    });
     text = Buffer.from(await res.arrayBuffer()).toString('latin1');
   } catch (error) {
     const message = `${String(error)} ${String((error as { cause?: unknown }).cause ?? '')}`;
@@ -125,19 +137,23 @@ async function check(op: Operation, req: FuzzRequest): Promise<Violation[]> {
   stats.statuses.set(res.status, (stats.statuses.get(res.status) ?? 0) + 1);
   // Latin-1 keeps every byte, so a canary is found whatever the body's encoding.
   const utf8 = Buffer.from(text, 'latin1').toString('utf8');
+  answer = utf8.slice(0, 2_000);
   const headers = [...res.headers].map(([k, value]) => `${k}: ${value}`).join('\n');
   const out: Violation[] = [];
   if (res.status >= 500) out.push(v('server-error', res.status, utf8.slice(0, 200)));
   if (elapsed > TIMEOUT_MS) out.push(v('timeout', res.status, `${Math.round(elapsed)} ms`));
-  if (headers.includes(CANARY)) out.push(v('canary-echo', res.status, `header: ${headers.slice(0, 200)}`));
-  if (res.status >= 300 && utf8.includes(CANARY)) out.push(v('canary-echo', res.status, utf8.slice(Math.max(0, utf8.indexOf(CANARY) - 100), utf8.indexOf(CANARY) + 60)));
-  if (utf8.includes(SECRET) || headers.includes(SECRET)) out.push(v('secret-echo', res.status, utf8.slice(Math.max(0, utf8.indexOf(SECRET) - 100), utf8.indexOf(SECRET) + 60)));
+  // Case-insensitive: an upper-cased echo is still an echo.
+  const [lowBody, lowHeaders] = [utf8.toLowerCase(), headers.toLowerCase()];
+  const around = (token: string) => utf8.slice(Math.max(0, lowBody.indexOf(token) - 100), lowBody.indexOf(token) + 60);
+  if (lowHeaders.includes(CANARY_LOW)) out.push(v('canary-echo', res.status, `header: ${headers.slice(0, 200)}`));
+  if (res.status >= 300 && lowBody.includes(CANARY_LOW)) out.push(v('canary-echo', res.status, around(CANARY_LOW)));
+  if (lowBody.includes(SECRET_LOW) || lowHeaders.includes(SECRET_LOW)) out.push(v('secret-echo', res.status, around(SECRET_LOW)));
   if (res.status < 500 && !statusSet(op).has(res.status) && !(overHttp && NODE_STATUSES.has(res.status))) out.push(v('undocumented-status', res.status, utf8.slice(0, 200)));
   return out;
 }
 
 const isKnown = (f: Violation) =>
-  KNOWN_FINDINGS.some((k) => k.kind === f.kind && (k.op === '*' || k.op === f.op) && (k.label === undefined || f.labels.includes(k.label)) && (k.detail === undefined || k.detail.test(f.detail)));
+  KNOWN_FINDINGS.some((k) => k.kind === f.kind && (k.op === '*' || k.op === f.op) && (k.label === undefined || f.labels.some((l) => l === k.label || l.endsWith(`-${k.label}`))) && (k.detail === undefined || k.detail.test(f.answer)));
 
 function preview(body: FuzzRequest['body']): string {
   if (body === undefined) return '';
@@ -198,7 +214,7 @@ afterAll(async () => {
   const seconds = ((performance.now() - stats.started) / 1000).toFixed(1);
   const statuses = [...stats.statuses].sort(([x], [y]) => x - y).map(([s, n]) => `${s}×${n}`).join(' ');
   const lines = [
-    `fuzz: ${operations?.length ?? 0} operations × ${RUNS} runs = ${stats.runs} runs, ${stats.requests} requests (${stats.http} over HTTP) in ${seconds} s; slowest ${Math.round(stats.slowestMs)} ms`,
+    `fuzz: ${operations?.length ?? 0} operations × ${RUNS} runs = ${stats.runs} runs, ${stats.requests} requests (${stats.http} over HTTP, ${stats.resent} resent after the server closed a keep-alive socket) in ${seconds} s; slowest ${Math.round(stats.slowestMs)} ms`,
     `fuzz: statuses ${statuses}`,
     `fuzz: ${findings.length} violations (${findings.filter((f) => f.kind === 'server-error').length} 5xx)${findings.length ? ':' : ''}`,
   ];
@@ -207,7 +223,7 @@ afterAll(async () => {
     const k = `${f.kind} ${f.status} ${f.op} [${f.labels.join(',')}]`;
     grouped.set(k, { n: (grouped.get(k)?.n ?? 0) + 1, example: f });
   }
-  for (const [k, { n, example }] of grouped) lines.push(`  ${n}× ${k} ${example.url} ${example.body} → ${example.detail.replace(/\s+/g, ' ').slice(0, 160)}`);
+  for (const [k, { n, example }] of grouped) lines.push(`  ${isKnown(example) ? 'known' : 'NEW'} ${n}× ${k} ${example.url} ${example.body} → ${example.detail.replace(/\s+/g, ' ').slice(0, 160)}`);
   console.log(lines.join('\n'));
   await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
   await t?.close();
@@ -220,23 +236,27 @@ describe('fuzzing every operation of the OpenAPI document as account A', () => {
       expect(operations.length).toBeGreaterThan(30);
       const failures: string[] = [];
       for (const op of operations) {
+        let lastUnknown: Violation[] = [];
         const result = await fc.check(
           fc.asyncProperty(requestArb(op, targets), async (req) => {
             stats.runs += 1;
             const violations = await check(op, req);
             findings.push(...violations);
-            return violations.every((f) => RECORD_ALL || isKnown(f));
+            const unknown = violations.filter((f) => !isKnown(f));
+            if (unknown.length) lastUnknown = unknown;
+            return RECORD_ALL || unknown.length === 0;
           }),
           { numRuns: RUNS, seed: SEED, endOnFailure: RUNS > 50 },
         );
         if (result.failed) {
           const example = result.counterexample?.[0] as FuzzRequest | undefined;
-          failures.push(`${opName(op)}: seed ${result.seed}, path ${result.counterexample ? result.counterexamplePath : '?'}: ${example ? `${example.method} ${example.url.slice(0, 200)} [${example.labels.join(',')}]` : String(result.errorInstance)}`);
+          const seen = lastUnknown.map((f) => `${f.kind} ${f.status}: ${f.detail.slice(0, 200)}`).join('; ');
+          failures.push(`${opName(op)}: seed ${result.seed}, path ${result.counterexamplePath}: ${example ? `${example.method} ${example.url.slice(0, 200)} [${example.labels.join(',')}]` : String(result.errorInstance)} → ${seen}`);
         }
       }
       expect(failures).toEqual([]);
     },
-    RECORD_ALL || RUNS > 12 ? 3_600_000 : 55_000,
+    RECORD_ALL || RUNS > 50 ? 3_600_000 : 55_000,
   );
 
   it("leaves account B's rows exactly as they were", async () => {

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { CANARY, contentTypes, encodeSegment, hostileKeys, hostileRawBodies, hostileStrings, hostileValues, type Labeled, oddIds, SECRET, SECRET_FIELDS, toJson } from './hostile';
+import { CANARY, contentTypes, RawJson, encodeSegment, hostileKeys, hostileRawBodies, hostileStrings, hostileValues, type Labeled, oddIds, SECRET, SECRET_FIELDS, toJson } from './hostile';
 
 // Requests for one operation of the OpenAPI document: its path parameters, query string and
 // body are generated from what the document says (parameter names, body schema) and from a
@@ -99,7 +99,7 @@ type Json = Record<string, unknown> | unknown[];
 
 /** Every path into `value` (object keys and array indices), the root excluded. */
 function paths(value: unknown, prefix: Array<string | number> = []): Array<Array<string | number>> {
-  if (value === null || typeof value !== 'object') return [];
+  if (value === null || typeof value !== 'object' || value instanceof RawJson) return [];
   const keys: Array<string | number> = Array.isArray(value) ? value.map((_, i) => i) : Object.keys(value);
   return keys.flatMap((k) => [[...prefix, k], ...paths((value as Record<string, unknown>)[k as string], [...prefix, k])]);
 }
@@ -107,6 +107,14 @@ function paths(value: unknown, prefix: Array<string | number> = []): Array<Array
 function setOwn(target: Json, key: string | number, value: unknown) {
   // defineProperty, so that a `__proto__` key is an own property as JSON.parse makes it.
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/** A fresh copy of a generated value: constants are shared between runs and must not be grown into cycles. */
+function copy(value: unknown): unknown {
+  if (value === null || typeof value !== 'object' || value instanceof RawJson) return value;
+  const out: Json = Array.isArray(value) ? [] : {};
+  for (const k of Object.keys(value)) setOwn(out, k, copy((value as Record<string, unknown>)[k]));
+  return out;
 }
 
 const at = (root: unknown, path: Array<string | number>) => path.reduce<unknown>((node, k) => (node as Record<string, unknown>)[k as string], root);
@@ -129,15 +137,15 @@ function mutatedExample(example: Json, schemaProperties: string[]): fc.Arbitrary
       if (change.kind === 'schema-field' && schemaProperties.length && !Array.isArray(body)) {
         const name = schemaProperties[change.pick % schemaProperties.length]!;
         const v = SECRET_FIELDS.has(name) ? change.secret : change.value;
-        setOwn(body, name, v.value);
+        setOwn(body, name, copy(v.value));
         labels.push(v.label);
       } else if (change.kind === 'add-key' || all.length === 0) {
         const objects = [[], ...all].filter((p) => {
           const node = at(body, p);
-          return node !== null && typeof node === 'object' && !Array.isArray(node);
+          return node !== null && typeof node === 'object' && !Array.isArray(node) && !(node instanceof RawJson);
         });
         const parent = at(body, objects[change.pick % objects.length]!) as Json;
-        setOwn(parent, change.key.value, change.value.value);
+        setOwn(parent, change.key.value, copy(change.value.value));
         labels.push(change.key.label, change.value.label);
       } else {
         const path = all[change.pick % all.length]!;
@@ -149,7 +157,7 @@ function mutatedExample(example: Json, schemaProperties: string[]): fc.Arbitrary
           labels.push('missing-field');
         } else {
           const v = SECRET_FIELDS.has(String(last)) ? change.secret : change.value;
-          setOwn(parent, last, v.value);
+          setOwn(parent, last, copy(v.value));
           labels.push(v.label);
         }
       }
