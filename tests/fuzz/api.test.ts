@@ -259,8 +259,10 @@ describe('fuzzing every operation of the OpenAPI document as account A', () => {
     RECORD_ALL || RUNS > 50 ? 3_600_000 : 55_000,
   );
 
-  it("leaves account B's rows exactly as they were", async () => {
+  it("leaves account B's rows exactly as they were, and no prototype polluted", async () => {
     expect(await snapshotB()).toEqual(before);
+    expect(Object.prototype).not.toHaveProperty('polluted');
+    expect(Array.prototype).not.toHaveProperty('polluted');
   });
 
   it("shows account B none of A's values", async () => {
