@@ -15,7 +15,11 @@ export const ExportQuery = z.object({
 });
 
 export function auditRoutes(ctx: AppContext) {
-  return new Hono<AppEnv>().get('/export', describeRoute({ summary: 'Export CSV (fără imagine)', query: ExportQuery, responses: { 200: { description: 'Fișierul CSV', contentType: 'text/csv' } } }), async (c) => {
+  return new Hono<AppEnv>().get('/export', describeRoute({
+    summary: 'Export CSV (fără imagine)',
+    query: ExportQuery,
+    responses: { 200: { description: 'Fișierul CSV', contentType: 'text/csv' } },
+  }), async (c) => {
     const q = parseQuery(c, ExportQuery);
     if (!q.ok) return q.response;
     const accountId = c.get('principal').accountId;

@@ -27,7 +27,10 @@ export function healthRoutes(ctx: AppContext) {
     });
   });
 
-  app.get('/metrics', describeRoute({ summary: 'Metrici Prometheus', responses: { 200: { description: 'Metricile, în formatul text Prometheus', contentType: 'text/plain' } } }), async (c) => {
+  app.get('/metrics', describeRoute({
+    summary: 'Metrici Prometheus',
+    responses: { 200: { description: 'Metricile, în formatul text Prometheus', contentType: 'text/plain' } },
+  }), async (c) => {
     c.header('Content-Type', ctx.metrics.registry.contentType);
     return c.body(await ctx.metrics.registry.metrics());
   });

@@ -42,14 +42,22 @@ export function prezentariRoutes(ctx: AppContext) {
   });
   const audit = (c: { set(k: 'audit', v: Record<string, unknown>): void }, data: Record<string, unknown>) => c.set('audit', data);
 
-  app.post('/', describeRoute({ summary: 'Trimite o prezentare (clasificată, de-duplicată, pusă în coadă)', body: SubmissionInput, responses: { 200: { description: 'Verdictul și trimiterea', schema: SubmissionResult } } }), jsonBody(SubmissionInput), async (c) => {
+  app.post('/', describeRoute({
+    summary: 'Trimite o prezentare (clasificată, de-duplicată, pusă în coadă)',
+    body: SubmissionInput,
+    responses: { 200: { description: 'Verdictul și trimiterea', schema: SubmissionResult } },
+  }), jsonBody(SubmissionInput), async (c) => {
     const result = await createSubmission({ ctx, principal: c.get('principal'), input: c.var.body, requestId: c.get('requestId') });
     ctx.metrics.submissionsCreated.inc({ status: result.status });
     audit(c, { op: 'create', submission_id: result.submission_id, status: result.status, duplicate: result.duplicate, reactivated: result.reactivated, nemapate: result.nemapate });
     return c.json(result, 200);
   });
 
-  app.post('/valideaza', describeRoute({ summary: 'Dry run: verdictul fără nicio scriere', body: SubmissionInput, responses: { 200: { description: 'Verdictul estimat', schema: DryRunResult } } }), jsonBody(SubmissionInput), async (c) => {
+  app.post('/valideaza', describeRoute({
+    summary: 'Dry run: verdictul fără nicio scriere',
+    body: SubmissionInput,
+    responses: { 200: { description: 'Verdictul estimat', schema: DryRunResult } },
+  }), jsonBody(SubmissionInput), async (c) => {
     const verdict = await classifyForAccount({ ctx, exec: ctx.db, accountId: c.get('principal').accountId, input: c.var.body });
     audit(c, { op: 'dry_run', status: verdict.status });
     return c.json({
@@ -63,7 +71,11 @@ export function prezentariRoutes(ctx: AppContext) {
     });
   });
 
-  app.get('/', describeRoute({ summary: 'Lista prezentărilor contului (paginare cu cursor)', query: ListQuery, responses: { 200: 'O pagină de prezentări', 400: 'account_id al altui cont sau cursor invalid' } }), async (c) => {
+  app.get('/', describeRoute({
+    summary: 'Lista prezentărilor contului (paginare cu cursor)',
+    query: ListQuery,
+    responses: { 200: 'O pagină de prezentări', 400: 'account_id al altui cont sau cursor invalid' },
+  }), async (c) => {
     const q = parseQuery(c, ListQuery);
     if (!q.ok) return q.response;
     const { accountId } = c.get('principal');
@@ -82,13 +94,19 @@ export function prezentariRoutes(ctx: AppContext) {
     return c.json(await getSubmission({ ctx, accountId: c.get('principal').accountId, id }));
   });
 
-  app.delete('/:id', describeRoute({ summary: 'Șterge o prezentare (queued, needs_data, needs_mapping, error)', responses: { 200: 'Ștearsă', 409: 'Starea nu permite ștergerea' } }), async (c) => {
+  app.delete('/:id', describeRoute({
+    summary: 'Șterge o prezentare (queued, needs_data, needs_mapping, error)',
+    responses: { 200: 'Ștearsă', 409: 'Starea nu permite ștergerea' },
+  }), async (c) => {
     const id = idParam(c.req.param('id'));
     audit(c, { op: 'delete', submission_id: id });
     return c.json(await deleteSubmission({ ctx, accountId: c.get('principal').accountId, id, requestId: c.get('requestId') }));
   });
 
-  app.post('/:id/repune', describeRoute({ summary: 'Repune în coadă o prezentare blocată (needs_data, needs_mapping, error)', responses: { 200: 'Repusă în coadă', 409: 'Starea nu permite repunerea' } }), async (c) => {
+  app.post('/:id/repune', describeRoute({
+    summary: 'Repune în coadă o prezentare blocată (needs_data, needs_mapping, error)',
+    responses: { 200: 'Repusă în coadă', 409: 'Starea nu permite repunerea' },
+  }), async (c) => {
     const id = idParam(c.req.param('id'));
     audit(c, { op: 'requeue', submission_id: id });
     return c.json(await requeueSubmission({ ctx, accountId: c.get('principal').accountId, id, requestId: c.get('requestId') }));
