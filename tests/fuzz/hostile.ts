@@ -22,6 +22,16 @@ export class RawJson {
 
 const labeled = <T>(label: string, value: T): Labeled<T> => ({ label, value });
 
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** A random value's class by what it holds: a NUL or a lone surrogate is that class, whatever else. */
+function classed<T>(fallback: string, value: T): Labeled<T> {
+  const text = JSON.stringify(value) === undefined ? String(value) : `${JSON.stringify(value)}${Object.keys(Object(value)).join('')}`;
+  if (/\\u0000|\u0000/.test(text)) return labeled('nul', value);
+  if (LONE_SURROGATE.test(text) || /\\ud[89a-f][0-9a-f]{2}/i.test(text)) return labeled('lone-surrogate', value);
+  return labeled(fallback, value);
+}
+
 /** Hostile strings carrying `token` (the canary, or the secret canary for a secret field). */
 export function hostileStrings(token: string): fc.Arbitrary<Labeled<string>> {
   return fc.oneof(
@@ -46,7 +56,7 @@ export function hostileStrings(token: string): fc.Arbitrary<Labeled<string>> {
     ),
     fc.integer({ min: 1_000, max: 300_000 }).map((n) => labeled('huge-string', token + 'A'.repeat(n) + token)),
     fc.string({ unit: fc.integer({ min: 0xd800, max: 0xdfff }).map((u) => String.fromCharCode(u)), minLength: 1, maxLength: 8 }).map((s) => labeled('lone-surrogate', token + s)),
-    fc.string({ unit: 'binary', maxLength: 40 }).map((s) => labeled('random-unicode', token + s)),
+    fc.string({ unit: 'binary', maxLength: 40 }).map((s) => classed('random-unicode', token + s)),
   );
 }
 
@@ -82,7 +92,7 @@ export function hostileValues(token: string): fc.Arbitrary<Labeled<unknown>> {
     { weight: 1, arbitrary: fc.integer({ min: 100, max: 50_000 }).map((d) => labeled('deep-value', deepArray(d))) },
     { weight: 1, arbitrary: fc.integer({ min: 100, max: 20_000 }).map((d) => labeled('deep-value', deepObject(d))) },
     { weight: 1, arbitrary: fc.integer({ min: 1_000, max: 100_000 }).map((n) => labeled('huge-array', new RawJson(`[${'1,'.repeat(n)}1]`))) },
-    { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }).map((v) => labeled('wrong-type', v)) },
+    { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }).map((v) => classed('wrong-type', v)) },
   );
 }
 
