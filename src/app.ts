@@ -29,7 +29,7 @@ export function createApp(ctx: AppContext) {
     ctx.metrics.httpDuration.observe({ method: c.req.method, route }, (performance.now() - started) / 1000);
   });
   app.route('/', healthRoutes(ctx));
-  app.route('/', docsRoutes());
+  app.route('/', docsRoutes(() => app.routes));
   app.use('/v1/*', apiKeyAuth(ctx));
   // After authentication: nobody without a key makes the server read a body.
   app.use(

@@ -1,15 +1,57 @@
+import type { MiddlewareHandler } from 'hono';
+import type { RouterRoute } from 'hono/types';
+import { findTargetHandler } from 'hono/utils/handler';
 import { z } from 'zod';
-import { SubmissionInput, RegCredentials } from './domain/submission-input';
-import { ExportQuery } from './routes/audit';
-import { MappingInput } from './routes/mapari';
-import { ListQuery } from './routes/prezentari';
-import { TextRuleInput } from './routes/reguli-text';
 
-// The OpenAPI document is generated from the zod schemas that validate the requests
-// (bodies and query strings), so the two cannot drift apart.
+// The OpenAPI document is generated from the app's own routes: every route is declared with
+// `describeRoute({...})` as its first handler, next to the zod schemas that validate its body
+// and query string, and the document walks `app.routes`. A route without a description, a
+// body schema that changes, or a status added to the description shows up in the document
+// with no second list to keep in step (tests/integration/openapi.test.ts holds it complete).
+
+/** A response as documented: a description and, when it has one, its JSON (or other) body. */
+interface ResponseDoc {
+  description: string;
+  schema?: z.ZodType;
+  contentType?: string;
+}
+
+export interface RouteDoc {
+  summary: string;
+  /** The JSON body, the very schema `jsonBody(...)` validates with. */
+  body?: z.ZodType;
+  /** A body of another type (multipart upload), as a JSON Schema. */
+  rawBody?: { contentType: string; schema: Record<string, unknown> };
+  /** The query string, the very schema `parseQuery(...)` validates with. */
+  query?: z.ZodObject;
+  /**
+   * The statuses the handler itself answers: its success and what its services throw (400,
+   * 404 of a missing row, 409 of a state, the import's 413/415/422). A string is the
+   * description alone; error statuses carry the error envelope (422: the shape error).
+   * 401 and 413 of /v1, 422 of a body or query and 404 of a path id are added by the generator.
+   */
+  responses: Record<number, string | ResponseDoc>;
+}
+
+const documented = new WeakMap<object, RouteDoc>();
+
+/**
+ * The description of a route, as its first handler: `app.post('/', describeRoute({...}), jsonBody(X), handler)`.
+ * At run time it only passes the request on.
+ */
+export function describeRoute(doc: RouteDoc): MiddlewareHandler {
+  const marker: MiddlewareHandler = (_c, next) => next();
+  documented.set(marker, doc);
+  return marker;
+}
+
+/** The description a route entry carries (sub-apps with their own onError wrap handlers). */
+export function routeDoc(route: Pick<RouterRoute, 'handler'>): RouteDoc | undefined {
+  return documented.get(findTargetHandler(route.handler));
+}
 
 const ContentErrorSchema = z.object({ field: z.string(), message: z.string(), cod: z.string(), problema: z.string(), cauza: z.string(), fix: z.string() });
-const SubmissionResult = z.object({
+export const SubmissionResult = z.object({
   submission_id: z.number().int().nullable(),
   status: z.enum(['queued', 'needs_data', 'needs_mapping', 'error']),
   erori: z.array(ContentErrorSchema),
@@ -18,7 +60,7 @@ const SubmissionResult = z.object({
   duplicate: z.boolean(),
   reactivated: z.boolean(),
 });
-const DryRunResult = z.object({
+export const DryRunResult = z.object({
   status_estimat: z.enum(['queued', 'needs_data', 'needs_mapping']),
   respins: z.boolean(),
   erori: z.array(ContentErrorSchema),
@@ -29,69 +71,73 @@ const DryRunResult = z.object({
 const ErrorEnvelope = z.object({ status: z.number(), cod: z.string(), problema: z.string(), cauza: z.string(), fix: z.string(), request_id: z.string().nullable() });
 const ShapeError = z.object({ detail: z.array(z.object({ type: z.string(), loc: z.array(z.union([z.string(), z.number()])), msg: z.string() })) });
 
-interface Operation {
-  method: 'get' | 'post' | 'put' | 'delete';
-  path: string;
-  summary: string;
-  body?: z.ZodType;
-  query?: z.ZodObject;
-  response?: z.ZodType;
-  contentType?: string;
-  pathParams?: string[];
-}
-
-const OPERATIONS: Operation[] = [
-  { method: 'post', path: '/v1/prezentari', summary: 'Trimite o prezentare (clasificată, de-duplicată, pusă în coadă)', body: SubmissionInput, response: SubmissionResult },
-  { method: 'post', path: '/v1/prezentari/valideaza', summary: 'Dry run: verdictul fără nicio scriere', body: SubmissionInput, response: DryRunResult },
-  { method: 'get', path: '/v1/prezentari', summary: 'Lista prezentărilor contului (paginare cu cursor)', query: ListQuery },
-  { method: 'get', path: '/v1/prezentari/{id}', summary: 'O prezentare (câmpuri permise, inclusiv reg_error)', pathParams: ['id'] },
-  { method: 'delete', path: '/v1/prezentari/{id}', summary: 'Șterge o prezentare (queued, needs_data, needs_mapping, error)', pathParams: ['id'] },
-  { method: 'post', path: '/v1/prezentari/{id}/repune', summary: 'Repune în coadă o prezentare blocată (needs_data, needs_mapping, error)', pathParams: ['id'] },
-  { method: 'get', path: '/v1/nomenclator', summary: 'Nomenclatorul global al registrului' },
-  { method: 'get', path: '/v1/mapari', summary: 'Mapările contului' },
-  { method: 'get', path: '/v1/mapari/pending', summary: 'Coduri nemapate, cu sugestie preselectată' },
-  { method: 'post', path: '/v1/mapari', summary: 'Salvează o mapare și reclasifică trimiterile blocate', body: MappingInput },
-  { method: 'delete', path: '/v1/mapari/{code}', summary: 'Șterge o mapare', pathParams: ['code'] },
-  { method: 'get', path: '/v1/reguli-text', summary: 'Regulile text ale contului' },
-  { method: 'post', path: '/v1/reguli-text', summary: 'Adaugă o regulă text', body: TextRuleInput },
-  { method: 'put', path: '/v1/reguli-text/{id}', summary: 'Înlocuiește o regulă text', body: TextRuleInput, pathParams: ['id'] },
-  { method: 'delete', path: '/v1/reguli-text/{id}', summary: 'Șterge o regulă text', pathParams: ['id'] },
-  { method: 'post', path: '/v1/conturi/reg-creds', summary: 'Salvează credențialele durabile ale registrului (criptate)', body: RegCredentials },
-  { method: 'delete', path: '/v1/conturi/reg-creds', summary: 'Șterge credențialele durabile' },
-  { method: 'get', path: '/v1/ping', summary: 'Verifică cheia și mediul' },
-  { method: 'get', path: '/v1/audit/export', summary: 'Export CSV (fără imagine)', query: ExportQuery, contentType: 'text/csv' },
-];
+/** app.ts puts the API key check and the body limit on every path under /v1/. */
+const AUTHENTICATED = '/v1/';
+const WITHOUT_BODY = new Set(['get', 'head', 'options']);
 
 const schema = (s: z.ZodType) => z.toJSONSchema(s, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+const json = (s: z.ZodType) => ({ content: { 'application/json': { schema: schema(s) } } });
 
-function operationObject(op: Operation) {
+/** Hono's `/:id` (or `/:id{[0-9]+}`) as OpenAPI's `/{id}`, with the parameters' names. */
+export function openApiPath(honoPath: string): { path: string; params: string[] } {
+  const params: string[] = [];
+  const path = honoPath.replace(/:(\w+)(\{[^}]*\})?\??/g, (_m, name: string) => {
+    params.push(name);
+    return `{${name}}`;
+  });
+  return { path, params };
+}
+
+function responseObject(status: number, value: string | ResponseDoc) {
+  const doc = typeof value === 'string' ? { description: value } : value;
+  if (doc.schema) return { description: doc.description, content: { [doc.contentType ?? 'application/json']: { schema: schema(doc.schema) } } };
+  if (doc.contentType) return { description: doc.description, content: { [doc.contentType]: {} } };
+  if (status === 422) return { description: doc.description, ...json(ShapeError) };
+  if (status >= 400) return { description: doc.description, ...json(ErrorEnvelope) };
+  return { description: doc.description };
+}
+
+function operationObject(method: string, path: string, params: string[], doc: RouteDoc) {
+  const authenticated = path.startsWith(AUTHENTICATED);
   const parameters = [
-    ...(op.pathParams ?? []).map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
-    ...Object.entries(op.query?.shape ?? {}).map(([name, field]) => ({
+    ...params.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
+    ...Object.entries(doc.query?.shape ?? {}).map(([name, field]) => ({
       name,
       in: 'query',
       required: !(field as z.ZodType).safeParse(undefined).success,
       schema: schema(field as z.ZodType),
     })),
   ];
-  const ok = op.response ? { content: { 'application/json': { schema: schema(op.response) } } } : { content: { [op.contentType ?? 'application/json']: {} } };
+  const responses: Record<number, string | ResponseDoc> = {};
+  if (authenticated) responses[401] = 'Cheie lipsă sau invalidă';
+  if (authenticated && !WITHOUT_BODY.has(method)) responses[413] = 'Corpul cererii depășește limita';
+  if (doc.body || doc.query) responses[422] = 'Corp sau parametri invalizi';
+  if (params.length) responses[404] = 'Nu există (sau aparține altui cont)';
+  Object.assign(responses, doc.responses);
+  const requestBody = doc.body
+    ? { required: true, ...json(doc.body) }
+    : doc.rawBody
+      ? { required: true, content: { [doc.rawBody.contentType]: { schema: doc.rawBody.schema } } }
+      : undefined;
   return {
-    summary: op.summary,
-    security: [{ apiKey: [] }, { bearer: [] }],
+    summary: doc.summary,
+    ...(authenticated ? { security: [{ apiKey: [] }, { bearer: [] }] } : {}),
     ...(parameters.length ? { parameters } : {}),
-    ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: schema(op.body) } } } } : {}),
-    responses: {
-      '200': { description: 'OK', ...ok },
-      '401': { description: 'Cheie lipsă sau invalidă', content: { 'application/json': { schema: schema(ErrorEnvelope) } } },
-      ...(op.body || op.query ? { '422': { description: 'Corp sau parametri invalizi', content: { 'application/json': { schema: schema(ShapeError) } } } } : {}),
-      ...(op.pathParams ? { '404': { description: 'Nu există (sau aparține altui cont)', content: { 'application/json': { schema: schema(ErrorEnvelope) } } } } : {}),
-    },
+    ...(requestBody ? { requestBody } : {}),
+    responses: Object.fromEntries(Object.entries(responses).map(([status, value]) => [status, responseObject(Number(status), value)])),
   };
 }
 
-export function openApiDocument(extra: Operation[] = []) {
+/** The document of every described route among `routes` (an app's `app.routes`). */
+export function openApiDocument(routes: readonly RouterRoute[]) {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const op of [...OPERATIONS, ...extra]) (paths[op.path] ??= {})[op.method] = operationObject(op);
+  for (const route of routes) {
+    const doc = routeDoc(route);
+    if (!doc) continue;
+    const { path, params } = openApiPath(route.path);
+    const method = route.method.toLowerCase();
+    (paths[path] ??= {})[method] = operationObject(method, path, params, doc);
+  }
   return {
     openapi: '3.1.0',
     info: { title: 'Gateway prezentări service', version: '1.0.0', description: 'Raportarea prezentărilor service către registru.' },
@@ -104,4 +150,3 @@ export function openApiDocument(extra: Operation[] = []) {
     paths,
   };
 }
-export type { Operation as OpenApiOperation };

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { AppContext } from '../../context';
 import type { AppEnv } from '../../http/env';
 import { IsoDateParam, parseQuery } from '../../http/validate';
+import { describeRoute } from '../../openapi';
 import { exportSubmissionsCsv } from '../../services/audit/export';
 
 
@@ -14,7 +15,11 @@ export const ExportQuery = z.object({
 });
 
 export function auditRoutes(ctx: AppContext) {
-  return new Hono<AppEnv>().get('/export', async (c) => {
+  return new Hono<AppEnv>().get('/export', describeRoute({
+    summary: 'Export CSV (fără imagine)',
+    query: ExportQuery,
+    responses: { 200: { description: 'Fișierul CSV', contentType: 'text/csv' } },
+  }), async (c) => {
     const q = parseQuery(c, ExportQuery);
     if (!q.ok) return q.response;
     const accountId = c.get('principal').accountId;

@@ -4,19 +4,27 @@ import { environmentName } from '../../config';
 import { RegCredentials } from '../../domain/submission-input';
 import type { AppEnv } from '../../http/env';
 import { jsonBody } from '../../http/validate';
+import { describeRoute } from '../../openapi';
 import { clearRegCredentials, hasRegCredentials, saveRegCredentials } from '../../services/accounts/reg-creds';
 
 export function conturiRoutes(ctx: AppContext) {
   const app = new Hono<AppEnv>();
-  app.post('/reg-creds', jsonBody(RegCredentials), async (c) =>
+  app.post('/reg-creds', describeRoute({
+    summary: 'Salvează credențialele durabile ale registrului (criptate)',
+    body: RegCredentials,
+    responses: { 200: 'Salvate' },
+  }), jsonBody(RegCredentials), async (c) =>
     c.json(await saveRegCredentials({ ctx, accountId: c.get('principal').accountId, creds: c.var.body, requestId: c.get('requestId') })),
   );
-  app.delete('/reg-creds', async (c) => c.json(await clearRegCredentials({ ctx, accountId: c.get('principal').accountId, requestId: c.get('requestId') })));
+  app.delete('/reg-creds', describeRoute({
+    summary: 'Șterge credențialele durabile',
+    responses: { 200: 'Șterse' },
+  }), async (c) => c.json(await clearRegCredentials({ ctx, accountId: c.get('principal').accountId, requestId: c.get('requestId') })));
   return app;
 }
 
 export function pingRoutes(ctx: AppContext) {
-  return new Hono<AppEnv>().get('/', async (c) => {
+  return new Hono<AppEnv>().get('/', describeRoute({ summary: 'Verifică cheia și mediul', responses: { 200: 'Contul cheii și mediul' } }), async (c) => {
     const principal = c.get('principal');
     return c.json({
       account_id: principal.accountId,

@@ -2,7 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Hono } from 'hono';
-import { openApiDocument } from '../../openapi';
+import type { RouterRoute } from 'hono/types';
+import { describeRoute, openApiDocument } from '../../openapi';
 import type { AppEnv } from '../../http/env';
 
 // Swagger UI is served from node_modules: no CDN, works offline.
@@ -19,17 +20,25 @@ const PAGE = `<!doctype html>
 <script src="/docs/assets/swagger-ui-bundle.js"></script>
 <script src="/docs/init.js"></script></body></html>`;
 
-export function docsRoutes() {
+/** `routes` gives the whole app's routes; the document is built from them at its first request, once all are registered. */
+export function docsRoutes(routes: () => readonly RouterRoute[]) {
   const app = new Hono<AppEnv>();
-  const document = JSON.stringify(openApiDocument());
-  app.get('/openapi.json', (c) => c.body(document, 200, { 'Content-Type': 'application/json' }));
-  app.get('/docs', (c) => c.html(PAGE));
-  app.get('/docs/init.js', (c) =>
+  let document: string | undefined;
+  app.get('/openapi.json', describeRoute({ summary: 'Acest document OpenAPI', responses: { 200: 'Documentul OpenAPI 3.1' } }), (c) => {
+    document ??= JSON.stringify(openApiDocument(routes()));
+    return c.body(document, 200, { 'Content-Type': 'application/json' });
+  });
+  app.get('/docs', describeRoute({
+    summary: 'Documentația interactivă (Swagger UI)',
+    responses: { 200: { description: 'Pagina HTML', contentType: 'text/html' } },
+  }), (c) => c.html(PAGE));
+  app.get('/docs/init.js', describeRoute({ summary: 'Pornirea Swagger UI', responses: { 200: { description: 'Script', contentType: 'text/javascript' } } }), (c) =>
     c.body("window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#ui' });", 200, { 'Content-Type': 'text/javascript; charset=utf-8' }),
   );
-  app.get('/docs/assets/:file', async (c) => {
+  app.get('/docs/assets/:file', describeRoute({ summary: 'Fișierele Swagger UI (din node_modules)', responses: { 200: 'Fișierul cerut' } }), async (c) => {
     const file = c.req.param('file');
-    const type = ASSETS[file];
+    // Own keys only: `constructor` or `__proto__` must not name a file.
+    const type = Object.hasOwn(ASSETS, file) ? ASSETS[file] : undefined;
     if (!type) return c.notFound();
     return c.body(await readFile(join(swaggerDir, file)), 200, { 'Content-Type': type, 'Cache-Control': 'public, max-age=86400' });
   });

@@ -2,11 +2,12 @@ import { Hono } from 'hono';
 import type { AppContext } from '../../context';
 import type { AppEnv } from '../../http/env';
 import { WORKER_ALIVE_S } from '../../metrics';
+import { describeRoute } from '../../openapi';
 
 export function healthRoutes(ctx: AppContext) {
   const app = new Hono<AppEnv>();
 
-  app.get('/healthz', async (c) => {
+  app.get('/healthz', describeRoute({ summary: 'Starea serviciului: baza de date, worker-ul, coada', responses: { 200: 'Starea (JSON)' } }), async (c) => {
     const [row] = await ctx.sql<{ worker_alive: boolean; last_registry_login: Date | null; queue_size: number; sending: number; registry_available: boolean }[]>`
       SELECT
         EXISTS (SELECT 1 FROM worker_state WHERE heartbeat_at > now() - make_interval(secs => ${WORKER_ALIVE_S})) AS worker_alive,
@@ -26,7 +27,10 @@ export function healthRoutes(ctx: AppContext) {
     });
   });
 
-  app.get('/metrics', async (c) => {
+  app.get('/metrics', describeRoute({
+    summary: 'Metrici Prometheus',
+    responses: { 200: { description: 'Metricile, în formatul text Prometheus', contentType: 'text/plain' } },
+  }), async (c) => {
     c.header('Content-Type', ctx.metrics.registry.contentType);
     return c.body(await ctx.metrics.registry.metrics());
   });

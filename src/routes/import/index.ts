@@ -5,6 +5,7 @@ import type { AppEnv } from '../../http/env';
 import { jsonBody, parseQuery } from '../../http/validate';
 import { hasUnstorableChar, replaceUnstorable } from '../../domain/text';
 import { ImportError } from '../../import/errors';
+import { describeRoute } from '../../openapi';
 import { getColumnMapping, saveColumnMapping } from '../../services/import/column-mapping';
 import { commitImportBatch } from '../../services/import/commit';
 import { editImportRow, setRowReview } from '../../services/import/edit';
@@ -12,7 +13,7 @@ import { exportFailedRows } from '../../services/import/export-failed';
 import { previewImportBatch } from '../../services/import/preview';
 import { createImportBatch } from '../../services/import/upload';
 import { idParam, INT4_MAX } from '../params';
-import { ColumnMappingBody, CommitBody, PreviewQuery, RowEditBody, RowReviewBody } from './schemas';
+import { ColumnMappingBody, CommitBody, PreviewQuery, RowEditBody, RowReviewBody, UploadForm } from './schemas';
 
 /** Reads the multipart upload: one file in `file`, optional `sheet` fields naming the sheets to stage. */
 async function readUpload(c: Context<AppEnv>): Promise<{ ok: true; file: File; sheets: string[] } | { ok: false; response: Response }> {
@@ -49,7 +50,11 @@ export function importRoutes(ctx: AppContext) {
   const audit = (c: { get(k: 'requestId'): string; get(k: 'principal'): Principal }, data: Record<string, unknown>) =>
     ctx.journal.write({ event: 'api_import', requestId: c.get('requestId'), accountId: c.get('principal').accountId, data });
 
-  app.post('/', async (c) => {
+  app.post('/', describeRoute({
+    summary: 'Încarcă un fișier xlsx sau csv (rândurile sunt puse deoparte pentru previzualizare)',
+    rawBody: UploadForm,
+    responses: { 201: 'Importul creat, cu antetul și maparea coloanelor', 413: 'Fișier sau conținut peste limite', 415: 'Tip de fișier nesuportat', 422: 'Fișier care nu poate fi importat (gol, fără antet, parolat, corupt) sau corp multipart greșit' },
+  }), async (c) => {
     const upload = await readUpload(c);
     if (!upload.ok) return upload.response;
     const bytes = Buffer.from(await upload.file.arrayBuffer());
@@ -58,41 +63,67 @@ export function importRoutes(ctx: AppContext) {
     return c.json(batch, 201);
   });
 
-  app.get('/:id/column-mapping', async (c) => c.json(await getColumnMapping({ ctx, accountId: c.get('principal').accountId, batchId: batchId(c) })));
+  app.get('/:id/column-mapping', describeRoute({
+    summary: 'Maparea coloanelor importului',
+    responses: { 200: 'Antetul și maparea' },
+  }), async (c) => c.json(await getColumnMapping({ ctx, accountId: c.get('principal').accountId, batchId: batchId(c) })));
 
-  app.post('/:id/column-mapping', jsonBody(ColumnMappingBody), async (c) => {
+  app.post('/:id/column-mapping', describeRoute({
+    summary: 'Salvează maparea coloanelor (reclasifică rândurile)',
+    body: ColumnMappingBody,
+    responses: { 200: 'Maparea salvată', 409: 'Importul a fost confirmat' },
+  }), jsonBody(ColumnMappingBody), async (c) => {
     const id = batchId(c);
     audit(c, { op: 'column_mapping', batch_id: id });
     return c.json(await saveColumnMapping({ ctx, accountId: c.get('principal').accountId, batchId: id, refs: c.var.body.column_mapping }));
   });
 
-  app.get('/:id/preview', async (c) => {
+  app.get('/:id/preview', describeRoute({
+    summary: 'Previzualizarea rândurilor, cu stare și rows_hash',
+    query: PreviewQuery,
+    responses: { 200: 'O pagină de rânduri și totalurile' },
+  }), async (c) => {
     const id = batchId(c);
     const query = parseQuery(c, PreviewQuery);
     if (!query.ok) return query.response;
     return c.json(await previewImportBatch({ ctx, accountId: c.get('principal').accountId, batchId: id, query: query.data }));
   });
 
-  app.post('/:id/rand/:i/editeaza', jsonBody(RowEditBody), async (c) => {
+  app.post('/:id/rand/:i/editeaza', describeRoute({
+    summary: 'Corectează câmpuri ale unui rând',
+    body: RowEditBody,
+    responses: { 200: 'Rândul reclasificat', 409: 'Importul a fost confirmat' },
+  }), jsonBody(RowEditBody), async (c) => {
     const [id, i] = [batchId(c), rowIndex(c)];
     const result = await editImportRow({ ctx, accountId: c.get('principal').accountId, batchId: id, rowIndex: i, edits: c.var.body, requestId: c.get('requestId') });
     return c.json(result);
   });
 
-  app.post('/:id/rand/:i/revizuire', jsonBody(RowReviewBody), async (c) => {
+  app.post('/:id/rand/:i/revizuire', describeRoute({
+    summary: 'Include sau exclude un rând de revizuit',
+    body: RowReviewBody,
+    responses: { 200: 'Rândul', 409: 'Importul a fost confirmat' },
+  }), jsonBody(RowReviewBody), async (c) => {
     const [id, i] = [batchId(c), rowIndex(c)];
     const result = await setRowReview({ ctx, accountId: c.get('principal').accountId, batchId: id, rowIndex: i, include: c.var.body.include, requestId: c.get('requestId') });
     return c.json(result);
   });
 
-  app.post('/:id/commit', jsonBody(CommitBody), async (c) => {
+  app.post('/:id/commit', describeRoute({
+    summary: 'Confirmă importul: rândurile gata devin prezentări',
+    body: CommitBody,
+    responses: { 200: 'Rezultatul confirmării', 409: 'Confirmat deja, sau număr/rows_hash care nu mai corespund' },
+  }), jsonBody(CommitBody), async (c) => {
     const principal = c.get('principal');
     const result = await commitImportBatch({ ctx, accountId: principal.accountId, batchId: batchId(c), input: c.var.body, confirmedBy: confirmedBy(principal), requestId: c.get('requestId') });
     audit(c, { op: 'commit', batch_id: result.batch_id, inserted: result.inserted });
     return c.json(result);
   });
 
-  app.get('/:id/export-failed', async (c) => {
+  app.get('/:id/export-failed', describeRoute({
+    summary: 'Export CSV al rândurilor netrimise',
+    responses: { 200: { description: 'Fișierul CSV', contentType: 'text/csv' } },
+  }), async (c) => {
     const file = await exportFailedRows({ ctx, accountId: c.get('principal').accountId, batchId: batchId(c) });
     return c.body(file.body, 200, { 'Content-Type': 'text/csv; charset=utf-8', 'Content-Disposition': `attachment; filename="${file.filename}"` });
   });

@@ -53,3 +53,16 @@ export const CommitBody = z.object({
   rows_hash: z.string().regex(/^[0-9a-f]{64}$/, 'rows_hash este un SHA-256 hex, așa cum îl dă previzualizarea.'),
 });
 export type CommitBody = z.infer<typeof CommitBody>;
+
+/** The upload's multipart form, as readUpload reads it (a JSON Schema: it is not parsed by zod). */
+export const UploadForm = {
+  contentType: 'multipart/form-data',
+  schema: {
+    type: 'object',
+    required: ['file'],
+    properties: {
+      file: { type: 'string', format: 'binary', description: 'Fișierul xlsx sau csv (unul singur).' },
+      sheet: { type: 'array', items: { type: 'string', maxLength: 200 }, description: 'Foile de importat (implicit: prima foaie cu date).' },
+    },
+  },
+};

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { AppContext } from '../../context';
 import type { AppEnv } from '../../http/env';
 import { jsonBody } from '../../http/validate';
+import { describeRoute } from '../../openapi';
 import { deleteMapping, listMappings, listNomenclator, pendingOperations, saveMapping } from '../../services/operations/mappings';
 
 export const MappingInput = z.object({
@@ -13,17 +14,30 @@ export const MappingInput = z.object({
 export type MappingInput = z.infer<typeof MappingInput>;
 
 export function nomenclatorRoutes(ctx: AppContext) {
-  return new Hono<AppEnv>().get('/', async (c) => c.json(await listNomenclator(ctx)));
+  return new Hono<AppEnv>().get('/', describeRoute({
+    summary: 'Nomenclatorul global al registrului',
+    responses: { 200: 'Codurile registrului' },
+  }), async (c) => c.json(await listNomenclator(ctx)));
 }
 
 export function mapariRoutes(ctx: AppContext) {
   const app = new Hono<AppEnv>();
-  app.get('/', async (c) => c.json(await listMappings({ ctx, accountId: c.get('principal').accountId })));
-  app.get('/pending', async (c) => c.json(await pendingOperations({ ctx, accountId: c.get('principal').accountId })));
-  app.post('/', jsonBody(MappingInput), async (c) =>
+  app.get('/', describeRoute({
+    summary: 'Mapările contului',
+    responses: { 200: 'Mapările' },
+  }), async (c) => c.json(await listMappings({ ctx, accountId: c.get('principal').accountId })));
+  app.get('/pending', describeRoute({
+    summary: 'Coduri nemapate, cu sugestie preselectată',
+    responses: { 200: 'Codurile nemapate' },
+  }), async (c) => c.json(await pendingOperations({ ctx, accountId: c.get('principal').accountId })));
+  app.post('/', describeRoute({
+    summary: 'Salvează o mapare și reclasifică trimiterile blocate',
+    body: MappingInput,
+    responses: { 200: 'Maparea salvată', 400: 'Codul nu există în nomenclator' },
+  }), jsonBody(MappingInput), async (c) =>
     c.json(await saveMapping({ ctx, accountId: c.get('principal').accountId, input: c.var.body, requestId: c.get('requestId') })),
   );
-  app.delete('/:code', async (c) =>
+  app.delete('/:code', describeRoute({ summary: 'Șterge o mapare', responses: { 200: 'Ștearsă' } }), async (c) =>
     c.json(await deleteMapping({ ctx, accountId: c.get('principal').accountId, code: c.req.param('code'), requestId: c.get('requestId') })),
   );
   return app;

@@ -7,6 +7,7 @@ import { errorResponse } from '../../http/envelope';
 import { BadRequestError } from '../../errors';
 import type { AppEnv } from '../../http/env';
 import { IsoDateParam, jsonBody, parseQuery } from '../../http/validate';
+import { describeRoute, DryRunResult, SubmissionResult } from '../../openapi';
 import { classifyForAccount } from '../../services/submissions/classify';
 import { createSubmission } from '../../services/submissions/create';
 import { deleteSubmission, requeueSubmission } from '../../services/submissions/lifecycle';
@@ -51,14 +52,22 @@ export function prezentariRoutes(ctx: AppContext) {
     return errorResponse(c, 413, 'IMAGINE_PREA_MARE', `Imaginea are aproximativ ${base64Bytes(image)} octeți; limita este ${imageLimit} (GATEWAY_MAX_IMAGE_BYTES).`);
   };
 
-  app.post('/', jsonBody(SubmissionInput), checkImage, async (c) => {
+  app.post('/', describeRoute({
+    summary: 'Trimite o prezentare (clasificată, de-duplicată, pusă în coadă)',
+    body: SubmissionInput,
+    responses: { 200: { description: 'Verdictul și trimiterea', schema: SubmissionResult } },
+  }), jsonBody(SubmissionInput), checkImage, async (c) => {
     const result = await createSubmission({ ctx, principal: c.get('principal'), input: c.var.body, requestId: c.get('requestId') });
     ctx.metrics.submissionsCreated.inc({ status: result.status });
     audit(c, { op: 'create', submission_id: result.submission_id, status: result.status, duplicate: result.duplicate, reactivated: result.reactivated, nemapate: result.nemapate });
     return c.json(result, 200);
   });
 
-  app.post('/valideaza', jsonBody(SubmissionInput), checkImage, async (c) => {
+  app.post('/valideaza', describeRoute({
+    summary: 'Dry run: verdictul fără nicio scriere',
+    body: SubmissionInput,
+    responses: { 200: { description: 'Verdictul estimat', schema: DryRunResult } },
+  }), jsonBody(SubmissionInput), checkImage, async (c) => {
     const verdict = await classifyForAccount({ ctx, exec: ctx.db, accountId: c.get('principal').accountId, input: c.var.body });
     audit(c, { op: 'dry_run', status: verdict.status });
     return c.json({
@@ -72,7 +81,11 @@ export function prezentariRoutes(ctx: AppContext) {
     });
   });
 
-  app.get('/', async (c) => {
+  app.get('/', describeRoute({
+    summary: 'Lista prezentărilor contului (paginare cu cursor)',
+    query: ListQuery,
+    responses: { 200: 'O pagină de prezentări', 400: 'account_id al altui cont sau cursor invalid' },
+  }), async (c) => {
     const q = parseQuery(c, ListQuery);
     if (!q.ok) return q.response;
     const { accountId } = c.get('principal');
@@ -85,19 +98,25 @@ export function prezentariRoutes(ctx: AppContext) {
     return c.json(await listSubmissions({ ctx, accountId, filters: { ...q.data, cursor } }));
   });
 
-  app.get('/:id', async (c) => {
+  app.get('/:id', describeRoute({ summary: 'O prezentare (câmpuri permise, inclusiv reg_error)', responses: { 200: 'Prezentarea' } }), async (c) => {
     const id = idParam(c.req.param('id'));
     audit(c, { op: 'get', submission_id: id });
     return c.json(await getSubmission({ ctx, accountId: c.get('principal').accountId, id }));
   });
 
-  app.delete('/:id', async (c) => {
+  app.delete('/:id', describeRoute({
+    summary: 'Șterge o prezentare (queued, needs_data, needs_mapping, error)',
+    responses: { 200: 'Ștearsă', 409: 'Starea nu permite ștergerea' },
+  }), async (c) => {
     const id = idParam(c.req.param('id'));
     audit(c, { op: 'delete', submission_id: id });
     return c.json(await deleteSubmission({ ctx, accountId: c.get('principal').accountId, id, requestId: c.get('requestId') }));
   });
 
-  app.post('/:id/repune', async (c) => {
+  app.post('/:id/repune', describeRoute({
+    summary: 'Repune în coadă o prezentare blocată (needs_data, needs_mapping, error)',
+    responses: { 200: 'Repusă în coadă', 409: 'Starea nu permite repunerea' },
+  }), async (c) => {
     const id = idParam(c.req.param('id'));
     audit(c, { op: 'requeue', submission_id: id });
     return c.json(await requeueSubmission({ ctx, accountId: c.get('principal').accountId, id, requestId: c.get('requestId') }));
