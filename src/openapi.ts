@@ -111,7 +111,8 @@ function operationObject(method: string, path: string, params: string[], doc: Ro
   const responses: Record<number, string | ResponseDoc> = {};
   if (authenticated) responses[401] = 'Cheie lipsă sau invalidă';
   if (authenticated && !WITHOUT_BODY.has(method)) responses[413] = 'Corpul cererii depășește limita';
-  if (doc.body || doc.query) responses[422] = 'Corp sau parametri invalizi';
+  // Any operation: a path or query string holding a NUL is refused before routing.
+  responses[422] = doc.body || doc.query ? 'Corp sau parametri invalizi' : 'Adresa conține un caracter nepermis (NUL)';
   if (params.length) responses[404] = 'Nu există (sau aparține altui cont)';
   Object.assign(responses, doc.responses);
   const requestBody = doc.body
