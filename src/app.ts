@@ -7,6 +7,7 @@ import { limitBody } from './http/body';
 import { errorBody, errorResponse, notFound } from './http/envelope';
 import type { AppEnv } from './http/env';
 import { requestId } from './http/request-id';
+import { describeError } from './journal/describe-error';
 import { rejectUnstorableUrl } from './http/validate';
 import { auditRoutes } from './routes/audit';
 import { conturiRoutes, pingRoutes } from './routes/conturi';
@@ -57,7 +58,7 @@ export function createApp(ctx: AppContext) {
       event: 'eroare_neprevazuta',
       level: 'error',
       requestId: id,
-      data: { path: c.req.path, method: c.req.method, error: String(error), stack: error.stack ?? null },
+      data: { path: c.req.path, method: c.req.method, error: describeError(error) },
     });
     return c.json(errorBody(500, 'EROARE_INTERNA', 'Eroare internă a serverului.', id), 500);
   });

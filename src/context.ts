@@ -1,6 +1,7 @@
 import type { Db, Executor, Sql } from '../db/client';
 import type { Config } from './config';
 import type { Keyring } from './crypto/envelope';
+import { sqlState } from './journal/describe-error';
 import type { Journal } from './journal/journal';
 import type { Metrics } from './metrics';
 import type { NomenclatorCache } from './services/operations/nomenclator-cache';
@@ -34,4 +35,25 @@ export interface Principal {
 export async function withTransaction<T>(ctx: AppContext, tx: Executor | undefined, fn: (tx: Executor) => Promise<T>): Promise<T> {
   if (tx && tx !== ctx.db) return fn(tx);
   return ctx.db.transaction((inner) => fn(inner));
+}
+
+const RETRIED_SQLSTATES = new Set(['40001', '40P01']); // serialization failure, deadlock detected
+const MAX_TRIES = 5;
+
+/**
+ * A transaction of its own, run again (at most five times, after a short random pause) when
+ * PostgreSQL ends it as a deadlock or a serialization failure: both roll everything back, so
+ * `fn` starts over. Journal what the caller decides after it returns (telemetry written inside,
+ * such as text_rule_hit, may repeat for a retried attempt).
+ */
+export async function withRetriedTransaction<T>(ctx: AppContext, fn: (tx: Executor) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await ctx.db.transaction((inner) => fn(inner));
+    } catch (error) {
+      const state = sqlState(error);
+      if (attempt >= MAX_TRIES || state === undefined || !RETRIED_SQLSTATES.has(state)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
+    }
+  }
 }

@@ -1,5 +1,6 @@
 import type { Sql } from '../../db/client';
 import { createFileSink } from './file-sink';
+import { describeError } from './describe-error';
 import { redact } from './redact';
 
 export interface JournalEvent {
@@ -37,25 +38,44 @@ export function createJournal(options: { sql: Sql; logDir: string; processName: 
     buffer = [];
     if (rows.length === 0) return;
     file.write(rows.map((r) => JSON.stringify({ ...r, process: options.processName })).join('\n') + '\n');
+    const batch = rows.map((r) => ({
+      ts: r.ts.toISOString(),
+      level: r.level,
+      event: r.event,
+      request_id: r.requestId,
+      account_id: r.accountId,
+      submission_id: r.submissionId,
+      data: r.data,
+    }));
+    await insertIsolated(batch);
+  }
+
+  // One parameter for the whole batch: a JSON array expanded by Postgres.
+  const insert = (batch: unknown[]) => options.sql`
+    INSERT INTO app_events (ts, level, event, request_id, account_id, submission_id, data)
+    SELECT ts, level, event, request_id, account_id, submission_id, data
+    FROM jsonb_to_recordset(${JSON.stringify(batch)}::jsonb)
+      AS x(ts timestamptz, level text, event text, request_id text, account_id integer, submission_id bigint, data jsonb)`;
+
+  /**
+   * A failed batch is split and retried, so no event is lost because of another; an event
+   * that fails alone is kept without its data (the file has it whole).
+   */
+  async function insertIsolated(batch: Array<{ data: unknown }>): Promise<void> {
     try {
-      // One parameter for the whole batch: a JSON array expanded by Postgres.
-      const batch = rows.map((r) => ({
-        ts: r.ts.toISOString(),
-        level: r.level,
-        event: r.event,
-        request_id: r.requestId,
-        account_id: r.accountId,
-        submission_id: r.submissionId,
-        data: r.data,
-      }));
-      await options.sql`
-        INSERT INTO app_events (ts, level, event, request_id, account_id, submission_id, data)
-        SELECT ts, level, event, request_id, account_id, submission_id, data
-        FROM jsonb_to_recordset(${JSON.stringify(batch)}::jsonb)
-          AS x(ts timestamptz, level text, event text, request_id text, account_id integer, submission_id bigint, data jsonb)`;
+      await insert(batch);
     } catch (error) {
-      // The file still has the events; a journal failure must never fail the request.
-      file.write(JSON.stringify({ ts: new Date(), level: 'error', event: 'journal_write_failed', error: String(error) }) + '\n');
+      if (batch.length > 1) {
+        const half = Math.ceil(batch.length / 2);
+        await insertIsolated(batch.slice(0, half));
+        await insertIsolated(batch.slice(half));
+        return;
+      }
+      const failure = describeError(error);
+      // The file still has the event; a journal failure must never fail the request.
+      file.write(JSON.stringify({ ts: new Date(), level: 'error', event: 'journal_write_failed', error: failure }) + '\n');
+      if (batch[0]!.data === null) return;
+      await insert([{ ...batch[0], data: { jurnal: 'date_neinregistrabile', sqlstate: failure.sqlstate ?? null } }]).catch(() => undefined);
     }
   }
 

@@ -1,8 +1,23 @@
 /**
+ * Runs `items` through `run`; when the shared statement fails, the batch is split in halves
+ * and each is run again, down to single items, so one caller's bad item fails that caller
+ * alone (a batch with one bad row among n costs about 2·log2(n) more statements).
+ */
+async function runIsolated<I, O>(run: (items: I[]) => Promise<O[]>, items: I[]): Promise<Array<{ ok: true; value: O } | { ok: false; error: unknown }>> {
+  try {
+    return (await run(items)).map((value) => ({ ok: true as const, value }));
+  } catch (error) {
+    if (items.length === 1) return [{ ok: false, error }];
+    const half = Math.ceil(items.length / 2);
+    return [...(await runIsolated(run, items.slice(0, half))), ...(await runIsolated(run, items.slice(half)))];
+  }
+}
+
+/**
  * Shares one database round trip among concurrent callers: items queued while earlier
  * batches are in flight go together in the next one. A lone caller goes at once, so there
  * is no added latency at low load; under load, statements (and commits) are shared.
- * `run` answers one result per item, in order.
+ * `run` answers one result per item, in order; a failure is the failing item's caller's only.
  */
 export function createBatcher<I, O>(run: (items: I[]) => Promise<O[]>, options: { maxBatch?: number; maxInFlight?: number } = {}) {
   const maxBatch = options.maxBatch ?? 200;
@@ -15,9 +30,13 @@ export function createBatcher<I, O>(run: (items: I[]) => Promise<O[]>, options: 
       const batch = queue.slice(0, maxBatch);
       queue = queue.slice(maxBatch);
       inFlight += 1;
-      run(batch.map((b) => b.item))
+      runIsolated(run, batch.map((b) => b.item))
         .then(
-          (results) => batch.forEach((b, i) => b.resolve(results[i] as O)),
+          (results) => batch.forEach((b, i) => {
+            const result = results[i]!;
+            if (result.ok) b.resolve(result.value);
+            else b.reject(result.error);
+          }),
           (error: unknown) => batch.forEach((b) => b.reject(error)),
         )
         .finally(() => {

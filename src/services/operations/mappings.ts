@@ -1,7 +1,7 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { nomenclator, operationMappings } from '../../../db/schema';
 import type { AppContext } from '../../context';
-import { withTransaction } from '../../context';
+import { withRetriedTransaction } from '../../context';
 import { suggestCode } from '../../domain/suggest';
 import { BadRequestError, NotFoundError } from '../../errors';
 import { reResolveHeld } from './re-resolve';
@@ -76,7 +76,7 @@ export async function saveMapping({
   const from = input.cod_op_service.trim().toUpperCase();
   const to = input.cod_prestatie.trim().toUpperCase();
   await assertKnownCode(ctx, to);
-  return withTransaction(ctx, undefined, async (tx) => {
+  const reclasificate = await withRetriedTransaction(ctx, async (tx) => {
     await tx
       .insert(operationMappings)
       .values({ accountId, codOpService: from, codPrestatie: to, autoSend: input.auto_send ?? true })
@@ -84,10 +84,10 @@ export async function saveMapping({
         target: [operationMappings.accountId, operationMappings.codOpService],
         set: { codPrestatie: to, autoSend: input.auto_send ?? true, updatedAt: sql`now()` },
       });
-    const reclasificate = await reResolveHeld(ctx, tx, accountId);
-    ctx.journal.write({ event: 'mapare_salvata', requestId, accountId, data: { cod_op_service: from, cod_prestatie: to, ...reclasificate } });
-    return { mapare: { cod_op_service: from, cod_prestatie: to, auto_send: input.auto_send ?? true }, reclasificate };
+    return reResolveHeld(ctx, tx, accountId);
   });
+  ctx.journal.write({ event: 'mapare_salvata', requestId, accountId, data: { cod_op_service: from, cod_prestatie: to, ...reclasificate } });
+  return { mapare: { cod_op_service: from, cod_prestatie: to, auto_send: input.auto_send ?? true }, reclasificate };
 }
 
 export async function deleteMapping({ ctx, accountId, code, requestId }: { ctx: AppContext; accountId: number; code: string; requestId: string }) {

@@ -22,6 +22,9 @@ export async function reResolveHeld(ctx: AppContext, tx: Executor, accountId: nu
     SELECT id, payload_json, request_id FROM submissions
     WHERE coalesce(account_id, 1) = ${accountId} AND status = 'needs_mapping'
       ${options.batchId === undefined ? sql`` : sql`AND batch_id = ${options.batchId}`}
+    -- Locked in id order, as every other multi-row lock of submissions: two saves of one
+    -- account then queue behind each other instead of deadlocking.
+    ORDER BY id
     FOR UPDATE`);
   const counts: ReResolution = { queued: 0, needs_data: 0, needs_mapping: 0 };
   if (rows.length === 0) return counts;
@@ -50,6 +53,8 @@ export async function reResolveHeld(ctx: AppContext, tx: Executor, accountId: nu
       motiv = v.motiv, purge_after = v.purge_after, updated_at = now()
     FROM jsonb_to_recordset(${JSON.stringify(updates)}::jsonb)
       AS v(id bigint, status text, prestatii jsonb, erori jsonb, nemapate jsonb, motiv text, purge_after timestamptz)
-    WHERE s.id = v.id`);
+    WHERE s.id = v.id
+      -- Only rows whose classification changed are written.
+      AND (s.status, s.prestatii, s.erori, s.nemapate, s.motiv) IS DISTINCT FROM (v.status, v.prestatii, v.erori, v.nemapate, v.motiv)`);
   return counts;
 }

@@ -1,7 +1,7 @@
 import { and, asc, eq } from 'drizzle-orm';
 import { textRules } from '../../../db/schema';
 import type { AppContext } from '../../context';
-import { withTransaction } from '../../context';
+import { withRetriedTransaction } from '../../context';
 import { NotFoundError } from '../../errors';
 import { assertKnownCode } from './mappings';
 import { reResolveHeld } from './re-resolve';
@@ -25,16 +25,16 @@ export async function listTextRules({ ctx, accountId }: { ctx: AppContext; accou
 export async function saveTextRule({ ctx, accountId, input, id, requestId }: { ctx: AppContext; accountId: number; input: TextRuleInput; id?: number; requestId: string }) {
   const values = { pattern: input.pattern.trim(), codPrestatie: input.cod_prestatie.trim().toUpperCase(), priority: input.priority ?? 100 };
   await assertKnownCode(ctx, values.codPrestatie);
-  return withTransaction(ctx, undefined, async (tx) => {
-    const [row] =
+  const { row, reclasificate } = await withRetriedTransaction(ctx, async (tx) => {
+    const [saved] =
       id === undefined
         ? await tx.insert(textRules).values({ accountId, ...values }).returning()
         : await tx.update(textRules).set(values).where(and(eq(textRules.id, id), eq(textRules.accountId, accountId))).returning();
-    if (!row) throw new NotFoundError();
-    const reclasificate = await reResolveHeld(ctx, tx, accountId);
-    ctx.journal.write({ event: 'regula_text_salvata', requestId, accountId, data: { id: row.id, cod_prestatie: row.codPrestatie, ...reclasificate } });
-    return { regula: toView(row), reclasificate };
+    if (!saved) throw new NotFoundError();
+    return { row: saved, reclasificate: await reResolveHeld(ctx, tx, accountId) };
   });
+  ctx.journal.write({ event: 'regula_text_salvata', requestId, accountId, data: { id: row.id, cod_prestatie: row.codPrestatie, ...reclasificate } });
+  return { regula: toView(row), reclasificate };
 }
 
 export async function deleteTextRule({ ctx, accountId, id, requestId }: { ctx: AppContext; accountId: number; id: number; requestId: string }) {
