@@ -1,5 +1,6 @@
 import { Hono, type Context } from 'hono';
 import type { AppContext, Principal } from '../../context';
+import { streamDownload } from '../../http/download';
 import { errorResponse, shapeError } from '../../http/envelope';
 import type { AppEnv } from '../../http/env';
 import { jsonBody, parseQuery } from '../../http/validate';
@@ -11,7 +12,7 @@ import { exportFailedRows } from '../../services/import/export-failed';
 import { previewImportBatch } from '../../services/import/preview';
 import { createImportBatch } from '../../services/import/upload';
 import { idParam, INT4_MAX } from '../params';
-import { ColumnMappingBody, CommitBody, PreviewQuery, RowEditBody, RowReviewBody } from './schemas';
+import { ColumnMappingBody, CommitBody, ExportFailedQuery, PreviewQuery, RowEditBody, RowReviewBody } from './schemas';
 
 /** Reads the multipart upload: one file in `file`, optional `sheet` fields naming the sheets to stage. */
 async function readUpload(c: Context<AppEnv>): Promise<{ ok: true; file: File; sheets: string[] } | { ok: false; response: Response }> {
@@ -91,8 +92,10 @@ export function importRoutes(ctx: AppContext) {
   });
 
   app.get('/:id/export-failed', async (c) => {
-    const file = await exportFailedRows({ ctx, accountId: c.get('principal').accountId, batchId: batchId(c) });
-    return c.body(file.body, 200, { 'Content-Type': 'text/csv; charset=utf-8', 'Content-Disposition': `attachment; filename="${file.filename}"` });
+    const q = parseQuery(c, ExportFailedQuery);
+    if (!q.ok) return q.response;
+    const file = await exportFailedRows({ ctx, accountId: c.get('principal').accountId, batchId: batchId(c), format: q.data.format });
+    return streamDownload(c, ctx.journal, file);
   });
 
   // File and confirmation problems carry their own status and catalog code; anything else

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ROW_STATES } from '../../domain/import-state';
+import { FAILED_FORMATS } from '../../services/import/export-failed';
 
 export const PreviewQuery = z.object({
   page: z.coerce.number().int().min(1).max(1_000_000).default(1),
@@ -53,3 +54,8 @@ export const CommitBody = z.object({
   rows_hash: z.string().regex(/^[0-9a-f]{64}$/, 'rows_hash este un SHA-256 hex, așa cum îl dă previzualizarea.'),
 });
 export type CommitBody = z.infer<typeof CommitBody>;
+
+export const ExportFailedQuery = z.object({
+  format: z.enum(FAILED_FORMATS, { error: 'format este csv sau xlsx.' }).default('csv'),
+});
+export type ExportFailedQuery = z.infer<typeof ExportFailedQuery>;
