@@ -9,7 +9,8 @@ import type { ChunkSink } from './file';
  *
  * Every text is an inline string (`t="inlineStr"`): a spreadsheet never evaluates it, so a
  * cell `=cmd|' /C calc'!A0` stays text and needs no `'`, and a re-upload reads it back as it was.
- * Numbers and booleans keep their types. Characters XML cannot hold are dropped.
+ * Numbers and booleans keep their types. Characters XML cannot hold are dropped; a CR is
+ * written as a reference, since a parser would otherwise fold CRLF into LF.
  */
 export type XlsxCell = string | number | boolean | null;
 
@@ -34,7 +35,7 @@ interface Entry {
 const INVALID_XML = /[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/gu;
 
 export function xmlText(text: string): string {
-  return text.replace(INVALID_XML, '').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+  return text.replace(INVALID_XML, '').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/\r/g, '&#13;');
 }
 
 /** 0 → A, 26 → AA. */
