@@ -30,3 +30,31 @@ export function fieldsUnderEveryReader(text: string): string[] {
   for (const cell of semicolon.flat()) fields.push(...cell.split(/[,;\t\r\n]/));
   return fields;
 }
+
+/** Cells an attacker would put in a workshop's file or a submission's text. */
+export const HOSTILE = [
+  'X;=1+1;',
+  "a,=cmd|' /C calc'!A0",
+  '@SUM(1)',
+  '\t=1',
+  '-2+3',
+  '+1',
+  '=1',
+  'a\n=1',
+  'a\r\n=2',
+  'a\r=3',
+  'a\t@x',
+  ' =1+1',
+  'x; =1',
+  'x,"=1"',
+  'x;"=HYPERLINK(""http://x"")"',
+  '\r=1',
+  '＝1+1',
+  'a;＋1',
+  'a,－1',
+  '＠SUM(1)',
+  'ok;-1',
+  '=',
+  ';;=;,=,\t=\n=',
+  "'=1",
+];

@@ -4,11 +4,10 @@ import { openXlsx } from '../../src/import/xlsx';
 import { openArchive } from '../../src/import/zip';
 import { XLSX_EXTRA_COLUMNS } from '../../src/services/import/export-failed';
 import { json, startTestApp, type TestApp } from '../helpers/app';
-import { exportBytes, fieldsUnderEveryReader, readSemicolonCsv, TRIGGER_AT_START } from '../helpers/csv';
+import { exportBytes, fieldsUnderEveryReader, HOSTILE, readSemicolonCsv, TRIGGER_AT_START } from '../helpers/csv';
 import { makeSubmission } from '../helpers/factories';
 import { HEADER, xlsxFile } from '../helpers/import-files';
 import { preview, stage } from '../helpers/import-flow';
-import { HOSTILE } from '../unit/export-safe.test';
 
 let t: TestApp;
 let key: string;
@@ -105,7 +104,7 @@ describe('GET /v1/import/{id}/export-failed is safe to open', () => {
 
     const bad = await t.call('GET', `/v1/import/${batchId}/export-failed?format=pdf`, { key });
     expect(bad.status).toBe(422);
-    expect((await json(bad)).detail[0].loc).toEqual(['query', 'format']);
+    expect(((await json(bad)).detail as Array<{ loc: unknown }>)[0]!.loc).toEqual(['query', 'format']);
     const other = await t.createKey(await t.createAccount('Alt service export'));
     expect((await t.call('GET', `/v1/import/${batchId}/export-failed?format=xlsx`, { key: other })).status).toBe(404);
   });

@@ -4,35 +4,8 @@ import { openXlsx } from '../../src/import/xlsx';
 import { CSV_BOM, csvLine, neutraliseFormulas } from '../../src/services/audit/csv';
 import { formatDate, formatInstant } from '../../src/services/export/format';
 import { columnName, writeXlsx, type XlsxCell } from '../../src/services/export/xlsx-writer';
-import { fieldsUnderEveryReader, TRIGGER_AT_START } from '../helpers/csv';
+import { fieldsUnderEveryReader, HOSTILE, TRIGGER_AT_START } from '../helpers/csv';
 
-/** Cells an attacker would put in a workshop's file or a submission's text. */
-export const HOSTILE = [
-  'X;=1+1;',
-  "a,=cmd|' /C calc'!A0",
-  '@SUM(1)',
-  '\t=1',
-  '-2+3',
-  '+1',
-  '=1',
-  'a\n=1',
-  'a\r\n=2',
-  'a\r=3',
-  'a\t@x',
-  ' =1+1',
-  'x; =1',
-  'x,"=1"',
-  'x;"=HYPERLINK(""http://x"")"',
-  '\r=1',
-  '＝1+1',
-  'a;＋1',
-  'a,－1',
-  '＠SUM(1)',
-  'ok;-1',
-  '=',
-  ';;=;,=,\t=\n=',
-  "'=1",
-];
 
 describe('CSV cells under ; and , readers (OWASP CSV injection)', () => {
   it('no field any reader makes starts with a trigger, for every hostile cell', () => {
