@@ -40,6 +40,11 @@ describe('dates in exports', () => {
     expect(formatInstant(new Date('2025-01-14T22:30:00Z'))).toBe('15.01.2025 00:30:00');
     expect(formatInstant('2025-07-14 22:30:00+00')).toBe('15.07.2025 01:30:00');
     expect(formatInstant(null)).toBe('');
+    // Summer time starts at 03:00 and ends at 04:00 local (01:00 UTC).
+    expect(formatInstant(new Date('2025-03-30T00:59:59Z'))).toBe('30.03.2025 02:59:59');
+    expect(formatInstant(new Date('2025-03-30T01:00:00Z'))).toBe('30.03.2025 04:00:00');
+    expect(formatInstant(new Date('2025-10-26T00:59:59Z'))).toBe('26.10.2025 03:59:59');
+    expect(formatInstant(new Date('2025-10-26T01:00:00Z'))).toBe('26.10.2025 03:00:00');
   });
 });
 

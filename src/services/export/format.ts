@@ -20,11 +20,29 @@ export function formatDate(value: string | Date | null): string {
   return match ? `${match[3]}.${match[2]}.${match[1]}` : iso;
 }
 
+// Bucharest's offset from UTC changes only on the hour (summer time starts and ends at 03:00
+// and 04:00 local): it is looked up once per hour of UTC time, not once per cell.
+const HOUR_MS = 3_600_000;
+const offsets = new Map<number, number>();
+function bucharestOffset(ms: number): number {
+  const hour = Math.floor(ms / HOUR_MS);
+  let offset = offsets.get(hour);
+  if (offset === undefined) {
+    const p = Object.fromEntries(BUCHAREST.formatToParts(new Date(hour * HOUR_MS)).map((x) => [x.type, Number(x.value)]));
+    offset = Date.UTC(p.year!, p.month! - 1, p.day!, p.hour, p.minute, p.second) - hour * HOUR_MS;
+    if (offsets.size > 100_000) offsets.clear();
+    offsets.set(hour, offset);
+  }
+  return offset;
+}
+
+const two = (n: number) => String(n).padStart(2, '0');
+
 /** An instant (a Date, or a timestamp as PostgreSQL prints it) as `dd.mm.yyyy HH:MM:SS` in Bucharest. */
 export function formatInstant(value: Date | string | null): string {
   if (value === null) return '';
-  const instant = value instanceof Date ? value : new Date(value);
-  if (Number.isNaN(instant.getTime())) return String(value);
-  const parts = Object.fromEntries(BUCHAREST.formatToParts(instant).map((p) => [p.type, p.value]));
-  return `${parts.day}.${parts.month}.${parts.year} ${parts.hour}:${parts.minute}:${parts.second}`;
+  const ms = (value instanceof Date ? value : new Date(value)).getTime();
+  if (Number.isNaN(ms)) return String(value);
+  const local = new Date(ms + bucharestOffset(ms));
+  return `${two(local.getUTCDate())}.${two(local.getUTCMonth() + 1)}.${local.getUTCFullYear()} ${two(local.getUTCHours())}:${two(local.getUTCMinutes())}:${two(local.getUTCSeconds())}`;
 }
