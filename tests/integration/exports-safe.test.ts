@@ -63,6 +63,16 @@ describe('GET /v1/audit/export is safe to open', () => {
   });
 });
 
+/** Sessions of this test database idle inside a transaction, polled until `done` holds (or 10 s). */
+async function waitForIdleTransactions(done: (n: number) => boolean): Promise<number> {
+  for (let i = 0; ; i++) {
+    const [row] = await t.ctx.sql<{ n: number }[]>`
+      SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state = 'idle in transaction' AND pid <> pg_backend_pid()`;
+    if (done(row!.n) || i === 200) return row!.n;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 describe('GET /v1/import/{id}/export-failed is safe to open', () => {
   const hostileRows = () =>
     HOSTILE.map((hostile, i) => [VIN(100 + i), `B${i}ABC`, i === 0 ? new Date(Date.UTC(2025, 2, 14)) : '14.03.2025', null, 100_000 + i, 'NECUNOSCUT', hostile, null]);
@@ -153,12 +163,19 @@ describe('GET /v1/import/{id}/export-failed is safe to open', () => {
       const reader = res.body!.getReader();
       const firstChunk = await reader.read();
       expect(firstChunk.done).toBe(false);
-      await new Promise((r) => setTimeout(r, 100));
-      const open = await t.ctx.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'idle in transaction' AND pid <> pg_backend_pid()`;
-      expect(open[0]!.n, format).toBe(1);
+      // The producer is blocked on the unread response with its transaction open (not done).
+      expect(await waitForIdleTransactions((n) => n === 1), format).toBe(1);
       let bytes = firstChunk.value!.length;
       for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) bytes += chunk.value.length;
       expect(bytes).toBeGreaterThan(100_000);
+      expect(await waitForIdleTransactions((n) => n === 0), format).toBe(0);
     }
+    // A client that goes away ends the export: its transaction does not wait for ever.
+    const res = await t.call('GET', `/v1/import/${batchId}/export-failed?format=xlsx`, { key });
+    const reader = res.body!.getReader();
+    await reader.read();
+    expect(await waitForIdleTransactions((n) => n === 1)).toBe(1);
+    await reader.cancel();
+    expect(await waitForIdleTransactions((n) => n === 0)).toBe(0);
   });
 });
