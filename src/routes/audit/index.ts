@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
-import { stream } from 'hono/streaming';
 import { z } from 'zod';
 import type { AppContext } from '../../context';
+import { streamDownload } from '../../http/download';
 import type { AppEnv } from '../../http/env';
 import { IsoDateParam, parseQuery } from '../../http/validate';
 import { describeRoute } from '../../openapi';
@@ -24,10 +24,12 @@ export function auditRoutes(ctx: AppContext) {
     if (!q.ok) return q.response;
     const accountId = c.get('principal').accountId;
     ctx.journal.write({ event: 'audit_export', requestId: c.get('requestId'), accountId, data: { ...q.data } });
-    c.header('Content-Type', 'text/csv; charset=utf-8');
-    c.header('Content-Disposition', `attachment; filename="prezentari-${q.data.status}.csv"`);
-    return stream(c, async (out) => {
-      for await (const chunk of exportSubmissionsCsv({ ctx, accountId, filters: q.data })) await out.write(chunk);
+    return streamDownload(c, ctx.journal, {
+      contentType: 'text/csv; charset=utf-8',
+      filename: `prezentari-${q.data.status}.csv`,
+      async produce(write) {
+        for await (const chunk of exportSubmissionsCsv({ ctx, accountId, filters: q.data })) await write(chunk);
+      },
     });
   });
 }

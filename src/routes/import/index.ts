@@ -1,5 +1,6 @@
 import { Hono, type Context } from 'hono';
 import type { AppContext, Principal } from '../../context';
+import { streamDownload } from '../../http/download';
 import { errorResponse, shapeError } from '../../http/envelope';
 import type { AppEnv } from '../../http/env';
 import { jsonBody, parseQuery } from '../../http/validate';
@@ -13,7 +14,7 @@ import { exportFailedRows } from '../../services/import/export-failed';
 import { previewImportBatch } from '../../services/import/preview';
 import { createImportBatch } from '../../services/import/upload';
 import { idParam, INT4_MAX } from '../params';
-import { ColumnMappingBody, CommitBody, PreviewQuery, RowEditBody, RowReviewBody, UploadForm } from './schemas';
+import { ColumnMappingBody, CommitBody, ExportFailedQuery, PreviewQuery, RowEditBody, RowReviewBody, UploadForm } from './schemas';
 
 /** Reads the multipart upload: one file in `file`, optional `sheet` fields naming the sheets to stage. */
 async function readUpload(c: Context<AppEnv>): Promise<{ ok: true; file: File; sheets: string[] } | { ok: false; response: Response }> {
@@ -121,11 +122,14 @@ export function importRoutes(ctx: AppContext) {
   });
 
   app.get('/:id/export-failed', describeRoute({
-    summary: 'Export CSV al rândurilor netrimise',
-    responses: { 200: { description: 'Fișierul CSV', contentType: 'text/csv' } },
+    summary: 'Rândurile netrimise, cu motivul: CSV (implicit) sau xlsx (format=xlsx)',
+    query: ExportFailedQuery,
+    responses: { 200: { description: 'Fișierul CSV sau xlsx', contentType: 'text/csv' } },
   }), async (c) => {
-    const file = await exportFailedRows({ ctx, accountId: c.get('principal').accountId, batchId: batchId(c) });
-    return c.body(file.body, 200, { 'Content-Type': 'text/csv; charset=utf-8', 'Content-Disposition': `attachment; filename="${file.filename}"` });
+    const q = parseQuery(c, ExportFailedQuery);
+    if (!q.ok) return q.response;
+    const file = await exportFailedRows({ ctx, accountId: c.get('principal').accountId, batchId: batchId(c), format: q.data.format });
+    return streamDownload(c, ctx.journal, file);
   });
 
   // File and confirmation problems carry their own status and catalog code; anything else

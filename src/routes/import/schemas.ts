@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ROW_STATES } from '../../domain/import-state';
+import { FAILED_FORMATS } from '../../services/import/export-failed';
 
 export const PreviewQuery = z.object({
   page: z.coerce.number().int().min(1).max(1_000_000).default(1),
@@ -66,3 +67,8 @@ export const UploadForm = {
     },
   },
 };
+
+export const ExportFailedQuery = z.object({
+  format: z.enum(FAILED_FORMATS, { error: 'format este csv sau xlsx.' }).default('csv'),
+});
+export type ExportFailedQuery = z.infer<typeof ExportFailedQuery>;

@@ -1,5 +1,6 @@
 import type { AppContext } from '../../context';
-import { csvLine } from './csv';
+import { formatDate, formatInstant } from '../export/format';
+import { CSV_BOM, csvLine } from './csv';
 
 export const EXPORT_COLUMNS = [
   'submission_id', 'status', 'vin', 'nrInm', 'dataPrestatie', 'odometruInitial', 'odometruFinal', 'coduri_prestatii',
@@ -25,18 +26,20 @@ interface ExportRow {
   motiv: string | null;
   batch_id: number | null;
   row_index: number | null;
-  created_at: Date;
-  sent_at: Date | null;
-  purge_after: Date | null;
+  created_at: Date | string;
+  sent_at: Date | string | null;
+  purge_after: Date | string | null;
 }
 
 /**
- * The account's submissions as CSV lines, read through a cursor so an export of any size
- * streams in constant memory. The image is never exported; dates filter `dataPrestatie`.
+ * The account's submissions as CSV lines (csv.ts: the form a Romanian Excel opens, formulas
+ * neutralised), read through a cursor so an export of any size streams in constant memory.
+ * The image is never exported; dates filter `dataPrestatie`. Dates are `dd.mm.yyyy`, instants
+ * Bucharest time.
  */
 export async function* exportSubmissionsCsv({ ctx, accountId, filters }: { ctx: AppContext; accountId: number; filters: ExportFilters }): AsyncGenerator<string> {
   const { sql } = ctx;
-  yield csvLine(EXPORT_COLUMNS);
+  yield CSV_BOM + csvLine(EXPORT_COLUMNS);
   const cursor = sql<ExportRow[]>`
     SELECT s.id, s.status, s.vin, s.nr_inm, s.data_prestatie,
       s.payload_json->>'odometruInitial' AS odometru_initial, s.payload_json->>'odometruFinal' AS odometru_final,
@@ -52,8 +55,8 @@ export async function* exportSubmissionsCsv({ ctx, accountId, filters }: { ctx: 
     yield rows
       .map((r) =>
         csvLine([
-          r.id, r.status, r.vin, r.nr_inm, r.data_prestatie, r.odometru_initial, r.odometru_final, r.coduri,
-          r.registry_id, r.motiv, r.batch_id, r.row_index, r.created_at, r.sent_at, r.purge_after,
+          r.id, r.status, r.vin, r.nr_inm, formatDate(r.data_prestatie), r.odometru_initial, r.odometru_final, r.coduri,
+          r.registry_id, r.motiv, r.batch_id, r.row_index, formatInstant(r.created_at), formatInstant(r.sent_at), formatInstant(r.purge_after),
         ]),
       )
       .join('');

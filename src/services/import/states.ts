@@ -108,6 +108,23 @@ export async function rowOutcomes(exec: Executor, accountId: number, batchId: nu
   return rows.map(outcome);
 }
 
+/**
+ * The same outcomes as `rowOutcomes`, a page at a time through a cursor, so a batch of any
+ * size is never held whole. Runs in the caller's transaction (a cursor lives as long as it).
+ */
+export async function* rowOutcomePages(tx: Executor, accountId: number, batchId: number, filter: SQL, pageSize: number): AsyncGenerator<RowOutcome[]> {
+  await tx.execute(sql`
+    DECLARE row_outcomes NO SCROLL CURSOR FOR
+    ${statesQuery(accountId, batchId)}
+    SELECT ${OUTCOME_COLUMNS} FROM states WHERE ${filter} ORDER BY row_index`);
+  for (;;) {
+    const rows = await tx.execute<OutcomeRow>(sql.raw(`FETCH ${Math.trunc(pageSize)} FROM row_outcomes`));
+    if (rows.length === 0) break;
+    yield rows.map(outcome);
+  }
+  await tx.execute(sql`CLOSE row_outcomes`);
+}
+
 export const inStates = (states: Iterable<RowState>) => sql`state IN (${sql.join([...states].map((s) => sql`${s}`), sql`, `)})`;
 
 export interface OperationToMap {
