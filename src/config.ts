@@ -37,6 +37,16 @@ export const Config = z.object({
   GATEWAY_IMPORT_MAX_ROWS: z.coerce.number().int().positive().default(100_000),
   GATEWAY_IMPORT_MAX_UNCOMPRESSED_BYTES: z.coerce.number().int().positive().default(200 * 1024 * 1024),
   GATEWAY_RUN_WORKER: bool(true),
+  // Abuse limits (README, Security): failed authentications per client address and minute,
+  // requests per API key and minute (0: no limit), and whether X-Forwarded-For is believed.
+  GATEWAY_AUTH_FAILURES_PER_MIN: z.coerce.number().int().positive().default(20),
+  GATEWAY_KEY_REQUESTS_PER_MIN: z.coerce.number().int().min(0).default(6000),
+  GATEWAY_TRUST_PROXY: bool(false),
+  // Slow clients: a whole request, its headers, an idle kept-alive socket; open connections.
+  GATEWAY_REQUEST_TIMEOUT_S: z.coerce.number().int().positive().default(120),
+  GATEWAY_HEADERS_TIMEOUT_S: z.coerce.number().int().positive().default(10),
+  GATEWAY_KEEPALIVE_TIMEOUT_S: z.coerce.number().int().positive().default(5),
+  GATEWAY_MAX_CONNECTIONS: z.coerce.number().int().positive().default(1000),
   GATEWAY_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   // Worker and registry client (docs/worker.md explains each).
   GATEWAY_REGISTRY_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
@@ -54,6 +64,15 @@ export const Config = z.object({
 });
 export type Config = z.infer<typeof Config>;
 
+/** Settings that contradict each other, each with the variable to change. */
+function contradictions(config: Config): string[] {
+  const found: string[] = [];
+  if (config.GATEWAY_HEADERS_TIMEOUT_S > config.GATEWAY_REQUEST_TIMEOUT_S) {
+    found.push('  GATEWAY_HEADERS_TIMEOUT_S: nu poate depăși GATEWAY_REQUEST_TIMEOUT_S');
+  }
+  return found;
+}
+
 export class ConfigError extends Error {}
 
 export function parseConfig(env: Record<string, string | undefined>): Config {
@@ -62,6 +81,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     const lines = result.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
+  const found = contradictions(result.data);
+  if (found.length > 0) throw new ConfigError(`Invalid configuration:\n${found.join('\n')}`);
   return result.data;
 }
 

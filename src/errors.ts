@@ -29,6 +29,7 @@ export const CATALOG = {
   NEAUTENTIFICAT: { problema: 'Cheia API lipsește sau nu este validă.', fix: 'Trimiteți cheia în antetul X-API-Key sau Authorization: Bearer.' },
   NEGASIT: { problema: 'Resursa nu există.', fix: 'Verificați identificatorul.' },
   CONFLICT_STARE: { problema: 'Operația nu este permisă în starea curentă.', fix: 'Verificați starea resursei.' },
+  PREA_MULTE_CERERI: { problema: 'Prea multe cereri într-un timp scurt.', fix: 'Așteptați numărul de secunde din antetul Retry-After, apoi reîncercați; verificați că folosiți cheia corectă.' },
   PREA_MARE: { problema: 'Cererea depășește dimensiunea maximă.', fix: 'Trimiteți un corp mai mic.' },
   IMAGINE_PREA_MARE: { problema: 'Imaginea (b64Image) depășește dimensiunea maximă.', fix: 'Micșorați fotografia (de exemplu la 1600 px pe latura mare) sau trimiteți-o în format JPEG.' },
   EROARE_INTERNA: { problema: 'A apărut o eroare neprevăzută.', fix: 'Reîncercați; dacă persistă, trimiteți request_id echipei de suport.' },

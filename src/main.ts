@@ -3,7 +3,9 @@ import { consola } from 'consola';
 import { parseSimUsers } from '../worker/registry/sim-state';
 import { startSimulator, type Simulator } from '../worker/registry/simulator';
 import { superviseWorker, type SupervisedWorker } from '../worker/spawn';
+import type { Server } from 'node:http';
 import { createApp } from './app';
+import { limitServer, serverOptions } from './http/server-limits';
 import { environmentName, parseConfig, type Config } from './config';
 import { resolveSecretKey } from './crypto/secret-key';
 import { openDatabase } from './database';
@@ -42,9 +44,11 @@ async function start() {
     worker = superviseWorker({ env, log: consola });
   }
   const app = createApp(ctx);
-  const server = serve({ fetch: app.fetch, port: config.PORT }, (info) => {
+  const server = serve({ fetch: app.fetch, port: config.PORT, serverOptions: serverOptions(config) }, (info) => {
     consola.success(`Gateway listening on http://localhost:${info.port} (mediu: ${environmentName(config)})`);
   });
+
+  limitServer(server as Server, config);
 
   // Stop order: stop taking requests, let the worker finish or release its sends, then the
   // simulator it may still be talking to, then our pool; the database goes last.

@@ -110,6 +110,7 @@ function operationObject(method: string, path: string, params: string[], doc: Ro
   ];
   const responses: Record<number, string | ResponseDoc> = {};
   if (authenticated) responses[401] = 'Cheie lipsă sau invalidă';
+  if (authenticated) responses[429] = 'Prea multe cereri (cu Retry-After)';
   if (authenticated && !WITHOUT_BODY.has(method)) responses[413] = 'Corpul cererii depășește limita';
   // Any operation: a path or query string holding a NUL is refused before routing.
   responses[422] = doc.body || doc.query ? 'Corp sau parametri invalizi' : 'Adresa conține un caracter nepermis (NUL)';

@@ -1,10 +1,14 @@
+import type { IncomingMessage } from 'node:http';
 import { and, eq, isNull } from 'drizzle-orm';
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { apiKeys } from '../../db/schema';
 import type { AppContext, Principal } from '../context';
 import { sha256Hex } from '../crypto/hash';
 import { errorResponse } from './envelope';
 import type { AppEnv } from './env';
+import { createWindowCounter } from './rate-limit';
+
+const MINUTE_MS = 60_000;
 
 const CACHE_MS = 5_000;
 const CACHE_MAX = 10_000;
@@ -18,11 +22,55 @@ export function presentedKey(header: (name: string) => string | undefined): stri
 }
 
 /**
+ * The client's address: the socket's peer, or (behind a proxy the operator trusts) the address
+ * that proxy appended last to X-Forwarded-For. A request with no socket (tests) is 'local'.
+ */
+export function clientAddress(c: Context, trustProxy: boolean): string {
+  if (trustProxy) {
+    const forwarded = c.req.header('x-forwarded-for')?.split(',').at(-1)?.trim();
+    if (forwarded) return forwarded.slice(0, 64);
+  }
+  return (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket.remoteAddress ?? 'local';
+}
+
+/** 203.0.113.7 → 203.0.113.x: enough to see a pattern in the journal, not to name a person. */
+export function maskAddress(address: string): string {
+  if (address.includes(':')) return `${address.split(':').slice(0, 3).join(':')}:…`;
+  return address.replace(/\.\d+$/, '.x');
+}
+
+function tooMany(c: Context, retryAfterS: number, cauza: string) {
+  c.header('Retry-After', String(retryAfterS));
+  return errorResponse(c, 429, 'PREA_MULTE_CERERI', cauza);
+}
+
+/**
  * Resolves the account of a request from its API key (only the key's SHA-256 is looked up).
  * Lookups are cached for 5 s, so a revoked key stops working within 5 s.
+ *
+ * Abuse limits: an address with more than GATEWAY_AUTH_FAILURES_PER_MIN failed authentications
+ * in a minute gets 429 instead of 401 for the rest of that minute (a valid key from it still
+ * works: a workshop behind the same address is not locked out); the journal gets the first
+ * failure, the lock-out and a summary of the window, not a row per failure. A key making more
+ * than GATEWAY_KEY_REQUESTS_PER_MIN requests in a minute gets 429.
  */
 export function apiKeyAuth(ctx: AppContext): MiddlewareHandler<AppEnv> {
   const cache = new Map<string, { at: number; principal: Principal | null }>();
+  const failures = createWindowCounter({ windowMs: MINUTE_MS });
+  const perKey = createWindowCounter({ windowMs: MINUTE_MS });
+  const { GATEWAY_AUTH_FAILURES_PER_MIN: maxFailures, GATEWAY_KEY_REQUESTS_PER_MIN: maxPerKey, GATEWAY_TRUST_PROXY: trustProxy } = ctx.config;
+
+  function refuse(c: Context<AppEnv>, motiv: 'cheie_lipsa' | 'cheie_invalida') {
+    const address = clientAddress(c, trustProxy);
+    const hit = failures.hit(address);
+    const journal = (event: string, data: Record<string, unknown>) =>
+      ctx.journal.write({ event, level: 'warn', requestId: c.get('requestId'), data: { adresa: maskAddress(address), ...data } });
+    if (hit.previous > maxFailures) journal('api_auth_esuat_rezumat', { esecuri: hit.previous, fereastra_s: MINUTE_MS / 1000 });
+    if (hit.count === 1) journal('api_auth_esuat', { motiv, path: c.req.path });
+    if (hit.count === maxFailures + 1) journal('api_auth_limitat', { esecuri: hit.count, fereastra_s: MINUTE_MS / 1000 });
+    if (hit.count > maxFailures) return tooMany(c, hit.retryAfterS, 'Prea multe autentificări eșuate de la această adresă; reîncercați după intervalul din Retry-After.');
+    return errorResponse(c, 401, 'NEAUTENTIFICAT', motiv === 'cheie_lipsa' ? 'Cererea nu conține o cheie API.' : 'Cheia API nu este validă sau a fost revocată.');
+  }
 
   async function lookup(hash: string): Promise<Principal | null> {
     const now = Date.now();
@@ -41,17 +89,15 @@ export function apiKeyAuth(ctx: AppContext): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const key = presentedKey((name) => c.req.header(name));
     if (key === undefined) {
-      if (ctx.config.GATEWAY_REQUIRE_API_KEY) {
-        ctx.journal.write({ event: 'api_auth_esuat', level: 'warn', requestId: c.get('requestId'), data: { motiv: 'cheie_lipsa', path: c.req.path } });
-        return errorResponse(c, 401, 'NEAUTENTIFICAT', 'Cererea nu conține o cheie API.');
-      }
+      if (ctx.config.GATEWAY_REQUIRE_API_KEY) return refuse(c, 'cheie_lipsa');
       c.set('principal', { accountId: 1, viaKey: false, keyId: null });
       return next();
     }
     const principal = key.length <= 200 ? await lookup(sha256Hex(key)) : null;
-    if (!principal) {
-      ctx.journal.write({ event: 'api_auth_esuat', level: 'warn', requestId: c.get('requestId'), data: { motiv: 'cheie_invalida', path: c.req.path } });
-      return errorResponse(c, 401, 'NEAUTENTIFICAT', 'Cheia API nu este validă sau a fost revocată.');
+    if (!principal) return refuse(c, 'cheie_invalida');
+    if (maxPerKey > 0) {
+      const hit = perKey.hit(String(principal.keyId));
+      if (hit.count > maxPerKey) return tooMany(c, hit.retryAfterS, `Cheia a depășit ${maxPerKey} cereri pe minut (GATEWAY_KEY_REQUESTS_PER_MIN).`);
     }
     c.set('principal', principal);
     return next();

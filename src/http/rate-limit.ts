@@ -1,0 +1,54 @@
+// Counters of fixed one-minute windows per key (a client address, an API key), held in memory
+// and bounded: past `maxKeys` the expired entries go, then the oldest.
+
+export interface WindowHit {
+  /** Hits in the current window, this one included. */
+  count: number;
+  /** Hits of the window before, when this hit opened a new one (else 0). */
+  previous: number;
+  /** Seconds until the window ends. */
+  retryAfterS: number;
+}
+
+export function createWindowCounter(options: { windowMs: number; maxKeys?: number; now?: () => number }) {
+  const maxKeys = options.maxKeys ?? 50_000;
+  const now = options.now ?? Date.now;
+  const windows = new Map<string, { start: number; count: number }>();
+
+  function evict(at: number) {
+    for (const [key, w] of windows) if (at - w.start >= options.windowMs) windows.delete(key);
+    for (const key of windows.keys()) {
+      if (windows.size < maxKeys) break;
+      windows.delete(key);
+    }
+  }
+
+  function current(key: string, at: number) {
+    const w = windows.get(key);
+    return w && at - w.start < options.windowMs ? w : undefined;
+  }
+
+  return {
+    hit(key: string): WindowHit {
+      const at = now();
+      let w = current(key, at);
+      let previous = 0;
+      if (!w) {
+        previous = windows.get(key)?.count ?? 0;
+        windows.delete(key);
+        if (windows.size >= maxKeys) evict(at);
+        w = { start: at, count: 0 };
+        windows.set(key, w);
+      }
+      w.count += 1;
+      return { count: w.count, previous, retryAfterS: Math.max(1, Math.ceil((w.start + options.windowMs - at) / 1000)) };
+    },
+    /** Hits so far in the key's current window, and the seconds until it ends. */
+    peek(key: string): { count: number; retryAfterS: number } {
+      const at = now();
+      const w = current(key, at);
+      return w ? { count: w.count, retryAfterS: Math.max(1, Math.ceil((w.start + options.windowMs - at) / 1000)) } : { count: 0, retryAfterS: 0 };
+    },
+  };
+}
+export type WindowCounter = ReturnType<typeof createWindowCounter>;
