@@ -54,7 +54,7 @@ async function baseline(simUrl: string, concurrency: number): Promise<{ sent: nu
 async function main() {
   preserveExitCode();
   const dataDir = mkdtempSync(join(tmpdir(), 'gateway-bench-worker-'));
-  const pg = await startEmbedded({ dataDir, database: 'postgres' });
+  const pg = await startEmbedded({ dataDir });
   const simPort = await freePort();
   const sim = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '..', 'worker', 'registry', 'sim-main.ts'), '--port', String(simPort), '--latency', String(LATENCY_MS)], {
     stdio: 'ignore',

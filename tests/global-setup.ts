@@ -29,8 +29,9 @@ export default async function setup(project: TestProject) {
     adminUrl = given;
   } else {
     dataDir = mkdtempSync(join(tmpdir(), 'gateway-test-pg-'));
-    const embedded = await startEmbedded({ dataDir, database: 'postgres' });
-    adminUrl = embedded.url;
+    // The superuser: each test file clones the template into a database of its own.
+    const embedded = await startEmbedded({ dataDir });
+    adminUrl = embedded.adminUrl;
     stop = embedded.stop;
   }
   const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
