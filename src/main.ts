@@ -1,12 +1,14 @@
-import { serve } from '@hono/node-server';
+import type { AddressInfo } from 'node:net';
+import { createAdaptorServer } from '@hono/node-server';
 import { consola } from 'consola';
 import { parseSimUsers } from '../worker/registry/sim-state';
 import { startSimulator, type Simulator } from '../worker/registry/simulator';
 import { superviseWorker, type SupervisedWorker } from '../worker/spawn';
 import type { Server } from 'node:http';
+import { assertWorkerSettings } from '../worker/settings';
 import { createApp } from './app';
 import { limitServer, serverOptions } from './http/server-limits';
-import { environmentName, parseConfig, type Config } from './config';
+import { ConfigError, environmentName, parseConfig, type Config } from './config';
 import { resolveSecretKey } from './crypto/secret-key';
 import { openDatabase } from './database';
 import { createContext } from './runtime';
@@ -30,9 +32,31 @@ async function startRegistry(config: Config): Promise<{ url: string; sim?: Simul
   return { url: sim.url, sim };
 }
 
+type FetchHandler = (request: Request, env: unknown) => Response | Promise<Response>;
+
+/**
+ * The HTTP port is taken before anything else starts: a port in use stops this start with a
+ * message, before a database, a simulator or a worker exists to be left behind. Until the app
+ * is ready, requests are answered 503.
+ */
+async function bindServer(config: Config): Promise<{ server: Server; serve: (handler: FetchHandler) => void }> {
+  let handler: FetchHandler = () => new Response('{"status":"pornire"}', { status: 503, headers: { 'Content-Type': 'application/json' } });
+  const server = createAdaptorServer({ fetch: (request, env) => handler(request, env), serverOptions: serverOptions(config) }) as Server;
+  limitServer(server, config);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(error.code === 'EADDRINUSE' ? new ConfigError(`Portul ${config.HOST}:${config.PORT} este deja folosit (alt gateway pornit?); opriți-l sau alegeți alt PORT.`) : error),
+    );
+    server.listen(config.PORT, config.HOST, resolve);
+  });
+  return { server, serve: (next) => (handler = next) };
+}
+
 async function start() {
   const config = parseConfig(process.env);
   consola.level = { debug: 4, info: 3, warn: 2, error: 1 }[config.GATEWAY_LOG_LEVEL];
+  if (config.GATEWAY_RUN_WORKER) assertWorkerSettings(config);
+  const { server, serve } = await bindServer(config);
   const secretKey = resolveSecretKey(config, (m) => consola.warn(m));
   const database = await openDatabase(config, (m) => consola.info(m));
   const ctx = createContext({ config, databaseUrl: database.url, secretKey, processName: 'server', poolSize: 20 });
@@ -43,12 +67,10 @@ async function start() {
     const env = { ...process.env, DATABASE_URL: database.url, GATEWAY_SECRET_KEY: secretKey, GATEWAY_REGISTRY_URL: registry.url };
     worker = superviseWorker({ env, log: consola });
   }
-  const app = createApp(ctx);
-  const server = serve({ fetch: app.fetch, port: config.PORT, serverOptions: serverOptions(config) }, (info) => {
-    consola.success(`Gateway listening on http://localhost:${info.port} (mediu: ${environmentName(config)})`);
-  });
-
-  limitServer(server as Server, config);
+  serve(createApp(ctx).fetch);
+  const bound = server.address() as AddressInfo;
+  const host = bound.family === 'IPv6' ? `[${bound.address}]` : bound.address;
+  consola.success(`Gateway listening on http://${host}:${bound.port} (mediu: ${environmentName(config)})`);
 
   // Stop order: stop taking requests, let the worker finish or release its sends, then the
   // simulator it may still be talking to, then our pool; the database goes last.

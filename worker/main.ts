@@ -1,18 +1,17 @@
 // `npm run worker`, or the child process that `npm start` runs beside the server.
 import { consola } from 'consola';
-import { ConfigError, parseConfig } from '../src/config';
+import { parseConfig } from '../src/config';
 import { resolveSecretKey } from '../src/crypto/secret-key';
 import { openDatabase } from '../src/database';
 import { createWorkerContext } from './context';
 import { startWorker } from './runner';
-import { checkSettings, workerSettings } from './settings';
+import { assertWorkerSettings } from './settings';
 import { runUntilSignalled } from '../src/lifecycle';
 
 async function start() {
   const config = parseConfig(process.env);
   consola.level = { debug: 4, info: 3, warn: 2, error: 1 }[config.GATEWAY_LOG_LEVEL];
-  const problems = checkSettings(workerSettings(config), config.GATEWAY_REGISTRY_TIMEOUT_MS);
-  if (problems.length) throw new ConfigError(`Invalid worker configuration:\n  ${problems.join('\n  ')}`);
+  assertWorkerSettings(config);
   const secretKey = resolveSecretKey(config, (m) => consola.warn(m));
   // With DATABASE_URL (always, under `npm start`) this only checks migrations; alone, it
   // attaches to the embedded PostgreSQL of the data dir, or starts it.

@@ -1,4 +1,4 @@
-import type { Config } from '../src/config';
+import { ConfigError, type Config } from '../src/config';
 
 /** The worker's tuning, read from the one parsed configuration. */
 export interface WorkerSettings {
@@ -58,4 +58,10 @@ export function checkSettings(settings: WorkerSettings, registryTimeoutMs: numbe
     problems.push(`GATEWAY_REGISTRY_TIMEOUT_MS (${registryTimeoutMs}) must be below GATEWAY_SENDING_STALE_S (${settings.staleS} s)`);
   }
   return problems;
+}
+
+/** Refuses, with every reason, settings under which the worker must not run (the server checks before spawning it). */
+export function assertWorkerSettings(config: Config): void {
+  const problems = checkSettings(workerSettings(config), config.GATEWAY_REGISTRY_TIMEOUT_MS);
+  if (problems.length) throw new ConfigError(`Invalid worker configuration:\n  ${problems.join('\n  ')}`);
 }

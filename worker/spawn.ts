@@ -34,7 +34,9 @@ export function superviseWorker(options: { env: NodeJS.ProcessEnv; log: WorkerLo
 
   function launch() {
     const started = Date.now();
-    const proc = spawn(process.execPath, ['--import', loader, WORKER_MAIN], { env: options.env, stdio: 'inherit' });
+    // The IPC channel is how the child learns that this process is gone, however it ended
+    // (SIGKILL included): its end of the channel closes, and the worker stops (worker/main.ts).
+    const proc = spawn(process.execPath, ['--import', loader, WORKER_MAIN], { env: options.env, stdio: ['inherit', 'inherit', 'inherit', 'ipc'] });
     child = proc;
     exited = new Promise((resolve) => {
       proc.once('exit', (code, signal) => {
