@@ -6,7 +6,11 @@ import { openDatabase } from '../src/database';
 import { createWorkerContext } from './context';
 import { startWorker } from './runner';
 import { assertWorkerSettings } from './settings';
+import { helpRequested } from '../src/cli/run';
 import { runUntilSignalled } from '../src/lifecycle';
+
+const USAGE = `Usage:
+  npm run worker    the worker alone (settings: README, "The worker and the simulated registry")`;
 
 async function start() {
   const config = parseConfig(process.env);
@@ -29,4 +33,4 @@ async function start() {
   };
 }
 
-runUntilSignalled(start);
+if (!helpRequested(USAGE)) runUntilSignalled(start);

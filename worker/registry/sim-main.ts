@@ -2,10 +2,16 @@
 import { parseArgs } from 'node:util';
 import { consola } from 'consola';
 import { ConfigError, parseConfig } from '../../src/config';
+import { helpRequested } from '../../src/cli/run';
 import { parseSimUsers } from './sim-state';
 import { startSimulator } from './simulator';
 
+const USAGE = `Usage:
+  npm run registry:sim -- [--port <port>] [--host <address>] [--latency <ms>]
+  The simulated registry alone (logins from GATEWAY_SIM_USERS; faults on /_sim/*).`;
+
 async function main() {
+  if (helpRequested(USAGE)) return;
   const config = parseConfig(process.env);
   const { values } = parseArgs({
     options: { port: { type: 'string' }, host: { type: 'string' }, latency: { type: 'string' } },
