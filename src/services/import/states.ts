@@ -1,7 +1,8 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../../db/client';
 import { COMMITTED_STATES, emptyCounts, ROW_STATES, type OdometerReading, type RowState } from '../../domain/import-state';
-import { suggestCode, type Suggestion } from '../../domain/suggest';
+import type { Suggestion } from '../../domain/suggest';
+import { accountExamples, suggestFor } from '../operations/suggestions';
 import type { ResolutionContext } from '../../domain/resolve';
 
 /**
@@ -118,13 +119,14 @@ export interface OperationToMap {
 }
 
 /** The workshop codes no row could resolve, with the first name a row gives each and how many rows have it. */
-export async function operationsToMap(exec: Executor, batchId: number, resolution: ResolutionContext): Promise<OperationToMap[]> {
+export async function operationsToMap(exec: Executor, accountId: number, batchId: number, resolution: ResolutionContext): Promise<OperationToMap[]> {
   const rows = await exec.execute<{ code: string; denumire: string | null; rows: number }>(sql`
     SELECT e->>0 AS code, (array_agg(e->>1 ORDER BY r.row_index) FILTER (WHERE e->>1 <> ''))[1] AS denumire, count(*)::int AS rows
     FROM import_rows r, jsonb_array_elements(r.unmapped) AS e
     WHERE r.batch_id = ${batchId} AND r.unmapped IS NOT NULL
     GROUP BY 1`);
+  const examples = rows.length ? await accountExamples(exec, accountId) : [];
   return rows
-    .map(({ code, denumire, rows: n }) => ({ cod_op_service: code, denumire: denumire ?? '', rows: n, sugestie: suggestCode(denumire || code, resolution.nomenclator) }))
+    .map(({ code, denumire, rows: n }) => ({ cod_op_service: code, denumire: denumire ?? '', rows: n, sugestie: suggestFor({ code, denumire }, resolution.nomenclator, examples) }))
     .sort((a, b) => b.rows - a.rows || a.cod_op_service.localeCompare(b.cod_op_service));
 }
