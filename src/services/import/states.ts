@@ -4,22 +4,26 @@ import { COMMITTED_STATES, emptyCounts, ROW_STATES, type OdometerReading, type R
 import type { Suggestion } from '../../domain/suggest';
 import { accountExamples, suggestFor } from '../operations/suggestions';
 import type { ResolutionContext } from '../../domain/resolve';
+import { rowSortedCodes, sentRecords } from './sent-records';
 
 /**
  * Every row's state, set-based over the derived columns (see domain/import-state.ts for the
  * rules; this is the same precedence in SQL): stored submissions with either key form joined
- * for the whole batch, repeats found by a window over the key in row order.
+ * for the whole batch, and sent ones with the same resolved record (sent-records.ts); repeats
+ * found by a window over the key in row order.
  */
 function statesQuery(accountId: number, batchId: number): SQL {
   return sql`
     WITH base AS (
       SELECT r.row_index, r.verdict, r.idem_key, r.codes, r.include_review, r.submission_id, r.odometru_final, r.recorded_odometru, r.recorded_data,
-        coalesce(k.id, l.id) AS existing_id, coalesce(k.status, l.status) AS existing_status,
+        coalesce(k.id, l.id, sr.id) AS existing_id, coalesce(k.status, l.status, sr.status) AS existing_status,
         nullif(first_value(r.row_index) OVER (PARTITION BY r.idem_key ORDER BY r.row_index), r.row_index) AS duplicate_of,
         (r.verdict = 'queued' AND r.odometru_final < r.recorded_odometru) AS lower
       FROM import_rows r
       LEFT JOIN submissions k ON k.idempotency_key = r.idem_key AND coalesce(k.account_id, 1) = ${accountId}
       LEFT JOIN submissions l ON l.idempotency_key = r.legacy_key AND coalesce(l.account_id, 1) = ${accountId}
+      LEFT JOIN (${sentRecords(accountId, batchId)}) sr ON r.verdict = 'queued' AND sr.vin_hmac = r.vin_hmac AND sr.data_prestatie = r.data_prestatie
+        AND sr.odometru_final = r.odometru_final AND sr.codes = ${rowSortedCodes(sql`r.codes`)}
       WHERE r.batch_id = ${batchId}
     ), states AS (
       SELECT *, CASE

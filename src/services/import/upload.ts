@@ -19,6 +19,7 @@ import { initialMappingState } from './mapping-store';
 import { createBlockSealer, insertBlocks } from './raw-blocks';
 import { applyReadings, newVinKey, readingsForVins, readingsWatermark, vinHasher } from './readings';
 import { classifyCells, type RowSetting } from './rows';
+import { linkVinSubmissions, submissionsForVins } from './sent-records';
 import { batchView } from './view';
 
 /**
@@ -220,6 +221,7 @@ export async function createImportBatch({ ctx, principal, filename, bytes, sheet
 
     const watermark = await readingsWatermark(exec, accountId);
     await applyReadings(exec, vinHmac, staging.batchId, await readingsForVins(exec, accountId, [...vins]));
+    await linkVinSubmissions(exec, vinHmac, staging.batchId, await submissionsForVins(exec, accountId, [...vins]));
     const derivedFp = fingerprint(setting!, resolution, now, watermark);
     await exec.update(importBatches).set({ rowCount: staging.staged, sheets: summaries, derivedFp }).where(eq(importBatches.id, staging.batchId));
     return staging.batchId;
