@@ -5,7 +5,9 @@
 // page of rows); their ratio (target ≤ 2); and the server's peak RSS (VmHWM, target < 400 MB).
 // Beside it, a second baseline: the same read with every row classified through the API's own
 // per-row path (in this process, the median of three), and upload→complete preview against
-// that: what the import costs beyond reading and classifying.
+// that: what the import costs beyond reading and classifying (issue 4's accepted target, ≤ 2).
+// And the time from upload to the first page of the preview (GET preview page=1
+// page_size=100 answered; target < 2 s for 100,000 rows).
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,6 +32,8 @@ const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);
 const HEADER = ['Serie șasiu (VIN)', 'Nr. înmatriculare', 'Data prestației', 'Km intrare', 'Km ieșire', 'Cod operație', 'Denumire operație'];
 const MB = 1024 * 1024;
 const READ_LIMITS = { maxRows: ROWS, maxUncompressedBytes: 200 * MB, maxColumns: 256 };
+/** Issue 12: the import screen's first page of a 100,000-row file within 2 s of the upload. */
+const FIRST_PAGE_TARGET_MS = 2000;
 
 /** Row i of the export: distinct VINs, dates in March 2025, float odometers, two codes in a cell. */
 function row(i: number) {
@@ -112,9 +116,11 @@ async function uploadToPreview(port: number, key: string, bytes: Buffer, filenam
   const batch = (await uploaded.json()) as { batch_id: number; row_count: number };
   if (uploaded.status !== 201) throw new Error(`upload: ${uploaded.status} ${JSON.stringify(batch)}`);
   const uploadMs = performance.now() - started;
-  const res = await fetch(`http://127.0.0.1:${port}/v1/import/${batch.batch_id}/preview?page_size=100`, { headers: { 'X-API-Key': key } });
-  const preview = (await res.json()) as { total_rows: number; counts: Record<string, number> };
-  if (res.status !== 200 || preview.total_rows !== ROWS) throw new Error(`preview: ${res.status}`);
+  // The first page: what the import screen shows first. The preview answers it with the
+  // batch's counts and rows_hash, so here it is also the complete preview.
+  const res = await fetch(`http://127.0.0.1:${port}/v1/import/${batch.batch_id}/preview?page=1&page_size=100`, { headers: { 'X-API-Key': key } });
+  const preview = (await res.json()) as { total_rows: number; counts: Record<string, number>; rows: unknown[] };
+  if (res.status !== 200 || preview.total_rows !== ROWS || preview.rows.length !== Math.min(100, ROWS)) throw new Error(`preview: ${res.status}`);
   return { uploadMs, totalMs: performance.now() - started, counts: preview.counts, batchId: batch.batch_id };
 }
 
@@ -171,6 +177,11 @@ async function main() {
       console.log(
         `      read + classify every row through the API's path ${(classifyMs / 1000).toFixed(2)} s | ` +
           `upload→complete preview against it ${(run.totalMs / classifyMs).toFixed(2)}`,
+      );
+      const firstPageOver = run.totalMs - FIRST_PAGE_TARGET_MS;
+      console.log(
+        `      upload→first page of the preview (page=1, page_size=100 answered) ${(run.totalMs / 1000).toFixed(2)} s (target < ${FIRST_PAGE_TARGET_MS / 1000} s` +
+          `${firstPageOver > 0 ? `, over by ${(firstPageOver / 1000).toFixed(2)} s` : ''}): upload ${(run.uploadMs / 1000).toFixed(2)} s + preview request ${((run.totalMs - run.uploadMs) / 1000).toFixed(2)} s`,
       );
       console.log(`      states: ${JSON.stringify(run.counts)}`);
       lastBatch = run.batchId;

@@ -110,3 +110,22 @@ export const importAttestations = pgTable('import_attestations', {
   confirmedBy: text('confirmed_by'),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
 });
+
+/**
+ * Which of the account's submissions have the VIN of a batch row, by the batch's VIN HMAC
+ * (the rows keep no VIN): the preview compares each row's resolved record (date, final
+ * odometer, set of registry codes) with these submissions as they are now, so a service sent
+ * through the API with other codes of the workshop is seen as already sent
+ * (services/import/sent-records.ts). Filled at upload and with each newer submission.
+ */
+export const importBatchVinSubmissions = pgTable(
+  'import_batch_vin_submissions',
+  {
+    batchId: integer('batch_id')
+      .notNull()
+      .references(() => importBatches.id, { onDelete: 'cascade' }),
+    vinHmac: text('vin_hmac').notNull(),
+    submissionId: bigint('submission_id', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ name: 'import_batch_vin_submissions_pkey', columns: [t.batchId, t.vinHmac, t.submissionId] })],
+);

@@ -76,3 +76,25 @@ describe('suggestCode', () => {
     expect(suggestCode('zzzz qqqq', nomenclator)).toBeNull();
   });
 });
+
+describe('suggestCode: vocabulary, exact codes, examples', () => {
+  const cod = (name: string, options = {}) => suggestCode(name, nomenclator, options)?.cod_prestatie ?? null;
+  it('reads the trade vocabulary and abbreviations', () => {
+    expect(cod('Revizie')).toBe('OE-3');
+    expect(cod('Rev. 30000 km')).toBe('OE-3');
+    expect(cod('Schimb ulei')).toBe('OE-2');
+    expect(cod('Înlocuire filtru aer')).toBe('OE-2');
+    expect(cod('Înloc. plăcuțe frână')).toBe('OE-2');
+    expect(cod('Montat cauciucuri iarna')).toBe('OE-8');
+    expect(cod('Geometrie roti')).toBe('OE-4');
+    expect(cod('Reparatie caroserie dupa accident')).toBe('OE-C');
+  });
+  it('a name or code that is a registry code is that code', () => {
+    expect(suggestCode('oe 3', nomenclator)).toMatchObject({ cod_prestatie: 'OE-3', sursa: 'cod' });
+    expect(cod('', { code: 'R-ODO' })).toBe('R-ODO');
+  });
+  it("the account's examples win over the vocabulary", () => {
+    expect(cod('Polisare faruri', { examples: [{ text: 'POLISARE-FARURI', cod_prestatie: 'OE-2' }] })).toBe('OE-2');
+    expect(cod('Polisare faruri', { examples: [{ text: 'POLISARE-FARURI', cod_prestatie: 'NU-EXISTA' }] })).not.toBe('NU-EXISTA');
+  });
+});

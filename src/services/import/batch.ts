@@ -20,6 +20,8 @@ export interface MappingState {
   mapping: ColumnMapping;
   source: MappingSource;
   drift: HeaderDrift | null;
+  /** What the upload decided from the column's values (registry-code-column.ts); absent once the mapping is set by hand. */
+  observatii?: string[];
 }
 
 export interface FileMeta {
@@ -55,6 +57,7 @@ function readMappingState(stored: unknown, width: number): MappingState {
     mapping: readColumnMapping(s.mapping, width),
     source: s.source === 'saved' ? 'saved' : 'suggested',
     drift: (s.drift as HeaderDrift | null | undefined) ?? null,
+    ...(Array.isArray(s.observatii) ? { observatii: s.observatii.map(String) } : {}),
   };
 }
 

@@ -9,6 +9,7 @@ import { rowFacts, sameFacts, writeFacts, type RowFacts } from './facts';
 import { fingerprint, readFingerprint, staleScope, type Fingerprint, type StaleScope } from './fingerprint';
 import { applyReadings, newVinKey, openVinKey, readingsForVins, readingsSince, readingsWatermark, vinHasher, type VinHasher } from './readings';
 import { readRow, rowSetting, stagedRows } from './rows';
+import { clearVinSubmissions, linkVinSubmissions, submissionsForVins, submissionsSince } from './sent-records';
 
 /** What the rows were derived against, for the rows that are decrypted afterwards (page, commit). */
 export interface Derivation {
@@ -70,11 +71,14 @@ export async function refreshDerived(ctx: AppContext, exec: Executor, batch: Loa
     const watermark = await readingsWatermark(exec, batch.accountId);
     const vins = await rederive(ctx, exec, batch, where!, derivation, true);
     await applyReadings(exec, derivation.vinHmac, batch.id, await readingsForVins(exec, batch.accountId, vins));
+    if (rekey) await clearVinSubmissions(exec, batch.id);
+    await linkVinSubmissions(exec, derivation.vinHmac, batch.id, await submissionsForVins(exec, batch.accountId, vins));
     current.seen = watermark;
   } else {
     if (where) await rederive(ctx, exec, batch, where, derivation, false);
     const since = await readingsSince(exec, batch.accountId, current.seen);
     await applyReadings(exec, derivation.vinHmac, batch.id, since.readings);
+    if (since.watermark !== current.seen) await linkVinSubmissions(exec, derivation.vinHmac, batch.id, await submissionsSince(exec, batch.accountId, current.seen));
     current.seen = since.watermark;
   }
   if (where || current.seen !== stored?.seen) {

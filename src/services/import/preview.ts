@@ -67,7 +67,7 @@ export async function previewImportBatch({ ctx, accountId, batchId, query }: { c
       rows_hash: summary.rowsHash,
       column_mapping: mapping,
       missing_fields: REQUIRED_FIELDS.filter((f) => mapping[f] === undefined),
-      operations_to_map: await operationsToMap(tx, batch.id, derivation.resolution),
+      operations_to_map: await operationsToMap(tx, accountId, batch.id, derivation.resolution),
       page: query.page,
       page_size: query.page_size,
       pages: Math.max(1, Math.ceil(selected / query.page_size)),

@@ -1,24 +1,29 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../../db/client';
 import { COMMITTED_STATES, emptyCounts, ROW_STATES, type OdometerReading, type RowState } from '../../domain/import-state';
-import { suggestCode, type Suggestion } from '../../domain/suggest';
+import type { Suggestion } from '../../domain/suggest';
+import { accountExamples, suggestFor } from '../operations/suggestions';
 import type { ResolutionContext } from '../../domain/resolve';
+import { rowSortedCodes, sentRecords } from './sent-records';
 
 /**
  * Every row's state, set-based over the derived columns (see domain/import-state.ts for the
  * rules; this is the same precedence in SQL): stored submissions with either key form joined
- * for the whole batch, repeats found by a window over the key in row order.
+ * for the whole batch, and sent ones with the same resolved record (sent-records.ts); repeats
+ * found by a window over the key in row order.
  */
 function statesQuery(accountId: number, batchId: number): SQL {
   return sql`
     WITH base AS (
       SELECT r.row_index, r.verdict, r.idem_key, r.codes, r.include_review, r.submission_id, r.odometru_final, r.recorded_odometru, r.recorded_data,
-        coalesce(k.id, l.id) AS existing_id, coalesce(k.status, l.status) AS existing_status,
+        coalesce(k.id, l.id, sr.id) AS existing_id, coalesce(k.status, l.status, sr.status) AS existing_status,
         nullif(first_value(r.row_index) OVER (PARTITION BY r.idem_key ORDER BY r.row_index), r.row_index) AS duplicate_of,
         (r.verdict = 'queued' AND r.odometru_final < r.recorded_odometru) AS lower
       FROM import_rows r
       LEFT JOIN submissions k ON k.idempotency_key = r.idem_key AND coalesce(k.account_id, 1) = ${accountId}
       LEFT JOIN submissions l ON l.idempotency_key = r.legacy_key AND coalesce(l.account_id, 1) = ${accountId}
+      LEFT JOIN (${sentRecords(accountId, batchId)}) sr ON r.verdict = 'queued' AND sr.vin_hmac = r.vin_hmac AND sr.data_prestatie = r.data_prestatie
+        AND sr.odometru_final = r.odometru_final AND sr.codes = ${rowSortedCodes(sql`r.codes`)}
       WHERE r.batch_id = ${batchId}
     ), states AS (
       SELECT *, CASE
@@ -135,13 +140,14 @@ export interface OperationToMap {
 }
 
 /** The workshop codes no row could resolve, with the first name a row gives each and how many rows have it. */
-export async function operationsToMap(exec: Executor, batchId: number, resolution: ResolutionContext): Promise<OperationToMap[]> {
+export async function operationsToMap(exec: Executor, accountId: number, batchId: number, resolution: ResolutionContext): Promise<OperationToMap[]> {
   const rows = await exec.execute<{ code: string; denumire: string | null; rows: number }>(sql`
     SELECT e->>0 AS code, (array_agg(e->>1 ORDER BY r.row_index) FILTER (WHERE e->>1 <> ''))[1] AS denumire, count(*)::int AS rows
     FROM import_rows r, jsonb_array_elements(r.unmapped) AS e
     WHERE r.batch_id = ${batchId} AND r.unmapped IS NOT NULL
     GROUP BY 1`);
+  const examples = rows.length ? await accountExamples(exec, accountId) : [];
   return rows
-    .map(({ code, denumire, rows: n }) => ({ cod_op_service: code, denumire: denumire ?? '', rows: n, sugestie: suggestCode(denumire || code, resolution.nomenclator) }))
+    .map(({ code, denumire, rows: n }) => ({ cod_op_service: code, denumire: denumire ?? '', rows: n, sugestie: suggestFor({ code, denumire }, resolution.nomenclator, examples) }))
     .sort((a, b) => b.rows - a.rows || a.cod_op_service.localeCompare(b.cod_op_service));
 }

@@ -6,9 +6,10 @@ import { importBatches } from '../../../db/schema';
 import type { AppContext, Principal } from '../../context';
 import { isBlank, type CellValue } from '../../domain/import-cells';
 import { classifyLeadingRow, headerCells, headerSignature } from '../../domain/import-header';
+import { preferRegistryCodes, SAMPLE_ROWS } from '../../domain/registry-code-column';
 import { ImportError } from '../../import/errors';
 import { openSpreadsheet } from '../../import/open';
-import type { SheetInfo, Spreadsheet } from '../../import/types';
+import type { SheetInfo, SheetRow, Spreadsheet } from '../../import/types';
 import { loadResolutionContext } from '../operations/context';
 import { importPurgeAfter, type FileMeta } from './batch';
 import { copyFields, copyText, FACT_COLUMNS, rowFacts } from './facts';
@@ -18,6 +19,7 @@ import { initialMappingState } from './mapping-store';
 import { createBlockSealer, insertBlocks } from './raw-blocks';
 import { applyReadings, newVinKey, readingsForVins, readingsWatermark, vinHasher } from './readings';
 import { classifyCells, type RowSetting } from './rows';
+import { linkVinSubmissions, submissionsForVins } from './sent-records';
 import { batchView } from './view';
 
 /**
@@ -91,12 +93,14 @@ function wantsSheet(sheet: SheetInfo, chosen: readonly string[], staging: Stagin
   return { stage: true, motiv: null };
 }
 
-async function walkSheet(ctx: AppContext, source: Spreadsheet, sheet: SheetInfo, chosen: readonly string[], staging: Staging, create: (header: string[], signature: string) => Promise<CopyWriter>) {
+async function walkSheet(ctx: AppContext, source: Spreadsheet, sheet: SheetInfo, chosen: readonly string[], staging: Staging, create: (header: string[], signature: string, sample: ReadonlyArray<readonly CellValue[]>) => Promise<CopyWriter>) {
   const limits = importLimits(ctx.config);
   const summary: SheetSummary = { name: sheet.name, hidden: sheet.hidden, rows: 0, header_line: null, staged: false, motiv: null };
   let reading: 'leading' | 'no_header' | 'rows' = 'leading';
   const purgeAfter = staging.purgeAfter.toISOString();
   const sheetName = copyText(sheet.name);
+  let pendingHeader: { header: string[]; signature: string } | null = null;
+  const sample: SheetRow[] = [];
 
   for await (const row of source.rows(sheet.name)) {
     if (row.cells.every(isBlank)) continue;
@@ -116,12 +120,31 @@ async function walkSheet(ctx: AppContext, source: Spreadsheet, sheet: SheetInfo,
       summary.header_line = row.line;
       summary.staged = decision.stage;
       summary.motiv = decision.motiv;
-      if (decision.stage && staging.copy === null) staging.copy = await create(header, signature);
+      if (decision.stage && staging.copy === null) pendingHeader = { header, signature };
       reading = 'rows';
       continue;
     }
     summary.rows += 1;
-    if (!summary.staged || staging.copy === null || staging.batchId === null) continue;
+    if (!summary.staged) continue;
+    if (pendingHeader) {
+      // The batch's mapping is judged on the first rows' values too, so they wait for it.
+      sample.push(row);
+      if (sample.length >= SAMPLE_ROWS) await startStaging();
+      continue;
+    }
+    await stage(row);
+  }
+  if (pendingHeader) await startStaging();
+  return summary;
+
+  async function startStaging() {
+    const { header, signature } = pendingHeader!;
+    pendingHeader = null;
+    staging.copy = await create(header, signature, sample.map((r) => r.cells));
+    for (const buffered of sample.splice(0)) await stage(buffered);
+  }
+  async function stage(row: SheetRow) {
+    if (staging.copy === null || staging.batchId === null) return;
     staging.staged += 1;
     if (staging.staged > limits.maxRows) {
       throw new ImportError(413, 'IMPORT_PREA_MULTE_RANDURI', `Fișierul are peste ${limits.maxRows} rânduri de date (limita).`);
@@ -130,7 +153,6 @@ async function walkSheet(ctx: AppContext, source: Spreadsheet, sheet: SheetInfo,
     const derived = staging.derive(staging.staged, row.cells);
     await staging.copy.line(`${staging.batchId}\t${staging.staged}\t${sheetName}\t${purgeAfter}\t${derived}\n`);
   }
-  return summary;
 }
 
 function nothingStaged(sheets: SheetSummary[], staging: Staging): ImportError {
@@ -172,8 +194,12 @@ export async function createImportBatch({ ctx, principal, filename, bytes, sheet
       return copyFields(rowFacts(rowIndex, derived, vinHmac));
     };
     const staging: Staging = { purgeAfter: importPurgeAfter(now), batchId: null, copy: null, blocks: createBlockSealer(ctx.keyring), header: [], signature: '', staged: 0, derive };
-    const create = async (header: string[], signature: string) => {
-      const mappingState = await initialMappingState(exec, accountId, header, signature);
+    const create = async (header: string[], signature: string, sample: ReadonlyArray<readonly CellValue[]>) => {
+      let mappingState = await initialMappingState(exec, accountId, header, signature);
+      if (mappingState.source === 'suggested') {
+        const judged = preferRegistryCodes(header, mappingState.mapping, sample, (code) => resolution.nomenclator.has(code.toUpperCase()));
+        if (judged.observatii.length > 0) mappingState = { ...mappingState, mapping: judged.mapping, observatii: judged.observatii };
+      }
       setting = { accountId, mapping: mappingState.mapping, date1904: fileMeta.date1904 };
       const [row] = await exec
         .insert(importBatches)
@@ -195,6 +221,7 @@ export async function createImportBatch({ ctx, principal, filename, bytes, sheet
 
     const watermark = await readingsWatermark(exec, accountId);
     await applyReadings(exec, vinHmac, staging.batchId, await readingsForVins(exec, accountId, [...vins]));
+    await linkVinSubmissions(exec, vinHmac, staging.batchId, await submissionsForVins(exec, accountId, [...vins]));
     const derivedFp = fingerprint(setting!, resolution, now, watermark);
     await exec.update(importBatches).set({ rowCount: staging.staged, sheets: summaries, derivedFp }).where(eq(importBatches.id, staging.batchId));
     return staging.batchId;

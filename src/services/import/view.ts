@@ -13,6 +13,8 @@ export function mappingView(batch: LoadedBatch) {
     column_mapping: mapping,
     mapping_source: source,
     drift,
+    /** What the upload read from the values, e.g. a column of registry codes taken as cod_prestatie. */
+    observatii: batch.mappingState.observatii ?? [],
     missing_fields: REQUIRED_FIELDS.filter((f) => mapping[f] === undefined),
     fields: IMPORT_FIELDS,
   };

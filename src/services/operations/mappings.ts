@@ -2,9 +2,9 @@ import { and, asc, eq, sql } from 'drizzle-orm';
 import { nomenclator, operationMappings } from '../../../db/schema';
 import type { AppContext } from '../../context';
 import { withRetriedTransaction } from '../../context';
-import { suggestCode } from '../../domain/suggest';
 import { BadRequestError, NotFoundError } from '../../errors';
 import { reResolveHeld } from './re-resolve';
+import { accountExamples, suggestFor } from './suggestions';
 
 export async function listNomenclator(ctx: AppContext) {
   const rows = await ctx.db.select().from(nomenclator).orderBy(asc(nomenclator.cod));
@@ -43,12 +43,13 @@ export async function pendingOperations({ ctx, accountId }: { ctx: AppContext; a
       AND NOT EXISTS (SELECT 1 FROM operation_mappings m WHERE m.account_id = ${accountId} AND m.cod_op_service = code)
     GROUP BY code ORDER BY n DESC, code`);
   const nomenclatorMap = await ctx.nomenclator.get(ctx.db);
+  const examples = await accountExamples(ctx.db, accountId);
   return {
     items: rows.map((r) => ({
       cod_op_service: r.cod,
       denumire: r.denumire ?? '',
       trimiteri: r.n,
-      sugestie: suggestCode(r.denumire || r.cod, nomenclatorMap),
+      sugestie: suggestFor({ code: r.cod, denumire: r.denumire }, nomenclatorMap, examples),
     })),
   };
 }
