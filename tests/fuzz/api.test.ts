@@ -122,8 +122,9 @@ async function check(op: Operation, req: FuzzRequest): Promise<Violation[]> {
     res = await send(req, overHttp).catch((error: unknown) => {
       // @hono/node-server closes a keep-alive socket whose request body the app did not read
       // (an early 401/422) once draining it takes too long; the client's next request on that
-      // socket then fails. That is the transport, not this request: it is sent again, counted.
-      if (!overHttp || !/other side closed|ECONNRESET|socket/i.test(`${String(error)} ${String((error as { cause?: unknown }).cause)}`)) throw error;
+      // socket then fails, or this one fails to finish writing its body (EPIPE). That is the
+      // transport, not this request: it is sent again, counted.
+      if (!overHttp || !/other side closed|ECONNRESET|EPIPE|socket/i.test(`${String(error)} ${String((error as { cause?: unknown }).cause)}`)) throw error;
       stats.resent += 1;
       return send(req, overHttp);
     });
