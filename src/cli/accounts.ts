@@ -7,7 +7,7 @@ const USAGE = `Usage:
   npm run --silent accounts -- create --name <name>   prints the new account id on its last line
   npm run --silent accounts -- list`;
 
-await runCli(async ({ db }, argv) => {
+await runCli(USAGE, async ({ db }, argv) => {
   const [command, ...rest] = argv;
   const { values } = parseArgs({ args: rest, options: { name: { type: 'string' } }, strict: true });
   if (command === 'create') {

@@ -22,7 +22,7 @@ async function issue(db: Db, accountId: number, name: string | null): Promise<{ 
   return { id: row!.id, plain: key.plain };
 }
 
-await runCli(async ({ db }, argv) => {
+await runCli(USAGE, async ({ db }, argv) => {
   const [command, ...rest] = argv;
   const { values, positionals } = parseArgs({ args: rest, options: { account: { type: 'string' }, name: { type: 'string' } }, allowPositionals: true, strict: true });
 

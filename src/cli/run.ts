@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { createDb, type DbHandle } from '../../db/client';
 import { ConfigError, parseConfig } from '../config';
 import { openDatabase } from '../database';
@@ -7,15 +9,28 @@ import { openDatabase } from '../database';
  * in the data dir (attached to while the server runs, started and stopped otherwise).
  * Messages go to stderr so that the last line of stdout is the tool's answer alone.
  */
-export async function runCli(fn: (db: DbHandle, args: string[]) => Promise<void>): Promise<void> {
+export async function runCli(usage: string, fn: (db: DbHandle, args: string[]) => Promise<void>): Promise<void> {
+  const args = process.argv.slice(2);
+  if (args.includes('--help') || args.includes('-h')) {
+    process.stdout.write(`${usage}\n`);
+    return;
+  }
   let stop = async () => {};
   let handle: DbHandle | undefined;
   try {
     const config = parseConfig(process.env);
+    // A tool must never create a second, empty database: a key it issued there would be
+    // refused by the server, which reads another one.
+    const pgDir = resolve(config.GATEWAY_DATA_DIR, 'pg');
+    if (!config.DATABASE_URL && !existsSync(join(pgDir, 'PG_VERSION'))) {
+      throw new UsageError(
+        `Nu există nicio bază de date în ${pgDir}. Dați aceleași GATEWAY_DATA_DIR (sau DATABASE_URL) ca serverului, ori porniți întâi serverul (npm start) ca să o creeze.`,
+      );
+    }
     const database = await openDatabase(config, () => {});
     stop = database.stop;
     handle = createDb(database.url, { max: 2 });
-    await fn(handle, process.argv.slice(2));
+    await fn(handle, args);
   } catch (error) {
     process.exitCode = error instanceof UsageError || error instanceof ConfigError ? 2 : 1;
     process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);

@@ -15,15 +15,17 @@ export function healthRoutes(ctx: AppContext) {
         (SELECT count(*)::int FROM submissions WHERE status = 'sending') AS sending,
         -- The spec's availability indicator: a registry login within the token's 30-hour life.
         coalesce((SELECT max(last_registry_login) > now() - interval '30 hours' FROM worker_state), false) AS registry_available`;
+    // No live worker means nothing is sent: a monitor must see it (503, status `degradat`).
+    const workerAlive = row?.worker_alive ?? false;
     return c.json({
-      status: 'ok',
+      status: workerAlive ? 'ok' : 'degradat',
       database: true,
-      worker_alive: row?.worker_alive ?? false,
+      worker_alive: workerAlive,
       last_registry_login: row?.last_registry_login ? new Date(row.last_registry_login).toISOString() : null,
       queue_size: row?.queue_size ?? 0,
       sending: row?.sending ?? 0,
       registry_available: row?.registry_available ?? false,
-    });
+    }, workerAlive ? 200 : 503);
   });
 
   app.get('/metrics', async (c) => {

@@ -37,14 +37,37 @@ export async function getColumnMapping({ ctx, accountId, batchId }: { ctx: AppCo
 }
 
 /**
- * Sets the batch's mapping and saves it for the account under the signature of the full
- * header, so the next file with this header starts from it.
+ * The client's fields over the current mapping: a field it names (null unmaps it) changes,
+ * the others keep their column. Saving one corrected field must not unmap the rest.
  */
-export async function saveColumnMapping({ ctx, accountId, batchId, refs }: { ctx: AppContext; accountId: number; batchId: number; refs: Partial<Record<ImportField, ColumnRef>> }) {
+export function mergeColumnRefs(current: ColumnMapping, refs: Partial<Record<ImportField, ColumnRef>>): Partial<Record<ImportField, ColumnRef>> {
+  const merged: Partial<Record<ImportField, ColumnRef>> = { ...current };
+  for (const field of IMPORT_FIELDS) if (refs[field] !== undefined) merged[field] = refs[field];
+  return merged;
+}
+
+/**
+ * Sets the batch's mapping and saves it for the account under the signature of the full
+ * header, so the next file with this header starts from it. By default the given fields are
+ * merged over the current mapping; `replace` makes them the whole mapping.
+ */
+export async function saveColumnMapping({
+  ctx,
+  accountId,
+  batchId,
+  refs,
+  replace = false,
+}: {
+  ctx: AppContext;
+  accountId: number;
+  batchId: number;
+  refs: Partial<Record<ImportField, ColumnRef>>;
+  replace?: boolean;
+}) {
   return withTransaction(ctx, undefined, async (tx) => {
     const batch = await loadBatch(tx, accountId, batchId, { forUpdate: true });
     assertStaged(batch);
-    const mapping = resolveColumnRefs(batch.header, refs);
+    const mapping = resolveColumnRefs(batch.header, replace ? refs : mergeColumnRefs(batch.mappingState.mapping, refs));
     const state: MappingState = { mapping, source: 'saved', drift: null };
     await tx.update(importBatches).set({ columnMapping: state }).where(eq(importBatches.id, batch.id));
     await saveAccountMapping(tx, accountId, batch.header, batch.headerSignature, mapping, ctx.clock());
