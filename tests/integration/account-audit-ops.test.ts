@@ -75,10 +75,13 @@ describe('GET /v1/audit/export', () => {
 
 describe('health, metrics, OpenAPI', () => {
   it('/healthz reports the worker fields and the queue size', async () => {
-    const body = await json(await t.call('GET', '/healthz'));
-    expect(body).toMatchObject({ worker_alive: false, last_registry_login: null, queue_size: expect.any(Number) });
+    const down = await t.call('GET', '/healthz');
+    expect(down.status).toBe(503); // no live worker: nothing is sent, a monitor must see it
+    expect(await json(down)).toMatchObject({ status: 'degradat', worker_alive: false, last_registry_login: null, queue_size: expect.any(Number) });
     await t.ctx.sql`INSERT INTO worker_state (worker_id, heartbeat_at, last_registry_login) VALUES ('w1', now(), now())`;
-    expect(await json(await t.call('GET', '/healthz'))).toMatchObject({ worker_alive: true, last_registry_login: expect.any(String) });
+    const up = await t.call('GET', '/healthz');
+    expect(up.status).toBe(200);
+    expect(await json(up)).toMatchObject({ status: 'ok', worker_alive: true, last_registry_login: expect.any(String) });
   });
 
   it('/metrics is Prometheus text with queue depth', async () => {
