@@ -37,12 +37,17 @@ export async function getColumnMapping({ ctx, accountId, batchId }: { ctx: AppCo
 }
 
 /**
- * The client's fields over the current mapping: a field it names (null unmaps it) changes,
- * the others keep their column. Saving one corrected field must not unmap the rest.
+ * The client's fields over the current mapping: a field it names changes (null unmaps it), the
+ * others keep their column unless the client gave that column to a field it named. Saving one
+ * corrected field must not unmap the rest.
  */
-export function mergeColumnRefs(current: ColumnMapping, refs: Partial<Record<ImportField, ColumnRef>>): Partial<Record<ImportField, ColumnRef>> {
-  const merged: Partial<Record<ImportField, ColumnRef>> = { ...current };
-  for (const field of IMPORT_FIELDS) if (refs[field] !== undefined) merged[field] = refs[field];
+export function mergeColumnMapping(current: ColumnMapping, given: ColumnMapping, named: ReadonlySet<ImportField>): ColumnMapping {
+  const taken = new Set(Object.values(given));
+  const merged: ColumnMapping = { ...given };
+  for (const field of IMPORT_FIELDS) {
+    const column = current[field];
+    if (column !== undefined && !named.has(field) && !taken.has(column)) merged[field] = column;
+  }
   return merged;
 }
 
@@ -67,7 +72,9 @@ export async function saveColumnMapping({
   return withTransaction(ctx, undefined, async (tx) => {
     const batch = await loadBatch(tx, accountId, batchId, { forUpdate: true });
     assertStaged(batch);
-    const mapping = resolveColumnRefs(batch.header, replace ? refs : mergeColumnRefs(batch.mappingState.mapping, refs));
+    const given = resolveColumnRefs(batch.header, refs);
+    const named = new Set(IMPORT_FIELDS.filter((field) => refs[field] !== undefined));
+    const mapping = replace ? given : mergeColumnMapping(batch.mappingState.mapping, given, named);
     const state: MappingState = { mapping, source: 'saved', drift: null };
     await tx.update(importBatches).set({ columnMapping: state }).where(eq(importBatches.id, batch.id));
     await saveAccountMapping(tx, accountId, batch.header, batch.headerSignature, mapping, ctx.clock());
