@@ -57,8 +57,8 @@ describe('README examples', () => {
       expect(batch!.status).toBe('committed');
       // The partial save kept the suggested columns: every required field is still mapped.
       expect(Object.keys(batch!.mapping.mapping)).toEqual(expect.arrayContaining(['vin', 'nrInm', 'dataPrestatie', 'odometruFinal']));
-      const [{ n }] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM submissions`;
-      expect(n).toBeGreaterThan(0);
+      const [count] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM submissions`;
+      expect(count!.n).toBeGreaterThan(0);
     } finally {
       server.kill('SIGKILL');
     }
