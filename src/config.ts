@@ -14,8 +14,8 @@ const base64Key = z
 /** Every setting the product reads, parsed once at start-up. Nothing else reads process.env. */
 export const Config = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  // Loopback by default: a fresh clone serves only this machine. In a container or behind a
-  // proxy on another host, set 0.0.0.0 (or the interface's address).
+  // Loopback by default: the API holds registry credentials, so it is reachable from outside
+  // only when the operator says so (HOST=0.0.0.0 in a container, behind a proxy).
   HOST: z.string().min(1).default('127.0.0.1'),
   DATABASE_URL: z.string().url().optional(),
   GATEWAY_REQUIRE_API_KEY: bool(true),
@@ -78,22 +78,15 @@ function contradictions(config: Config): string[] {
 
 export class ConfigError extends Error {}
 
-/**
- * A setting given empty (`PORT=`) is a mistake, not "unset": z.coerce would read it as 0 (a
- * random port) and a URL or a flag would fail further away from the cause.
- */
-function emptySettings(env: Record<string, string | undefined>): string[] {
-  return Object.keys(Config.shape).filter((name) => env[name] !== undefined && env[name]!.trim() === '');
-}
-
 export function parseConfig(env: Record<string, string | undefined>): Config {
-  const empty = emptySettings(env);
-  if (empty.length > 0) {
-    throw new ConfigError(`Invalid configuration:\n${empty.map((name) => `  ${name}: este gol; dați o valoare sau scoateți variabila`).join('\n')}`);
-  }
+  // An empty value is a mistake (`PORT=` would listen on a random port), not "unset": refuse it.
+  const empty = Object.keys(Config.shape).filter((name) => env[name] !== undefined && env[name]!.trim() === '');
   const result = Config.safeParse(env);
-  if (!result.success) {
-    const lines = result.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+  if (empty.length || !result.success) {
+    const lines = [
+      ...empty.map((name) => `  ${name}: este setat gol; dați o valoare sau scoateți-l din mediu`),
+      ...(result.success ? [] : result.error.issues.filter((i) => !empty.includes(String(i.path[0]))).map((i) => `  ${i.path.join('.')}: ${i.message}`)),
+    ];
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const found = contradictions(result.data);

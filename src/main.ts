@@ -1,14 +1,14 @@
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createAdaptorServer } from '@hono/node-server';
+import { getRequestListener } from '@hono/node-server';
 import { consola } from 'consola';
 import { parseSimUsers } from '../worker/registry/sim-state';
 import { startSimulator, type Simulator } from '../worker/registry/simulator';
 import { superviseWorker, type SupervisedWorker } from '../worker/spawn';
-import type { Server } from 'node:http';
-import { assertWorkerSettings } from '../worker/settings';
 import { createApp } from './app';
-import { limitServer, serverOptions } from './http/server-limits';
 import { ConfigError, environmentName, parseConfig, type Config } from './config';
+import { assertWorkerSettings } from '../worker/settings';
+import { limitServer, serverOptions } from './http/server-limits';
 import { resolveSecretKey } from './crypto/secret-key';
 import { openDatabase } from './database';
 import { createContext } from './runtime';
@@ -32,31 +32,47 @@ async function startRegistry(config: Config): Promise<{ url: string; sim?: Simul
   return { url: sim.url, sim };
 }
 
-type FetchHandler = (request: Request, env: unknown) => Response | Promise<Response>;
-
 /**
- * The HTTP port is taken before anything else starts: a port in use stops this start with a
- * message, before a database, a simulator or a worker exists to be left behind. Until the app
- * is ready, requests are answered 503.
+ * Binds the HTTP port before anything else starts, so a port in use fails the start with one
+ * line and leaves no simulator, worker or database behind. Until the app is ready, requests
+ * get 503.
  */
-async function bindServer(config: Config): Promise<{ server: Server; serve: (handler: FetchHandler) => void }> {
-  let handler: FetchHandler = () => new Response('{"status":"pornire"}', { status: 503, headers: { 'Content-Type': 'application/json' } });
-  const server = createAdaptorServer({ fetch: (request, env) => handler(request, env), serverOptions: serverOptions(config) }) as Server;
+async function bindPort(config: Config): Promise<{ server: Server; serve: (fetch: (req: Request) => Response | Promise<Response>) => void }> {
+  let listener: ReturnType<typeof getRequestListener> | undefined;
+  const server = createServer(serverOptions(config), (req, res) => {
+    if (listener) return void listener(req, res);
+    res.writeHead(503, { 'Content-Type': 'application/json', 'Retry-After': '1' }).end('{"status":"pornire"}');
+  });
   limitServer(server, config);
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) =>
-      reject(error.code === 'EADDRINUSE' ? new ConfigError(`Portul ${config.HOST}:${config.PORT} este deja folosit (alt gateway pornit?); opriți-l sau alegeți alt PORT.`) : error),
-    );
-    server.listen(config.PORT, config.HOST, resolve);
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      const where = `${config.HOST}:${config.PORT}`;
+      if (error.code === 'EADDRINUSE') reject(new ConfigError(`Portul ${where} este deja folosit (alt gateway pornit?); alegeți altul cu PORT sau opriți procesul care îl ține.`));
+      else if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND') reject(new ConfigError(`HOST=${config.HOST} nu este o adresă a acestei mașini.`));
+      else if (error.code === 'EACCES') reject(new ConfigError(`Portul ${where} cere drepturi pe care procesul nu le are; alegeți PORT peste 1023.`));
+      else reject(error);
+    });
+    server.listen(config.PORT, config.HOST, () => resolve());
   });
-  return { server, serve: (next) => (handler = next) };
+  return { server, serve: (fetch) => (listener = getRequestListener(fetch)) };
 }
 
 async function start() {
   const config = parseConfig(process.env);
   consola.level = { debug: 4, info: 3, warn: 2, error: 1 }[config.GATEWAY_LOG_LEVEL];
+  // The worker child reads the same settings: refuse them here rather than let it crash-loop.
   if (config.GATEWAY_RUN_WORKER) assertWorkerSettings(config);
-  const { server, serve } = await bindServer(config);
+  const http = await bindPort(config);
+  try {
+    return await startBehind(config, http);
+  } catch (error) {
+    http.server.close();
+    throw error;
+  }
+}
+
+async function startBehind(config: Config, http: Awaited<ReturnType<typeof bindPort>>) {
+  const { server } = http;
   const secretKey = resolveSecretKey(config, (m) => consola.warn(m));
   const database = await openDatabase(config, (m) => consola.info(m));
   const ctx = createContext({ config, databaseUrl: database.url, secretKey, processName: 'server', poolSize: 20 });
@@ -67,7 +83,8 @@ async function start() {
     const env = { ...process.env, DATABASE_URL: database.url, GATEWAY_SECRET_KEY: secretKey, GATEWAY_REGISTRY_URL: registry.url };
     worker = superviseWorker({ env, log: consola });
   }
-  serve(createApp(ctx).fetch);
+  const app = createApp(ctx);
+  http.serve(app.fetch);
   const bound = server.address() as AddressInfo;
   const host = bound.family === 'IPv6' ? `[${bound.address}]` : bound.address;
   consola.success(`Gateway listening on http://${host}:${bound.port} (mediu: ${environmentName(config)})`);
@@ -75,7 +92,10 @@ async function start() {
   // Stop order: stop taking requests, let the worker finish or release its sends, then the
   // simulator it may still be talking to, then our pool; the database goes last.
   return async () => {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeIdleConnections();
+    });
     await worker?.stop((config.GATEWAY_WORKER_SHUTDOWN_S + 5) * 1000);
     await registry.sim?.close();
     await ctx.close();

@@ -6,11 +6,7 @@ import { openDatabase } from '../src/database';
 import { createWorkerContext } from './context';
 import { startWorker } from './runner';
 import { assertWorkerSettings } from './settings';
-import { helpRequested } from '../src/cli/run';
 import { runUntilSignalled } from '../src/lifecycle';
-
-const USAGE = `Usage:
-  npm run worker    the worker alone (settings: README, "The worker and the simulated registry")`;
 
 async function start() {
   const config = parseConfig(process.env);
@@ -33,4 +29,10 @@ async function start() {
   };
 }
 
-if (!helpRequested(USAGE)) runUntilSignalled(start);
+const USAGE = `Usage:
+  npm run worker     the worker alone (npm start already runs one beside the server)
+  Settings: the same environment as the server (README, Settings): DATABASE_URL or
+  GATEWAY_DATA_DIR, GATEWAY_SECRET_KEY, GATEWAY_REGISTRY_URL, GATEWAY_WORKER_*.`;
+
+if (process.argv.includes('--help') || process.argv.includes('-h')) process.stdout.write(`${USAGE}\n`);
+else runUntilSignalled(start, 'Worker');

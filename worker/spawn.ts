@@ -13,7 +13,15 @@ export interface SupervisedWorker {
   pid(): number | undefined;
 }
 
-const WORKER_MAIN = join(import.meta.dirname, 'main.ts');
+/**
+ * Built (`npm start` runs dist/main.js, scripts/build.mjs), the worker is dist/worker.js beside
+ * it, run by plain node; from source (tests, tsx), worker/main.ts through the same loader.
+ */
+function workerCommand(): string[] {
+  if (import.meta.filename.endsWith('.js')) return [join(import.meta.dirname, 'worker.js')];
+  // The TypeScript loader, by absolute path: the child then does not depend on the working directory.
+  return ['--import', import.meta.resolve('tsx'), join(import.meta.dirname, 'main.ts')];
+}
 const RESTART_MIN_MS = 1_000;
 const RESTART_MAX_MS = 30_000;
 
@@ -23,9 +31,7 @@ const RESTART_MAX_MS = 30_000;
  * and master key through its environment, so it never starts a database of its own.
  */
 export function superviseWorker(options: { env: NodeJS.ProcessEnv; log: WorkerLogSink }): SupervisedWorker {
-  // The TypeScript loader the server itself runs under, by absolute path: the child then
-  // does not depend on the working directory.
-  const loader = import.meta.resolve('tsx');
+  const command = workerCommand();
   let child: ChildProcess | undefined;
   let exited: Promise<void> = Promise.resolve();
   let stopping = false;
@@ -34,10 +40,11 @@ export function superviseWorker(options: { env: NodeJS.ProcessEnv; log: WorkerLo
 
   function launch() {
     const started = Date.now();
-    // The IPC channel is how the child learns that this process is gone, however it ended
-    // (SIGKILL included): its end of the channel closes, and the worker stops (worker/main.ts).
-    const proc = spawn(process.execPath, ['--import', loader, WORKER_MAIN], { env: options.env, stdio: ['inherit', 'inherit', 'inherit', 'ipc'] });
+    const proc = spawn(process.execPath, command, { env: options.env, stdio: ['inherit', 'inherit', 'inherit', 'ipc'] });
     child = proc;
+    // The IPC channel is only the child's lifeline: it closes when this process ends, however
+    // it ends, and the child then stops (src/lifecycle.ts). Keep it from holding our loop open.
+    proc.channel?.unref();
     exited = new Promise((resolve) => {
       proc.once('exit', (code, signal) => {
         child = undefined;

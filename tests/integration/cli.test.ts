@@ -1,7 +1,4 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app';
@@ -70,31 +67,3 @@ describe('accounts and keys command-line tools', () => {
   }, 60_000);
 });
 
-describe('tools that cannot surprise (issue 10)', () => {
-  const node = async (script: string, args: string[], env: Record<string, string | undefined>) => {
-    try {
-      const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', script, ...args], { env: env as NodeJS.ProcessEnv, timeout: 30_000 });
-      return { code: 0, stdout, stderr };
-    } catch (error) {
-      const e = error as { code: number; stdout: string; stderr: string };
-      return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-    }
-  };
-
-  it('--help prints the usage on stdout and exits 0, for every command', async () => {
-    for (const script of ['src/cli/accounts.ts', 'src/cli/keys.ts', 'worker/registry/sim-main.ts', 'worker/main.ts']) {
-      const result = await node(script, ['--help'], { PATH: process.env.PATH });
-      expect(result.code, script).toBe(0);
-      expect(result.stdout, script).toMatch(/^Usage:/);
-    }
-  });
-
-  it('with no database where it looks, a tool refuses, naming the data dir and the setting, and creates nothing', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'gw-cli-empty-'));
-    const result = await node('src/cli/accounts.ts', ['list'], { PATH: process.env.PATH, GATEWAY_DATA_DIR: dataDir });
-    expect(result.code).toBe(2);
-    expect(result.stderr).toContain(dataDir);
-    expect(result.stderr).toContain('GATEWAY_DATA_DIR');
-    expect(existsSync(join(dataDir, 'pg'))).toBe(false);
-  });
-});

@@ -1,18 +1,13 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, startEmbedded } from '../../db/embedded';
+import { describe, expect, it } from 'vitest';
+import { startEmbedded } from '../../db/embedded';
 import { ensureCredentials } from '../../db/embedded-roles';
-import { ConfigError, parseConfig } from '../../src/config';
-import { TEST_SECRET } from '../helpers/app';
-import { createTestDatabase } from '../helpers/db';
-import { waitFor } from '../helpers/worker';
 
-// Issue 10: start, stop and recover like a real service. The processes run for real.
+// Issue 10: the embedded database recovers what an earlier run left. Real processes.
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -24,87 +19,6 @@ const alive = (pid: number) => {
     return false;
   }
 };
-
-/** The pids whose parent is `pid` (from /proc). */
-function childrenOf(pid: number): number[] {
-  const pids = readdirSync('/proc').filter((n) => /^\d+$/.test(n)).map(Number);
-  return pids.filter((p) => {
-    try {
-      return Number(readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]) === pid;
-    } catch {
-      return false;
-    }
-  });
-}
-
-/** `src/main.ts` as `npm start` runs it, with its output collected. */
-function startMain(env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src', 'main.ts')], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, GATEWAY_SECRET_KEY: TEST_SECRET, GATEWAY_REQUIRE_API_KEY: 'false', GATEWAY_WORKER_SHUTDOWN_S: '2', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  return { child, output: () => out, exited: new Promise((resolve) => child.once('exit', (code) => resolve(code))) };
-}
-
-describe('settings that cannot surprise', () => {
-  it('an empty value is refused, naming the variable; HOST defaults to loopback', () => {
-    expect(() => parseConfig({ PORT: '' })).toThrow(ConfigError);
-    expect(() => parseConfig({ PORT: '' })).toThrow(/PORT: este gol/);
-    expect(() => parseConfig({ GATEWAY_REGISTRY_URL: ' ' })).toThrow(/GATEWAY_REGISTRY_URL/);
-    expect(parseConfig({}).HOST).toBe('127.0.0.1');
-  });
-});
-
-describe('a failed start leaves nothing behind', () => {
-  let database: Awaited<ReturnType<typeof createTestDatabase>>;
-  beforeAll(async () => {
-    database = await createTestDatabase();
-  });
-  afterAll(() => database.drop());
-
-  it('a port in use: one line saying so, exit 1, and no simulator or worker was started', async () => {
-    const holder = createServer();
-    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
-    const port = (holder.address() as { port: number }).port;
-    const simPort = await freePort();
-    try {
-      const run = startMain({ PORT: String(port), GATEWAY_SIM_PORT: String(simPort), DATABASE_URL: database.url, GATEWAY_DATA_DIR: mkdtempSync(join(tmpdir(), 'gw-busy-')) });
-      expect(await run.exited).toBe(1);
-      expect(run.output()).toMatch(/deja folosit/);
-      expect(run.output()).not.toMatch(/Simulated registry|Worker .* sending/);
-      // The simulator's port was never taken.
-      const probe = createServer();
-      await new Promise<void>((resolve, reject) => probe.once('error', reject).listen(simPort, '127.0.0.1', resolve));
-      await new Promise((resolve) => probe.close(resolve));
-    } finally {
-      await new Promise((resolve) => holder.close(resolve));
-    }
-  });
-
-  it("an invalid worker setting stops the server's start with a message naming it", async () => {
-    const run = startMain({ PORT: String(await freePort()), GATEWAY_SENDING_STALE_S: '3', DATABASE_URL: database.url, GATEWAY_DATA_DIR: mkdtempSync(join(tmpdir(), 'gw-bad-')) });
-    expect(await run.exited).toBe(1);
-    expect(run.output()).toMatch(/GATEWAY_WORKER_HEARTBEAT_S .* GATEWAY_SENDING_STALE_S/);
-  });
-
-  it('the worker stops when the process that started it is killed outright', async () => {
-    const port = await freePort();
-    const run = startMain({ PORT: String(port), GATEWAY_SIM_PORT: String(await freePort()), DATABASE_URL: database.url, GATEWAY_DATA_DIR: mkdtempSync(join(tmpdir(), 'gw-kill-')) });
-    try {
-      await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined))?.status === 200 || undefined, 30_000, `the worker to be alive:\n${run.output()}`);
-      const [worker] = childrenOf(run.child.pid!);
-      expect(worker).toBeDefined();
-      run.child.kill('SIGKILL');
-      await waitFor(() => !alive(worker!) || undefined, 15_000, 'the orphaned worker to stop');
-    } finally {
-      if (run.child.exitCode === null) run.child.kill('SIGKILL');
-    }
-  }, 60_000);
-});
 
 describe('the embedded database recovers what an earlier run left', () => {
   it('a stale postmaster.pid whose number belongs to another process is removed, and the start goes on', async () => {

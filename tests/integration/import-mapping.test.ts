@@ -50,6 +50,19 @@ describe('GET/POST /v1/import/{id}/column-mapping', () => {
     });
   });
 
+  it('merges a partial save over the current mapping; null unmaps a field; "replace": true replaces the whole mapping', async () => {
+    const own = await t.createKey(await t.createAccount('Service merge'));
+    const batchId = await stage(t, own, await xlsxFile({ Date: [ODD, ROW] }));
+    // The suggestion maps vin (column 0); saving only the other fields keeps it.
+    const merged = await json(await save(batchId, { nrInm: 1, dataPrestatie: 'Zi', odometruFinal: 3, cod_prestatie: 4 }, own));
+    expect(merged.column_mapping).toEqual({ vin: 0, nrInm: 1, dataPrestatie: 2, odometruFinal: 3, cod_prestatie: 4 });
+    expect((await preview(t, own, batchId)).rows[0]!.state).toBe('ok');
+    // A correction of one field leaves the rest alone.
+    expect((await json(await save(batchId, { cod_prestatie: null }, own))).column_mapping).toEqual({ vin: 0, nrInm: 1, dataPrestatie: 2, odometruFinal: 3 });
+    const replaced = await t.call('POST', `/v1/import/${batchId}/column-mapping`, { key: own, body: { column_mapping: { vin: 0 }, replace: true } });
+    expect((await json(replaced)).column_mapping).toEqual({ vin: 0 });
+  });
+
   it('refuses a column that does not exist or serves two fields, with 422', async () => {
     const batchId = await stage(t, key, await xlsxFile({ Date: [ODD, ROW] }));
     expect(await json(await save(batchId, { vin: 9 }))).toMatchObject({ status: 422, cod: 'IMPORT_MAPARE_INVALIDA' });

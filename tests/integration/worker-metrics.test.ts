@@ -13,8 +13,10 @@ afterAll(() => h.close());
 
 describe('/healthz and /metrics from what the worker records', () => {
   it('before any worker: not alive, no registry login', async () => {
-    const body = await (await app.request('/healthz')).json();
-    expect(body).toMatchObject({ worker_alive: false, last_registry_login: null, registry_available: false });
+    const res = await app.request('/healthz');
+    expect(res.status).toBe(503);
+    const body = await res.json();
+    expect(body).toMatchObject({ status: 'degradat', worker_alive: false, last_registry_login: null, registry_available: false });
   });
 
   it('after a delivery and a refusal: alive, logged in, sent/error counters, latency and queue depth', async () => {

@@ -2,21 +2,26 @@
 import { parseArgs } from 'node:util';
 import { consola } from 'consola';
 import { ConfigError, parseConfig } from '../../src/config';
-import { helpRequested } from '../../src/cli/run';
 import { parseSimUsers } from './sim-state';
 import { startSimulator } from './simulator';
 
 const USAGE = `Usage:
-  npm run registry:sim -- [--port <port>] [--host <address>] [--latency <ms>]
-  The simulated registry alone (logins from GATEWAY_SIM_USERS; faults on /_sim/*).`;
+  npm run registry:sim -- [--port <port>] [--host <host>] [--latency <ms>]
+    --port     default GATEWAY_SIM_PORT (4010)
+    --host     default 127.0.0.1
+    --latency  delay every answer by this many milliseconds
+  Logins come from GATEWAY_SIM_USERS (default demo:demo); faults are set on <url>/_sim/*.`;
 
 async function main() {
-  if (helpRequested(USAGE)) return;
-  const config = parseConfig(process.env);
   const { values } = parseArgs({
-    options: { port: { type: 'string' }, host: { type: 'string' }, latency: { type: 'string' } },
+    options: { port: { type: 'string' }, host: { type: 'string' }, latency: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
     strict: true,
   });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  const config = parseConfig(process.env);
   const port = values.port === undefined ? config.GATEWAY_SIM_PORT : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`--port: not a port number: ${values.port}`);
   const users = parseSimUsers(config.GATEWAY_SIM_USERS);

@@ -76,7 +76,7 @@ export function importRoutes(ctx: AppContext) {
   }), jsonBody(ColumnMappingBody), async (c) => {
     const id = batchId(c);
     audit(c, { op: 'column_mapping', batch_id: id });
-    return c.json(await saveColumnMapping({ ctx, accountId: c.get('principal').accountId, batchId: id, refs: c.var.body.column_mapping }));
+    return c.json(await saveColumnMapping({ ctx, accountId: c.get('principal').accountId, batchId: id, refs: c.var.body.column_mapping, replace: c.var.body.replace }));
   });
 
   app.get('/:id/preview', describeRoute({

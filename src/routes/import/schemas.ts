@@ -25,6 +25,9 @@ export const ColumnMappingBody = z.object({
       cod_prestatie: ColumnRef,
     })
     .strict(),
+  // false (default): the given fields change, the others keep their column; true: the given
+  // fields are the whole mapping.
+  replace: z.boolean().default(false),
 });
 export type ColumnMappingBody = z.infer<typeof ColumnMappingBody>;
 

@@ -37,14 +37,44 @@ export async function getColumnMapping({ ctx, accountId, batchId }: { ctx: AppCo
 }
 
 /**
- * Sets the batch's mapping and saves it for the account under the signature of the full
- * header, so the next file with this header starts from it.
+ * The client's fields over the current mapping: a field it names changes (null unmaps it), the
+ * others keep their column unless the client gave that column to a field it named. Saving one
+ * corrected field must not unmap the rest.
  */
-export async function saveColumnMapping({ ctx, accountId, batchId, refs }: { ctx: AppContext; accountId: number; batchId: number; refs: Partial<Record<ImportField, ColumnRef>> }) {
+export function mergeColumnMapping(current: ColumnMapping, given: ColumnMapping, named: ReadonlySet<ImportField>): ColumnMapping {
+  const taken = new Set(Object.values(given));
+  const merged: ColumnMapping = { ...given };
+  for (const field of IMPORT_FIELDS) {
+    const column = current[field];
+    if (column !== undefined && !named.has(field) && !taken.has(column)) merged[field] = column;
+  }
+  return merged;
+}
+
+/**
+ * Sets the batch's mapping and saves it for the account under the signature of the full
+ * header, so the next file with this header starts from it. By default the given fields are
+ * merged over the current mapping; `replace` makes them the whole mapping.
+ */
+export async function saveColumnMapping({
+  ctx,
+  accountId,
+  batchId,
+  refs,
+  replace = false,
+}: {
+  ctx: AppContext;
+  accountId: number;
+  batchId: number;
+  refs: Partial<Record<ImportField, ColumnRef>>;
+  replace?: boolean;
+}) {
   return withTransaction(ctx, undefined, async (tx) => {
     const batch = await loadBatch(tx, accountId, batchId, { forUpdate: true });
     assertStaged(batch);
-    const mapping = resolveColumnRefs(batch.header, refs);
+    const given = resolveColumnRefs(batch.header, refs);
+    const named = new Set(IMPORT_FIELDS.filter((field) => refs[field] !== undefined));
+    const mapping = replace ? given : mergeColumnMapping(batch.mappingState.mapping, given, named);
     const state: MappingState = { mapping, source: 'saved', drift: null };
     await tx.update(importBatches).set({ columnMapping: state }).where(eq(importBatches.id, batch.id));
     await saveAccountMapping(tx, accountId, batch.header, batch.headerSignature, mapping, ctx.clock());
