@@ -136,3 +136,13 @@ export async function waitFor<T>(probe: () => Promise<T | undefined> | T | undef
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+
+/** Whether a process with this pid exists. */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -4,21 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { describe, expect, it } from 'vitest';
+import { alive } from '../helpers/worker';
 import { startEmbedded } from '../../db/embedded';
 import { ensureCredentials } from '../../db/embedded-roles';
 
 // Issue 10: the embedded database recovers what an earlier run left. Real processes.
 
 const ROOT = join(import.meta.dirname, '..', '..');
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 describe('the embedded database recovers what an earlier run left', () => {
   it('a stale postmaster.pid whose number belongs to another process is removed, and the start goes on', async () => {

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { freePort } from '../../db/embedded';
 import { TEST_SECRET } from '../helpers/app';
 import { createTestDatabase } from '../helpers/db';
-import { waitFor } from '../helpers/worker';
+import { alive, waitFor } from '../helpers/worker';
 
 // The product's processes for real: `npm start` (build, then `exec node dist/main.js`), signalled
 // as a user (Ctrl-C: SIGINT to the process group) or a service manager (SIGTERM to the process
@@ -34,14 +34,6 @@ afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 /** Every process of a process group still running (ps answers nothing once all are gone). */
 const groupMembers = (pgid: number) =>
   spawnSync('ps', ['-o', 'pid=', '-g', String(pgid)], { encoding: 'utf8' })

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../db/embedded';
 import { TEST_SECRET } from '../helpers/app';
 import { createTestDatabase } from '../helpers/db';
-import { waitFor } from '../helpers/worker';
+import { alive, waitFor } from '../helpers/worker';
 
 // `npm start` as a user runs it: the server, the simulated registry in-process (no
 // GATEWAY_REGISTRY_URL: sandbox) and the worker as a child process.
@@ -24,15 +24,6 @@ afterAll(async () => {
   await sql.end();
   await database.drop();
 });
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 describe('npm start', () => {
   it('runs server, simulated registry and worker: a posted submission reaches sent; SIGTERM stops them all with exit 0', async () => {
