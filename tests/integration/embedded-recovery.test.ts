@@ -63,3 +63,13 @@ describe('the embedded database recovers what an earlier run left', () => {
     rmSync(dataDir, { recursive: true, force: true });
   }, 60_000);
 });
+
+describe('as root, a data dir the postgres OS user cannot reach', () => {
+  it.skipIf(process.getuid?.() !== 0)('is refused in one Romanian line saying what to do, not with a stack trace', async () => {
+    const hidden = mkdtempSync(join(tmpdir(), 'gw-0700-')); // mode 0700, owned by root
+    const dataDir = join(hidden, 'data');
+    await expect(startEmbedded({ dataDir })).rejects.toThrow(/Utilizatorul de sistem postgres nu poate ajunge la .*gw-0700-.*mutați clona/);
+    expect(existsSync(join(dataDir, 'pg', 'PG_VERSION'))).toBe(false);
+    rmSync(hidden, { recursive: true, force: true });
+  });
+});
