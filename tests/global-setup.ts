@@ -34,17 +34,23 @@ export default async function setup(project: TestProject) {
     adminUrl = embedded.adminUrl;
     stop = embedded.stop;
   }
-  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`DROP DATABASE IF EXISTS ${TEMPLATE_DB}`);
-  await admin.unsafe(`CREATE DATABASE ${TEMPLATE_DB}`);
-  const template = postgres(adminUrl.replace(/\/[^/?]+(\?|$)/, `/${TEMPLATE_DB}$1`), { max: 1, onnotice: () => {} });
-  await migrate(template);
-  await template.end();
-  await admin.end();
-  project.provide('adminDatabaseUrl', adminUrl);
-
-  return async () => {
+  const teardown = async () => {
     await stop();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   };
+  try {
+    const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+    await admin.unsafe(`DROP DATABASE IF EXISTS ${TEMPLATE_DB}`);
+    await admin.unsafe(`CREATE DATABASE ${TEMPLATE_DB}`);
+    const template = postgres(adminUrl.replace(/\/[^/?]+(\?|$)/, `/${TEMPLATE_DB}$1`), { max: 1, onnotice: () => {} });
+    await migrate(template);
+    await template.end();
+    await admin.end();
+  } catch (error) {
+    // A set-up that fails after the database started must not leave it running.
+    await teardown();
+    throw error;
+  }
+  project.provide('adminDatabaseUrl', adminUrl);
+  return teardown;
 }
