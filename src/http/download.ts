@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import { stream } from 'hono/streaming';
+import { describeError } from '../journal/describe-error';
 import type { Journal } from '../journal/journal';
 import type { ExportFile } from '../services/export/file';
 
@@ -11,8 +12,8 @@ class ClientGone extends Error {}
  * flight, whatever the file's size. Exports hold personal data, so they are never cached and
  * never sniffed into something a browser would render. A failure after the first byte cannot
  * become an error status: the connection is aborted so the client sees an incomplete
- * download, not a short file that looks whole; the journal gets the error's name and code
- * (never its message, which may quote the query's values).
+ * download, not a short file that looks whole; the journal describes the error as every
+ * unexpected one is (describe-error.ts: never a database error's message or parameters).
  */
 export function streamDownload(c: Context, journal: Journal, download: ExportFile): Response {
   c.header('Content-Type', download.contentType);
@@ -29,13 +30,7 @@ export function streamDownload(c: Context, journal: Journal, download: ExportFil
     },
     async (error, out) => {
       if (!(error instanceof ClientGone)) {
-        const code = (error as { code?: unknown }).code;
-        journal.write({
-          event: 'export_intrerupt',
-          level: 'error',
-          requestId: c.get('requestId') as string | undefined,
-          data: { path: c.req.path, error: error.name, code: typeof code === 'string' ? code : null },
-        });
+        journal.write({ event: 'export_intrerupt', level: 'error', requestId: c.get('requestId') as string | undefined, data: { path: c.req.path, error: describeError(error) } });
       }
       out.abort();
     },

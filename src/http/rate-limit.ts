@@ -43,12 +43,5 @@ export function createWindowCounter(options: { windowMs: number; maxKeys?: numbe
       w.count += 1;
       return { count: w.count, previous, retryAfterS: Math.max(1, Math.ceil((w.start + options.windowMs - at) / 1000)) };
     },
-    /** Hits so far in the key's current window, and the seconds until it ends. */
-    peek(key: string): { count: number; retryAfterS: number } {
-      const at = now();
-      const w = current(key, at);
-      return w ? { count: w.count, retryAfterS: Math.max(1, Math.ceil((w.start + options.windowMs - at) / 1000)) } : { count: 0, retryAfterS: 0 };
-    },
   };
 }
-export type WindowCounter = ReturnType<typeof createWindowCounter>;

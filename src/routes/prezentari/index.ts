@@ -47,9 +47,9 @@ export function prezentariRoutes(ctx: AppContext) {
   // A photo past the limit is refused before anything is classified or stored.
   const imageLimit = ctx.config.GATEWAY_MAX_IMAGE_BYTES;
   const checkImage: MiddlewareHandler<{ Variables: { body: SubmissionInput } }> = async (c, next) => {
-    const image = c.var.body.b64Image ?? '';
-    if (base64Bytes(image) <= imageLimit) return next();
-    return errorResponse(c, 413, 'IMAGINE_PREA_MARE', `Imaginea are aproximativ ${base64Bytes(image)} octeți; limita este ${imageLimit} (GATEWAY_MAX_IMAGE_BYTES).`);
+    const bytes = base64Bytes(c.var.body.b64Image ?? '');
+    if (bytes <= imageLimit) return next();
+    return errorResponse(c, 413, 'IMAGINE_PREA_MARE', `Imaginea are aproximativ ${bytes} octeți; limita este ${imageLimit} (GATEWAY_MAX_IMAGE_BYTES).`);
   };
 
   app.post('/', describeRoute({
