@@ -24,11 +24,21 @@ export interface AppContext {
   lookups: OperationsLoader;
 }
 
-/** The account a request acts for, from its API key (or account 1 in development mode). */
-export interface Principal {
-  accountId: number;
-  viaKey: boolean;
-  keyId: number | null;
+/**
+ * Who acts, built once per request by the transport's middleware and handed to services:
+ * an API key, a signed-in web user (an admin also sees every account's journal), or
+ * development mode (no key required: account 1).
+ */
+export type Actor =
+  | { kind: 'key'; accountId: number; keyId: number }
+  | { kind: 'user'; accountId: number; userId: number; admin: boolean }
+  | { kind: 'dev'; accountId: number };
+
+/** How an attestation or the journal names the actor. */
+export function actorLabel(actor: Actor): string {
+  if (actor.kind === 'key') return `cheie_api:${actor.keyId}`;
+  if (actor.kind === 'user') return `utilizator:${actor.userId}`;
+  return `cont:${actor.accountId}`;
 }
 
 /** Runs `fn` in a transaction, or inside the caller's when one is passed. */

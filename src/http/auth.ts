@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Context, MiddlewareHandler } from 'hono';
 import { apiKeys } from '../../db/schema';
-import type { AppContext, Principal } from '../context';
+import type { AppContext, Actor } from '../context';
 import { sha256Hex } from '../crypto/hash';
 import { errorResponse } from './envelope';
 import type { AppEnv } from './env';
@@ -55,7 +55,7 @@ function tooMany(c: Context, retryAfterS: number, cauza: string) {
  * than GATEWAY_KEY_REQUESTS_PER_MIN requests in a minute gets 429.
  */
 export function apiKeyAuth(ctx: AppContext): MiddlewareHandler<AppEnv> {
-  const cache = new Map<string, { at: number; principal: Principal | null }>();
+  const cache = new Map<string, { at: number; actor: Actor | null }>();
   const failures = createWindowCounter({ windowMs: MINUTE_MS });
   const perKey = createWindowCounter({ windowMs: MINUTE_MS });
   const { GATEWAY_AUTH_FAILURES_PER_MIN: maxFailures, GATEWAY_KEY_REQUESTS_PER_MIN: maxPerKey, GATEWAY_TRUST_PROXY: trustProxy } = ctx.config;
@@ -72,34 +72,34 @@ export function apiKeyAuth(ctx: AppContext): MiddlewareHandler<AppEnv> {
     return errorResponse(c, 401, 'NEAUTENTIFICAT', motiv === 'cheie_lipsa' ? 'Cererea nu conține o cheie API.' : 'Cheia API nu este validă sau a fost revocată.');
   }
 
-  async function lookup(hash: string): Promise<Principal | null> {
+  async function lookup(hash: string): Promise<Actor | null> {
     const now = Date.now();
     const hit = cache.get(hash);
-    if (hit && now - hit.at < CACHE_MS) return hit.principal;
+    if (hit && now - hit.at < CACHE_MS) return hit.actor;
     const [row] = await ctx.db
       .select({ id: apiKeys.id, accountId: apiKeys.accountId })
       .from(apiKeys)
       .where(and(eq(apiKeys.keyHash, hash), isNull(apiKeys.revokedAt)));
-    const principal = row ? { accountId: row.accountId, viaKey: true, keyId: row.id } : null;
+    const actor: Actor | null = row ? { kind: 'key', accountId: row.accountId, keyId: row.id } : null;
     if (cache.size >= CACHE_MAX) cache.clear();
-    cache.set(hash, { at: now, principal });
-    return principal;
+    cache.set(hash, { at: now, actor });
+    return actor;
   }
 
   return async (c, next) => {
     const key = presentedKey((name) => c.req.header(name));
     if (key === undefined) {
       if (ctx.config.GATEWAY_REQUIRE_API_KEY) return refuse(c, 'cheie_lipsa');
-      c.set('principal', { accountId: 1, viaKey: false, keyId: null });
+      c.set('actor', { kind: 'dev', accountId: 1 });
       return next();
     }
-    const principal = key.length <= 200 ? await lookup(sha256Hex(key)) : null;
-    if (!principal) return refuse(c, 'cheie_invalida');
+    const actor = key.length <= 200 ? await lookup(sha256Hex(key)) : null;
+    if (actor?.kind !== 'key') return refuse(c, 'cheie_invalida');
     if (maxPerKey > 0) {
-      const hit = perKey.hit(String(principal.keyId));
+      const hit = perKey.hit(String(actor.keyId));
       if (hit.count > maxPerKey) return tooMany(c, hit.retryAfterS, `Cheia a depășit ${maxPerKey} cereri pe minut (GATEWAY_KEY_REQUESTS_PER_MIN).`);
     }
-    c.set('principal', principal);
+    c.set('actor', actor);
     return next();
   };
 }

@@ -1,9 +1,9 @@
-import type { Principal } from '../context';
+import type { Actor } from '../context';
 
 export type AppEnv = {
   Variables: {
     requestId: string;
-    principal: Principal;
+    actor: Actor;
     /** The request body (JSON or a multipart upload), read within the size limit by limitBody. */
     rawBody?: Buffer;
   };

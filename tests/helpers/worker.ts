@@ -61,7 +61,7 @@ export async function startWorkerHarness(env: Record<string, string> = {}) {
   /** A submission through the real create service, as POST /v1/prezentari stores it. */
   async function submit(accountId: number, overrides: Partial<SubmissionInput> = {}, requestId = `req-${Math.random().toString(36).slice(2)}`) {
     const input = makeSubmission({ reg_credentials: { username: 'demo', password: 'demo' }, ...overrides });
-    const result = await createSubmission({ ctx: app, principal: { accountId, viaKey: true, keyId: null }, input, requestId });
+    const result = await createSubmission({ ctx: app, actor: { kind: 'dev', accountId }, input, requestId });
     if (result.submission_id === null) throw new Error(`not stored: ${result.status}`);
     return { id: result.submission_id, status: result.status, requestId, input };
   }

@@ -117,7 +117,7 @@ describe('session cache and reactivation', () => {
 
     const again = await createSubmission({
       ctx: h.app,
-      principal: { accountId, viaKey: true, keyId: null },
+      actor: { kind: 'dev', accountId },
       input: { ...failed.input, reg_credentials: { username: 'alt', password: 'secret' } },
       requestId: 'req-reactivate',
     });

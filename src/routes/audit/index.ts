@@ -22,7 +22,7 @@ export function auditRoutes(ctx: AppContext) {
   }), async (c) => {
     const q = parseQuery(c, ExportQuery);
     if (!q.ok) return q.response;
-    const accountId = c.get('principal').accountId;
+    const accountId = c.get('actor').accountId;
     ctx.journal.write({ event: 'audit_export', requestId: c.get('requestId'), accountId, data: { ...q.data } });
     return streamDownload(c, ctx.journal, {
       contentType: 'text/csv; charset=utf-8',

@@ -14,23 +14,23 @@ export function conturiRoutes(ctx: AppContext) {
     body: RegCredentials,
     responses: { 200: 'Salvate' },
   }), jsonBody(RegCredentials), async (c) =>
-    c.json(await saveRegCredentials({ ctx, accountId: c.get('principal').accountId, creds: c.var.body, requestId: c.get('requestId') })),
+    c.json(await saveRegCredentials({ ctx, accountId: c.get('actor').accountId, creds: c.var.body, requestId: c.get('requestId') })),
   );
   app.delete('/reg-creds', describeRoute({
     summary: 'Șterge credențialele durabile',
     responses: { 200: 'Șterse' },
-  }), async (c) => c.json(await clearRegCredentials({ ctx, accountId: c.get('principal').accountId, requestId: c.get('requestId') })));
+  }), async (c) => c.json(await clearRegCredentials({ ctx, accountId: c.get('actor').accountId, requestId: c.get('requestId') })));
   return app;
 }
 
 export function pingRoutes(ctx: AppContext) {
   return new Hono<AppEnv>().get('/', describeRoute({ summary: 'Verifică cheia și mediul', responses: { 200: 'Contul cheii și mediul' } }), async (c) => {
-    const principal = c.get('principal');
+    const actor = c.get('actor');
     return c.json({
-      account_id: principal.accountId,
+      account_id: actor.accountId,
       mediu: environmentName(ctx.config),
-      autentificat_cu_cheie: principal.viaKey,
-      are_creds_rar: await hasRegCredentials(ctx, principal.accountId),
+      autentificat_cu_cheie: actor.kind === 'key',
+      are_creds_rar: await hasRegCredentials(ctx, actor.accountId),
       ts: ctx.clock().toISOString(),
     });
   });

@@ -1,5 +1,5 @@
 import { Hono, type Context } from 'hono';
-import type { AppContext, Principal } from '../../context';
+import { actorLabel, type Actor, type AppContext } from '../../context';
 import { streamDownload } from '../../http/download';
 import { errorResponse, shapeError } from '../../http/envelope';
 import type { AppEnv } from '../../http/env';
@@ -39,8 +39,6 @@ async function readUpload(c: Context<AppEnv>): Promise<{ ok: true; file: File; s
   return { ok: true, file, sheets: sheets as string[] };
 }
 
-/** Who confirmed a commit, for the attestation: the API key, or the account in development mode. */
-const confirmedBy = (principal: Principal) => (principal.keyId === null ? `cont:${principal.accountId}` : `cheie_api:${principal.keyId}`);
 
 /** File import (issue 4): upload, column mapping, preview, row edit, commit, export of failed rows. */
 export function importRoutes(ctx: AppContext) {
@@ -48,8 +46,8 @@ export function importRoutes(ctx: AppContext) {
   type Params = { req: { param(name: string): string | undefined } };
   const batchId = (c: Params) => idParam(c.req.param('id') ?? '', INT4_MAX);
   const rowIndex = (c: Params) => idParam(c.req.param('i') ?? '', INT4_MAX);
-  const audit = (c: { get(k: 'requestId'): string; get(k: 'principal'): Principal }, data: Record<string, unknown>) =>
-    ctx.journal.write({ event: 'api_import', requestId: c.get('requestId'), accountId: c.get('principal').accountId, data });
+  const audit = (c: { get(k: 'requestId'): string; get(k: 'actor'): Actor }, data: Record<string, unknown>) =>
+    ctx.journal.write({ event: 'api_import', requestId: c.get('requestId'), accountId: c.get('actor').accountId, data });
 
   app.post('/', describeRoute({
     summary: 'Încarcă un fișier xlsx sau csv (rândurile sunt puse deoparte pentru previzualizare)',
@@ -59,7 +57,7 @@ export function importRoutes(ctx: AppContext) {
     const upload = await readUpload(c);
     if (!upload.ok) return upload.response;
     const bytes = Buffer.from(await upload.file.arrayBuffer());
-    const batch = await createImportBatch({ ctx, principal: c.get('principal'), filename: replaceUnstorable(upload.file.name.slice(0, 255)) || null, bytes, sheets: upload.sheets });
+    const batch = await createImportBatch({ ctx, actor: c.get('actor'), filename: replaceUnstorable(upload.file.name.slice(0, 255)) || null, bytes, sheets: upload.sheets });
     audit(c, { op: 'upload', batch_id: batch.batch_id, rows: batch.row_count, kind: batch.file.kind, size: bytes.length });
     return c.json(batch, 201);
   });
@@ -67,7 +65,7 @@ export function importRoutes(ctx: AppContext) {
   app.get('/:id/column-mapping', describeRoute({
     summary: 'Maparea coloanelor importului',
     responses: { 200: 'Antetul și maparea' },
-  }), async (c) => c.json(await getColumnMapping({ ctx, accountId: c.get('principal').accountId, batchId: batchId(c) })));
+  }), async (c) => c.json(await getColumnMapping({ ctx, accountId: c.get('actor').accountId, batchId: batchId(c) })));
 
   app.post('/:id/column-mapping', describeRoute({
     summary: 'Salvează maparea coloanelor (reclasifică rândurile)',
@@ -76,7 +74,7 @@ export function importRoutes(ctx: AppContext) {
   }), jsonBody(ColumnMappingBody), async (c) => {
     const id = batchId(c);
     audit(c, { op: 'column_mapping', batch_id: id });
-    return c.json(await saveColumnMapping({ ctx, accountId: c.get('principal').accountId, batchId: id, refs: c.var.body.column_mapping, replace: c.var.body.replace }));
+    return c.json(await saveColumnMapping({ ctx, accountId: c.get('actor').accountId, batchId: id, refs: c.var.body.column_mapping, replace: c.var.body.replace }));
   });
 
   app.get('/:id/preview', describeRoute({
@@ -87,7 +85,7 @@ export function importRoutes(ctx: AppContext) {
     const id = batchId(c);
     const query = parseQuery(c, PreviewQuery);
     if (!query.ok) return query.response;
-    return c.json(await previewImportBatch({ ctx, accountId: c.get('principal').accountId, batchId: id, query: query.data }));
+    return c.json(await previewImportBatch({ ctx, accountId: c.get('actor').accountId, batchId: id, query: query.data }));
   });
 
   app.post('/:id/rand/:i/editeaza', describeRoute({
@@ -96,7 +94,7 @@ export function importRoutes(ctx: AppContext) {
     responses: { 200: 'Rândul reclasificat', 409: 'Importul a fost confirmat' },
   }), jsonBody(RowEditBody), async (c) => {
     const [id, i] = [batchId(c), rowIndex(c)];
-    const result = await editImportRow({ ctx, accountId: c.get('principal').accountId, batchId: id, rowIndex: i, edits: c.var.body, requestId: c.get('requestId') });
+    const result = await editImportRow({ ctx, accountId: c.get('actor').accountId, batchId: id, rowIndex: i, edits: c.var.body, requestId: c.get('requestId') });
     return c.json(result);
   });
 
@@ -106,7 +104,7 @@ export function importRoutes(ctx: AppContext) {
     responses: { 200: 'Rândul', 409: 'Importul a fost confirmat' },
   }), jsonBody(RowReviewBody), async (c) => {
     const [id, i] = [batchId(c), rowIndex(c)];
-    const result = await setRowReview({ ctx, accountId: c.get('principal').accountId, batchId: id, rowIndex: i, include: c.var.body.include, requestId: c.get('requestId') });
+    const result = await setRowReview({ ctx, accountId: c.get('actor').accountId, batchId: id, rowIndex: i, include: c.var.body.include, requestId: c.get('requestId') });
     return c.json(result);
   });
 
@@ -115,8 +113,8 @@ export function importRoutes(ctx: AppContext) {
     body: CommitBody,
     responses: { 200: 'Rezultatul confirmării', 409: 'Confirmat deja, sau număr/rows_hash care nu mai corespund' },
   }), jsonBody(CommitBody), async (c) => {
-    const principal = c.get('principal');
-    const result = await commitImportBatch({ ctx, accountId: principal.accountId, batchId: batchId(c), input: c.var.body, confirmedBy: confirmedBy(principal), requestId: c.get('requestId') });
+    const actor = c.get('actor');
+    const result = await commitImportBatch({ ctx, accountId: actor.accountId, batchId: batchId(c), input: c.var.body, confirmedBy: actorLabel(actor), requestId: c.get('requestId') });
     audit(c, { op: 'commit', batch_id: result.batch_id, inserted: result.inserted });
     return c.json(result);
   });
@@ -128,7 +126,7 @@ export function importRoutes(ctx: AppContext) {
   }), async (c) => {
     const q = parseQuery(c, ExportFailedQuery);
     if (!q.ok) return q.response;
-    const file = await exportFailedRows({ ctx, accountId: c.get('principal').accountId, batchId: batchId(c), format: q.data.format });
+    const file = await exportFailedRows({ ctx, accountId: c.get('actor').accountId, batchId: batchId(c), format: q.data.format });
     return streamDownload(c, ctx.journal, file);
   });
 

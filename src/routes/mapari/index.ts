@@ -25,20 +25,20 @@ export function mapariRoutes(ctx: AppContext) {
   app.get('/', describeRoute({
     summary: 'Mapările contului',
     responses: { 200: 'Mapările' },
-  }), async (c) => c.json(await listMappings({ ctx, accountId: c.get('principal').accountId })));
+  }), async (c) => c.json(await listMappings({ ctx, accountId: c.get('actor').accountId })));
   app.get('/pending', describeRoute({
     summary: 'Coduri nemapate, cu sugestie preselectată',
     responses: { 200: 'Codurile nemapate' },
-  }), async (c) => c.json(await pendingOperations({ ctx, accountId: c.get('principal').accountId })));
+  }), async (c) => c.json(await pendingOperations({ ctx, accountId: c.get('actor').accountId })));
   app.post('/', describeRoute({
     summary: 'Salvează o mapare și reclasifică trimiterile blocate',
     body: MappingInput,
     responses: { 200: 'Maparea salvată', 400: 'Codul nu există în nomenclator' },
   }), jsonBody(MappingInput), async (c) =>
-    c.json(await saveMapping({ ctx, accountId: c.get('principal').accountId, input: c.var.body, requestId: c.get('requestId') })),
+    c.json(await saveMapping({ ctx, accountId: c.get('actor').accountId, input: c.var.body, requestId: c.get('requestId') })),
   );
   app.delete('/:code', describeRoute({ summary: 'Șterge o mapare', responses: { 200: 'Ștearsă' } }), async (c) =>
-    c.json(await deleteMapping({ ctx, accountId: c.get('principal').accountId, code: c.req.param('code'), requestId: c.get('requestId') })),
+    c.json(await deleteMapping({ ctx, accountId: c.get('actor').accountId, code: c.req.param('code'), requestId: c.get('requestId') })),
   );
   return app;
 }

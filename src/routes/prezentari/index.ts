@@ -37,7 +37,7 @@ export function prezentariRoutes(ctx: AppContext) {
     ctx.journal.write({
       event: 'api_prezentari',
       requestId: c.get('requestId'),
-      accountId: c.get('principal').accountId,
+      accountId: c.get('actor').accountId,
       submissionId: typeof detail.submission_id === 'number' ? detail.submission_id : null,
       data: { method: c.req.method, path: c.req.path, http_status: c.res.status, ...detail },
     });
@@ -57,7 +57,7 @@ export function prezentariRoutes(ctx: AppContext) {
     body: SubmissionInput,
     responses: { 200: { description: 'Verdictul și trimiterea', schema: SubmissionResult } },
   }), jsonBody(SubmissionInput), checkImage, async (c) => {
-    const result = await createSubmission({ ctx, principal: c.get('principal'), input: c.var.body, requestId: c.get('requestId') });
+    const result = await createSubmission({ ctx, actor: c.get('actor'), input: c.var.body, requestId: c.get('requestId') });
     ctx.metrics.submissionsCreated.inc({ status: result.status });
     audit(c, { op: 'create', submission_id: result.submission_id, status: result.status, duplicate: result.duplicate, reactivated: result.reactivated, nemapate: result.nemapate });
     return c.json(result, 200);
@@ -68,7 +68,7 @@ export function prezentariRoutes(ctx: AppContext) {
     body: SubmissionInput,
     responses: { 200: { description: 'Verdictul estimat', schema: DryRunResult } },
   }), jsonBody(SubmissionInput), checkImage, async (c) => {
-    const verdict = await classifyForAccount({ ctx, exec: ctx.db, accountId: c.get('principal').accountId, input: c.var.body });
+    const verdict = await classifyForAccount({ ctx, exec: ctx.db, accountId: c.get('actor').accountId, input: c.var.body });
     audit(c, { op: 'dry_run', status: verdict.status });
     return c.json({
       // A payload that the real POST would reject outright is estimated as needs_mapping.
@@ -88,7 +88,7 @@ export function prezentariRoutes(ctx: AppContext) {
   }), async (c) => {
     const q = parseQuery(c, ListQuery);
     if (!q.ok) return q.response;
-    const { accountId } = c.get('principal');
+    const { accountId } = c.get('actor');
     if (q.data.account_id !== undefined && q.data.account_id !== accountId) {
       throw new BadRequestError('account_id nu corespunde contului cheii API.', 'account_id');
     }
@@ -101,7 +101,7 @@ export function prezentariRoutes(ctx: AppContext) {
   app.get('/:id', describeRoute({ summary: 'O prezentare (câmpuri permise, inclusiv reg_error)', responses: { 200: 'Prezentarea' } }), async (c) => {
     const id = idParam(c.req.param('id'));
     audit(c, { op: 'get', submission_id: id });
-    return c.json(await getSubmission({ ctx, accountId: c.get('principal').accountId, id }));
+    return c.json(await getSubmission({ ctx, accountId: c.get('actor').accountId, id }));
   });
 
   app.delete('/:id', describeRoute({
@@ -110,7 +110,7 @@ export function prezentariRoutes(ctx: AppContext) {
   }), async (c) => {
     const id = idParam(c.req.param('id'));
     audit(c, { op: 'delete', submission_id: id });
-    return c.json(await deleteSubmission({ ctx, accountId: c.get('principal').accountId, id, requestId: c.get('requestId') }));
+    return c.json(await deleteSubmission({ ctx, accountId: c.get('actor').accountId, id, requestId: c.get('requestId') }));
   });
 
   app.post('/:id/repune', describeRoute({
@@ -119,7 +119,7 @@ export function prezentariRoutes(ctx: AppContext) {
   }), async (c) => {
     const id = idParam(c.req.param('id'));
     audit(c, { op: 'requeue', submission_id: id });
-    return c.json(await requeueSubmission({ ctx, accountId: c.get('principal').accountId, id, requestId: c.get('requestId') }));
+    return c.json(await requeueSubmission({ ctx, accountId: c.get('actor').accountId, id, requestId: c.get('requestId') }));
   });
 
   return app;

@@ -1,3 +1,4 @@
+import { inAccount } from '../../../db/account-scope';
 import { eq, sql } from 'drizzle-orm';
 import { accounts } from '../../../db/schema';
 import type { AppContext } from '../../context';
@@ -12,7 +13,7 @@ import type { RegCredentials } from '../../domain/submission-input';
 export async function saveRegCredentials({ ctx, accountId, creds, requestId }: { ctx: AppContext; accountId: number; creds: RegCredentials; requestId: string }) {
   await withTransaction(ctx, undefined, async (tx) => {
     await tx.update(accounts).set({ regCredsEnc: ctx.keyring.encrypt(JSON.stringify(creds)), sessionEpoch: sql`${accounts.sessionEpoch} + 1` }).where(eq(accounts.id, accountId));
-    await tx.execute(sql`UPDATE submissions SET next_attempt_at = NULL WHERE coalesce(account_id, 1) = ${accountId} AND status = 'queued'`);
+    await tx.execute(sql`UPDATE submissions SET next_attempt_at = NULL WHERE ${inAccount(accountId)} AND status = 'queued'`);
   });
   ctx.journal.write({ event: 'creds_rar_salvate', requestId, accountId, data: { username: creds.username } });
   return { are_creds_rar: true };

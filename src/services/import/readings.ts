@@ -1,3 +1,4 @@
+import { inAccount } from '../../../db/account-scope';
 import { createHmac, randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../../../db/client';
@@ -38,7 +39,7 @@ export interface Reading {
 
 /** The id below which every submission of the account has been looked at for readings. */
 export async function readingsWatermark(exec: Executor, accountId: number): Promise<number> {
-  const [row] = await exec.execute<{ id: string | null }>(sql`SELECT max(id) AS id FROM submissions WHERE coalesce(account_id, 1) = ${accountId}`);
+  const [row] = await exec.execute<{ id: string | null }>(sql`SELECT max(id) AS id FROM submissions WHERE ${inAccount(accountId)}`);
   return Number(row?.id ?? 0);
 }
 
@@ -50,7 +51,7 @@ export async function readingsForVins(exec: Executor, accountId: number, vins: r
   if (vins.length === 0) return [];
   return exec.execute<Reading & Record<string, unknown>>(sql`
     SELECT vin, ${READING} FROM submissions
-    WHERE coalesce(account_id, 1) = ${accountId} AND vin IN (SELECT jsonb_array_elements_text(${JSON.stringify(vins)}::jsonb)) AND ${HAS_READING}
+    WHERE ${inAccount(accountId)} AND vin IN (SELECT jsonb_array_elements_text(${JSON.stringify(vins)}::jsonb)) AND ${HAS_READING}
     GROUP BY vin, data_prestatie`);
 }
 
@@ -58,7 +59,7 @@ export async function readingsForVins(exec: Executor, accountId: number, vins: r
 export async function readingsSince(exec: Executor, accountId: number, afterId: number): Promise<{ readings: Reading[]; watermark: number }> {
   const rows = await exec.execute<Reading & { last: string } & Record<string, unknown>>(sql`
     SELECT vin, ${READING}, max(id) AS last FROM submissions
-    WHERE coalesce(account_id, 1) = ${accountId} AND id > ${afterId} AND ${HAS_READING}
+    WHERE ${inAccount(accountId)} AND id > ${afterId} AND ${HAS_READING}
     GROUP BY vin, data_prestatie`);
   return { readings: rows, watermark: rows.reduce((max, r) => Math.max(max, Number(r.last)), afterId) };
 }

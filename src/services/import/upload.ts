@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import type postgres from 'postgres';
 import type { Executor } from '../../../db/client';
 import { importBatches } from '../../../db/schema';
-import type { AppContext, Principal } from '../../context';
+import type { AppContext, Actor } from '../../context';
 import { isBlank, type CellValue } from '../../domain/import-cells';
 import { classifyLeadingRow, headerCells, headerSignature } from '../../domain/import-header';
 import { preferRegistryCodes, SAMPLE_ROWS } from '../../domain/registry-code-column';
@@ -171,7 +171,7 @@ function nothingStaged(sheets: SheetSummary[], staging: Staging): ImportError {
  * hand, and its non-personal facts (services/import/facts.ts) are stored in its row: the
  * preview never decrypts the batch.
  */
-export async function createImportBatch({ ctx, principal, filename, bytes, sheets: chosen }: { ctx: AppContext; principal: Principal; filename: string | null; bytes: Buffer; sheets: string[] }) {
+export async function createImportBatch({ ctx, actor, filename, bytes, sheets: chosen }: { ctx: AppContext; actor: Actor; filename: string | null; bytes: Buffer; sheets: string[] }) {
   const source = await openSpreadsheet(bytes, importLimits(ctx.config));
   const unknown = chosen.filter((name) => !source.sheets.some((s) => s.name === name));
   if (unknown.length > 0) {
@@ -179,7 +179,7 @@ export async function createImportBatch({ ctx, principal, filename, bytes, sheet
   }
   const fileMeta: FileMeta = { kind: source.kind, encoding: source.encoding ?? null, delimiter: source.delimiter ?? null, date1904: source.date1904, size: bytes.length };
   const now = ctx.clock();
-  const accountId = principal.accountId;
+  const accountId = actor.accountId;
 
   const batchId = await ctx.db.transaction(async (exec) => {
     const resolution = await loadResolutionContext(ctx, exec, accountId, 'all');

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { AppContext, Principal } from '../../context';
+import type { AppContext, Actor } from '../../context';
 import { withTransaction } from '../../context';
 import { idempotencyKey, legacyIdempotencyKey } from '../../domain/idempotency';
 import type { SubmissionInput } from '../../domain/submission-input';
@@ -20,16 +20,16 @@ export interface SubmissionResult {
 
 export async function createSubmission({
   ctx,
-  principal,
+  actor,
   input,
   requestId,
 }: {
   ctx: AppContext;
-  principal: Principal;
+  actor: Actor;
   input: SubmissionInput;
   requestId: string;
 }): Promise<SubmissionResult> {
-  const accountId = principal.accountId;
+  const accountId = actor.accountId;
   const verdict = await classifyForAccount({ ctx, exec: ctx.db, accountId, input });
   for (const hit of verdict.ruleHits) {
     ctx.journal.write({ event: 'text_rule_hit', requestId, accountId, data: { ...hit } });

@@ -7,7 +7,7 @@ import { classifyContent } from '../../domain/classify';
 import type { CanonicalContent } from '../../domain/canonical';
 import { ConflictError, NotFoundError } from '../../errors';
 import { loadResolutionContext } from '../operations/context';
-import { inAccount } from './read';
+import { inAccount } from '../../../db/account-scope';
 
 /** States a submission may be deleted from: everything not in flight and not in the registry. */
 export const DELETABLE = ['queued', 'needs_data', 'needs_mapping', 'error'] as const;
@@ -25,7 +25,7 @@ async function lockInScope(tx: Executor, accountId: number, id: number) {
   const [row] = await tx
     .select({ id: submissions.id, status: submissions.status, payload: submissions.payloadJson, accountId: submissions.accountId })
     .from(submissions)
-    .where(and(eq(submissions.id, id), inAccount(accountId)))
+    .where(and(eq(submissions.id, id), inAccount(accountId, submissions.accountId)))
     .for('update');
   if (!row) throw new NotFoundError();
   return row;

@@ -1,12 +1,9 @@
+import { inAccount } from '../../../db/account-scope';
 import { and, desc, eq, gte, lt, lte, sql, type SQL } from 'drizzle-orm';
 import { submissions } from '../../../db/schema';
 import type { AppContext } from '../../context';
 import { NotFoundError, readRegError } from '../../errors';
 
-/** Account scope: a NULL account_id is account 1. */
-export function inAccount(accountId: number): SQL {
-  return sql`coalesce(${submissions.accountId}, 1) = ${accountId}`;
-}
 
 const VIEW = {
   id: submissions.id,
@@ -57,7 +54,7 @@ export function toView(row: ViewRow) {
 export type SubmissionView = ReturnType<typeof toView>;
 
 export async function getSubmission({ ctx, accountId, id }: { ctx: AppContext; accountId: number; id: number }): Promise<SubmissionView> {
-  const [row] = await ctx.db.select(VIEW).from(submissions).where(and(eq(submissions.id, id), inAccount(accountId)));
+  const [row] = await ctx.db.select(VIEW).from(submissions).where(and(eq(submissions.id, id), inAccount(accountId, submissions.accountId)));
   if (!row) throw new NotFoundError();
   return toView(row);
 }
@@ -74,7 +71,7 @@ export interface ListFilters {
 
 /** Newest first; the cursor is the last id of the previous page. */
 export async function listSubmissions({ ctx, accountId, filters }: { ctx: AppContext; accountId: number; filters: ListFilters }) {
-  const where: SQL[] = [inAccount(accountId)];
+  const where: SQL[] = [inAccount(accountId, submissions.accountId)];
   if (filters.status) where.push(eq(submissions.status, filters.status));
   if (filters.date_from) where.push(gte(submissions.dataPrestatie, filters.date_from));
   if (filters.date_to) where.push(lte(submissions.dataPrestatie, filters.date_to));
