@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import type { SubmissionStatus } from '../../src/domain/statuses';
 import { bigint, index, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 
 export const submissions = pgTable(
@@ -7,7 +8,7 @@ export const submissions = pgTable(
     id: bigint('id', { mode: 'number' }).primaryKey().generatedByDefaultAsIdentity(),
     // NULL is account 1 everywhere (rows stored before account scoping).
     accountId: integer('account_id'),
-    status: text('status').notNull(),
+    status: text('status').$type<SubmissionStatus>().notNull(),
     // Canonical content (never credentials); internal, never returned.
     payloadJson: jsonb('payload_json').notNull(),
     // Copied out of the canonical content for filtering and export.

@@ -75,7 +75,7 @@ describe('registry refusals: error, no retry', () => {
     await h.waitForStatus(s.id, 'error');
     const { getSubmission } = await import('../../src/services/submissions/read');
     const view = await getSubmission({ ctx: h.app, accountId, id: s.id });
-    expect(view.reg_error).toMatchObject({ cod: 'REG_CONTINUT_RESPINS', cauza: 'X: motivul registrului', mesaj_registru: 'motivul registrului', http_status: 400 });
+    expect(view.regError).toMatchObject({ cod: 'REG_CONTINUT_RESPINS', cauza: 'X: motivul registrului', mesaj_registru: 'motivul registrului', http_status: 400 });
   });
 });
 

@@ -1,3 +1,4 @@
+import { SUBMISSION_STATUSES } from '../../domain/statuses';
 import { Hono, type MiddlewareHandler } from 'hono';
 import { z } from 'zod';
 import type { AppContext } from '../../context';
@@ -11,13 +12,13 @@ import { describeRoute, DryRunResult, SubmissionResult } from '../../openapi';
 import { classifyForAccount } from '../../services/submissions/classify';
 import { createSubmission } from '../../services/submissions/create';
 import { deleteSubmission, requeueSubmission } from '../../services/submissions/lifecycle';
-import { decodeCursor, getSubmission, listSubmissions } from '../../services/submissions/read';
+import { getSubmission, listSubmissions } from '../../services/submissions/read';
+import { decodeCursor, presentPage, presentSubmission } from './present';
 import { idParam } from '../params';
 
-const STATUSES = ['queued', 'needs_data', 'needs_mapping', 'sending', 'sent', 'error'] as const;
 
 export const ListQuery = z.object({
-  status: z.enum(STATUSES).optional(),
+  status: z.enum(SUBMISSION_STATUSES).optional(),
   date_from: IsoDateParam.optional(),
   date_to: IsoDateParam.optional(),
   vin: z.string().max(17).optional(),
@@ -95,13 +96,15 @@ export function prezentariRoutes(ctx: AppContext) {
     const cursor = q.data.cursor === undefined ? undefined : decodeCursor(q.data.cursor);
     if (q.data.cursor !== undefined && cursor === undefined) throw new BadRequestError('Cursorul nu este valid.', 'cursor');
     audit(c, { op: 'list' });
-    return c.json(await listSubmissions({ ctx, accountId, filters: { ...q.data, cursor } }));
+    const { status, cursor: _cursor, account_id: _account, ...filters } = q.data;
+    const page = await listSubmissions({ ctx, accountId, filters: { ...filters, statuses: status ? [status] : undefined, after: cursor } });
+    return c.json(presentPage(page));
   });
 
   app.get('/:id', describeRoute({ summary: 'O prezentare (câmpuri permise, inclusiv reg_error)', responses: { 200: 'Prezentarea' } }), async (c) => {
     const id = idParam(c.req.param('id'));
     audit(c, { op: 'get', submission_id: id });
-    return c.json(await getSubmission({ ctx, accountId: c.get('actor').accountId, id }));
+    return c.json(presentSubmission(await getSubmission({ ctx, accountId: c.get('actor').accountId, id })));
   });
 
   app.delete('/:id', describeRoute({

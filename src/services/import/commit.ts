@@ -1,3 +1,4 @@
+import type { SubmissionStatus } from '../../domain/statuses';
 import { eq, sql } from 'drizzle-orm';
 import type { Executor } from '../../../db/client';
 import { importAttestations, importBatches, submissions } from '../../../db/schema';
@@ -28,7 +29,7 @@ async function insertChunk(ctx: AppContext, tx: Executor, batch: LoadedBatch, de
   const values = staged.map((row) => {
     const { verdict, key } = readRow(row, batch, derivation.resolution, derivation.now, ctx.keyring);
     // An included needs_review row is content-valid and resolved: it queues like any other.
-    const status = verdict.status === 'needs_data' ? 'needs_data' : 'queued';
+    const status: SubmissionStatus = verdict.status === 'needs_data' ? 'needs_data' : 'queued';
     const { content } = verdict;
     return {
       accountId: batch.accountId,

@@ -5,20 +5,11 @@ import type { AppContext } from '../../context';
 import { withTransaction } from '../../context';
 import { classifyContent } from '../../domain/classify';
 import type { CanonicalContent } from '../../domain/canonical';
+import { allows, DELETABLE, refusal } from '../../domain/statuses';
 import { ConflictError, NotFoundError } from '../../errors';
 import { loadResolutionContext } from '../operations/context';
 import { inAccount } from '../../../db/account-scope';
 
-/** States a submission may be deleted from: everything not in flight and not in the registry. */
-export const DELETABLE = ['queued', 'needs_data', 'needs_mapping', 'error'] as const;
-/** States a submission may be requeued from: the blocked ones. */
-export const REQUEUEABLE = ['needs_data', 'needs_mapping', 'error'] as const;
-
-const STATE_REASON: Record<string, string> = {
-  sending: 'Trimiterea este în curs către registru; încercați după ce se termină.',
-  sent: 'Înregistrarea este deja în registru; nu mai poate fi ștearsă sau repusă.',
-  queued: 'Trimiterea este deja în coadă.',
-};
 
 /** Scope first (another account's id is a plain 404), then state (409 with the reason). */
 async function lockInScope(tx: Executor, accountId: number, id: number) {
@@ -34,9 +25,7 @@ async function lockInScope(tx: Executor, accountId: number, id: number) {
 export async function deleteSubmission({ ctx, accountId, id, requestId }: { ctx: AppContext; accountId: number; id: number; requestId: string }) {
   return withTransaction(ctx, undefined, async (tx) => {
     const row = await lockInScope(tx, accountId, id);
-    if (!(DELETABLE as readonly string[]).includes(row.status)) {
-      throw new ConflictError(STATE_REASON[row.status] ?? `Starea ${row.status} nu permite ștergerea.`);
-    }
+    if (!allows(row.status, 'delete')) throw new ConflictError(refusal(row.status, 'delete'));
     await tx.delete(submissions).where(and(eq(submissions.id, id), inArray(submissions.status, [...DELETABLE])));
     ctx.journal.write({ event: 'submission_deleted', requestId, accountId, submissionId: id, data: { from: row.status } });
     return { submission_id: id, deleted: true, previous_status: row.status };
@@ -50,9 +39,7 @@ export async function deleteSubmission({ ctx, accountId, id, requestId }: { ctx:
 export async function requeueSubmission({ ctx, accountId, id, requestId }: { ctx: AppContext; accountId: number; id: number; requestId: string }) {
   return withTransaction(ctx, undefined, async (tx) => {
     const row = await lockInScope(tx, accountId, id);
-    if (!(REQUEUEABLE as readonly string[]).includes(row.status)) {
-      throw new ConflictError(STATE_REASON[row.status] ?? `Starea ${row.status} nu permite repunerea în coadă.`);
-    }
+    if (!allows(row.status, 'requeue')) throw new ConflictError(refusal(row.status, 'requeue'));
     let update: Partial<typeof submissions.$inferInsert> = {};
     if (row.status !== 'error') {
       const content = row.payload as CanonicalContent;

@@ -1,11 +1,14 @@
+import { and, asc, desc, eq, gt, gte, inArray, lt, lte, or, type SQL } from 'drizzle-orm';
 import { inAccount } from '../../../db/account-scope';
-import { and, desc, eq, gte, lt, lte, sql, type SQL } from 'drizzle-orm';
 import { submissions } from '../../../db/schema';
 import type { AppContext } from '../../context';
+import type { ContentError, RegError } from '../../errors';
 import { NotFoundError, readRegError } from '../../errors';
+import type { ResolvedItem } from '../../domain/resolve';
+import type { SubmissionStatus } from '../../domain/statuses';
 
-
-const VIEW = {
+/** The allow-list of what is ever read back: never the payload, the key, the image or credentials. */
+const COLUMNS = {
   id: submissions.id,
   status: submissions.status,
   vin: submissions.vin,
@@ -26,74 +29,99 @@ const VIEW = {
   purgeAfter: submissions.purgeAfter,
 };
 
-type ViewRow = { [K in keyof typeof VIEW]: (typeof VIEW)[K]['_']['data'] | null };
+type Row = { [K in keyof typeof COLUMNS]: (typeof COLUMNS)[K]['_']['data'] | null };
 
-/** The allow-list of what GET returns: never the payload, the key, the image or credentials. */
-export function toView(row: ViewRow) {
+/** A submission as services hand it to the transports (JSON presenter, web components). */
+export interface SubmissionRecord {
+  id: number;
+  status: SubmissionStatus;
+  vin: string;
+  nrInm: string;
+  dataPrestatie: string;
+  prestatii: ResolvedItem[];
+  motiv: string | null;
+  nemapate: string[];
+  erori: ContentError[];
+  regError: RegError | null;
+  registryId: string | null;
+  attempts: number;
+  batchId: number | null;
+  rowIndex: number | null;
+  createdAt: Date;
+  updatedAt: Date;
+  sentAt: Date | null;
+  purgeAfter: Date | null;
+}
+
+function toRecord(row: Row): SubmissionRecord {
   return {
-    submission_id: row.id,
-    status: row.status,
-    vin: row.vin,
-    nrInm: row.nrInm,
-    dataPrestatie: row.dataPrestatie,
-    prestatii: row.prestatii ?? [],
+    id: row.id!,
+    status: row.status!,
+    vin: row.vin!,
+    nrInm: row.nrInm!,
+    dataPrestatie: row.dataPrestatie!,
+    prestatii: (row.prestatii as ResolvedItem[] | null) ?? [],
     motiv: row.motiv,
-    nemapate: row.nemapate ?? [],
-    erori: row.erori ?? [],
-    reg_error: readRegError(row.regError),
-    registry_id: row.registryId,
-    attempts: row.attempts,
-    batch_id: row.batchId,
-    row_index: row.rowIndex,
-    created_at: row.createdAt?.toISOString() ?? null,
-    updated_at: row.updatedAt?.toISOString() ?? null,
-    sent_at: row.sentAt?.toISOString() ?? null,
-    purge_after: row.purgeAfter?.toISOString() ?? null,
+    nemapate: (row.nemapate as string[] | null) ?? [],
+    erori: (row.erori as ContentError[] | null) ?? [],
+    regError: readRegError(row.regError),
+    registryId: row.registryId,
+    attempts: row.attempts ?? 0,
+    batchId: row.batchId,
+    rowIndex: row.rowIndex,
+    createdAt: row.createdAt!,
+    updatedAt: row.updatedAt!,
+    sentAt: row.sentAt,
+    purgeAfter: row.purgeAfter,
   };
 }
-export type SubmissionView = ReturnType<typeof toView>;
 
-export async function getSubmission({ ctx, accountId, id }: { ctx: AppContext; accountId: number; id: number }): Promise<SubmissionView> {
-  const [row] = await ctx.db.select(VIEW).from(submissions).where(and(eq(submissions.id, id), inAccount(accountId, submissions.accountId)));
+export async function getSubmission({ ctx, accountId, id }: { ctx: AppContext; accountId: number; id: number }): Promise<SubmissionRecord> {
+  const [row] = await ctx.db.select(COLUMNS).from(submissions).where(and(eq(submissions.id, id), inAccount(accountId, submissions.accountId)));
   if (!row) throw new NotFoundError();
-  return toView(row);
+  return toRecord(row);
 }
 
 export interface ListFilters {
-  status?: string;
+  statuses?: readonly SubmissionStatus[];
   date_from?: string;
   date_to?: string;
   vin?: string;
+  /** A plate or a VIN, exactly (spaces and dashes ignored, any case). */
+  search?: string;
   batch_id?: number;
   limit: number;
-  cursor?: number;
+  /** The last id of the previous page. */
+  after?: number;
+  /** Oldest first (the dashboard's "De rezolvat"); newest first otherwise. */
+  oldestFirst?: boolean;
 }
 
-/** Newest first; the cursor is the last id of the previous page. */
-export async function listSubmissions({ ctx, accountId, filters }: { ctx: AppContext; accountId: number; filters: ListFilters }) {
+export interface SubmissionPage {
+  items: SubmissionRecord[];
+  /** The id to continue after, or null on the last page. */
+  nextAfter: number | null;
+}
+
+/** One page in id order (keyset: the page after `after`, never an offset). */
+export async function listSubmissions({ ctx, accountId, filters }: { ctx: AppContext; accountId: number; filters: ListFilters }): Promise<SubmissionPage> {
   const where: SQL[] = [inAccount(accountId, submissions.accountId)];
-  if (filters.status) where.push(eq(submissions.status, filters.status));
+  if (filters.statuses?.length) where.push(inArray(submissions.status, [...filters.statuses]));
   if (filters.date_from) where.push(gte(submissions.dataPrestatie, filters.date_from));
   if (filters.date_to) where.push(lte(submissions.dataPrestatie, filters.date_to));
   if (filters.vin) where.push(eq(submissions.vin, filters.vin.trim().toUpperCase()));
+  if (filters.search) {
+    const term = filters.search.replace(/[\s-]/g, '').toUpperCase();
+    where.push(or(eq(submissions.vin, term), eq(submissions.nrInm, term))!);
+  }
   if (filters.batch_id !== undefined) where.push(eq(submissions.batchId, filters.batch_id));
-  if (filters.cursor !== undefined) where.push(lt(submissions.id, filters.cursor));
+  if (filters.after !== undefined) where.push(filters.oldestFirst ? gt(submissions.id, filters.after) : lt(submissions.id, filters.after));
   const rows = await ctx.db
-    .select(VIEW)
+    .select(COLUMNS)
     .from(submissions)
     .where(and(...where))
-    .orderBy(desc(submissions.id))
+    .orderBy(filters.oldestFirst ? asc(submissions.id) : desc(submissions.id))
     .limit(filters.limit + 1);
   const page = rows.slice(0, filters.limit);
-  const last = page.at(-1);
-  return { items: page.map(toView), next_cursor: rows.length > filters.limit && last ? encodeCursor(last.id) : null };
-}
-
-export function encodeCursor(id: number): string {
-  return Buffer.from(`s:${id}`).toString('base64url');
-}
-
-export function decodeCursor(cursor: string): number | undefined {
-  const match = /^s:(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  return match ? Number(match[1]) : undefined;
+  return { items: page.map(toRecord), nextAfter: rows.length > filters.limit ? (page.at(-1)?.id ?? null) : null };
 }

@@ -1,0 +1,50 @@
+// Submission states (spec, "Submission states") and what each allows: one place for the API,
+// the services and the dashboard.
+
+export const SUBMISSION_STATUSES = ['queued', 'needs_data', 'needs_mapping', 'sending', 'sent', 'error'] as const;
+export type SubmissionStatus = (typeof SUBMISSION_STATUSES)[number];
+
+/** The dashboard's default view, "De rezolvat": what waits for the workshop. */
+export const TO_RESOLVE = ['needs_data', 'needs_mapping', 'error'] as const satisfies readonly SubmissionStatus[];
+
+/** Not in flight and not in the registry. */
+export const DELETABLE = ['queued', 'needs_data', 'needs_mapping', 'error'] as const satisfies readonly SubmissionStatus[];
+/** The blocked ones. */
+export const REQUEUEABLE = TO_RESOLVE;
+
+export type SubmissionAction = 'delete' | 'requeue' | 'correct' | 'map';
+
+const ALLOWED: Record<SubmissionStatus, readonly SubmissionAction[]> = {
+  queued: ['delete'],
+  needs_data: ['delete', 'requeue', 'correct'],
+  needs_mapping: ['delete', 'requeue', 'map'],
+  error: ['delete', 'requeue'],
+  sending: [],
+  sent: [],
+};
+
+export function allows(status: SubmissionStatus, action: SubmissionAction): boolean {
+  return ALLOWED[status].includes(action);
+}
+
+export function isSubmissionStatus(value: string): value is SubmissionStatus {
+  return (SUBMISSION_STATUSES as readonly string[]).includes(value);
+}
+
+/** Why an action is refused in a state (the 409's cause), in Romanian. */
+export function refusal(status: SubmissionStatus, action: 'delete' | 'requeue'): string {
+  if (status === 'sending') return 'Trimiterea este în curs către registru; încercați după ce se termină.';
+  if (status === 'sent') return 'Înregistrarea este deja în registru; nu mai poate fi ștearsă sau repusă.';
+  if (status === 'queued' && action === 'requeue') return 'Trimiterea este deja în coadă.';
+  return `Starea ${status} nu permite ${action === 'delete' ? 'ștergerea' : 'repunerea în coadă'}.`;
+}
+
+/** Romanian labels for the dashboard's chips. */
+export const STATUS_LABEL: Record<SubmissionStatus, string> = {
+  queued: 'În coadă',
+  needs_data: 'Date de completat',
+  needs_mapping: 'Cod de mapat',
+  sending: 'Se trimite',
+  sent: 'Trimisă',
+  error: 'Eroare',
+};

@@ -1,0 +1,39 @@
+import type { SubmissionPage, SubmissionRecord } from '../../services/submissions/read';
+
+/** A submission as `/v1/prezentari` writes it: the spec's field names, ISO timestamps. */
+export function presentSubmission(record: SubmissionRecord) {
+  return {
+    submission_id: record.id,
+    status: record.status,
+    vin: record.vin,
+    nrInm: record.nrInm,
+    dataPrestatie: record.dataPrestatie,
+    prestatii: record.prestatii,
+    motiv: record.motiv,
+    nemapate: record.nemapate,
+    erori: record.erori,
+    reg_error: record.regError,
+    registry_id: record.registryId,
+    attempts: record.attempts,
+    batch_id: record.batchId,
+    row_index: record.rowIndex,
+    created_at: record.createdAt.toISOString(),
+    updated_at: record.updatedAt.toISOString(),
+    sent_at: record.sentAt?.toISOString() ?? null,
+    purge_after: record.purgeAfter?.toISOString() ?? null,
+  };
+}
+
+export function presentPage(page: SubmissionPage) {
+  return { items: page.items.map(presentSubmission), next_cursor: page.nextAfter === null ? null : encodeCursor(page.nextAfter) };
+}
+
+/** The API's opaque cursor: the last id of the previous page. */
+export function encodeCursor(id: number): string {
+  return Buffer.from(`s:${id}`).toString('base64url');
+}
+
+export function decodeCursor(cursor: string): number | undefined {
+  const match = /^s:(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  return match ? Number(match[1]) : undefined;
+}
