@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { routePath } from 'hono/route';
 import type { AppContext } from './context';
-import { BadRequestError, ConflictError, NotFoundError } from './errors';
+import { AppError } from './errors';
 import { apiKeyAuth } from './http/auth';
 import { limitBody } from './http/body';
 import { errorBody, errorResponse, notFound } from './http/envelope';
@@ -50,9 +50,7 @@ export function createApp(ctx: AppContext) {
 
   app.notFound((c) => notFound(c));
   app.onError((error, c) => {
-    if (error instanceof NotFoundError) return notFound(c);
-    if (error instanceof ConflictError) return errorResponse(c, 409, 'CONFLICT_STARE', error.reason);
-    if (error instanceof BadRequestError) return errorResponse(c, 400, 'CERERE_INVALIDA', error.reason);
+    if (error instanceof AppError) return error.status === 404 ? notFound(c) : errorResponse(c, error.status, error.cod, error.cauza);
     const id = c.get('requestId');
     ctx.journal.write({
       event: 'eroare_neprevazuta',

@@ -100,23 +100,72 @@ export function readRegError(stored: unknown): RegError | null {
   return { cod: 'REG_EROARE', ...CATALOG.REG_EROARE, cauza: String(stored) };
 }
 
-export class NotFoundError extends Error {
-  constructor() {
-    super('not found');
-  }
+/** The HTTP status of each code a request can fail with (content and registry codes have none). */
+const HTTP_STATUS = {
+  CERERE_INVALIDA: 400,
+  NEAUTENTIFICAT: 401,
+  NEGASIT: 404,
+  CONFLICT_STARE: 409,
+  PREA_MULTE_CERERI: 429,
+  PREA_MARE: 413,
+  IMAGINE_PREA_MARE: 413,
+  EROARE_INTERNA: 500,
+  IMPORT_TIP_NESUPORTAT: 415,
+  IMPORT_FISIER_GOL: 422,
+  IMPORT_FARA_ANTET: 422,
+  IMPORT_PAROLAT: 422,
+  IMPORT_CODARE: 422,
+  IMPORT_FISIER_CORUPT: 422,
+  IMPORT_PREA_MULTE_RANDURI: 413,
+  IMPORT_PREA_MULTE_COLOANE: 413,
+  IMPORT_ARHIVA_PREA_MARE: 413,
+  IMPORT_FOAIE: 422,
+  IMPORT_MAPARE_INVALIDA: 422,
+  IMPORT_DEJA_CONFIRMAT: 409,
+  IMPORT_CONFIRMARE_NUMAR: 409,
+  IMPORT_CONFIRMARE_HASH: 409,
+} as const satisfies Partial<Record<ErrorCode, number>>;
+
+export type RequestErrorCode = keyof typeof HTTP_STATUS;
+export type HttpErrorStatus = (typeof HTTP_STATUS)[RequestErrorCode];
+
+export function httpStatus(cod: RequestErrorCode): HttpErrorStatus {
+  return HTTP_STATUS[cod];
 }
 
-export class ConflictError extends Error {
-  constructor(readonly reason: string) {
-    super(reason);
-  }
-}
-
-export class BadRequestError extends Error {
+/**
+ * The one error a service throws for a request it cannot take: a catalog code (which fixes
+ * the HTTP status) and the cause in Romanian. The API renders it as the JSON envelope, the
+ * web as an error notice; neither repeats what was sent.
+ */
+export class AppError extends Error {
   constructor(
-    readonly reason: string,
+    readonly cod: RequestErrorCode,
+    readonly cauza: string,
     readonly field?: string,
   ) {
-    super(reason);
+    super(`${cod}: ${cauza}`);
+  }
+
+  get status(): HttpErrorStatus {
+    return httpStatus(this.cod);
+  }
+}
+
+export class NotFoundError extends AppError {
+  constructor() {
+    super('NEGASIT', 'Resursa cerută nu există.');
+  }
+}
+
+export class ConflictError extends AppError {
+  constructor(cauza: string) {
+    super('CONFLICT_STARE', cauza);
+  }
+}
+
+export class BadRequestError extends AppError {
+  constructor(cauza: string, field?: string) {
+    super('CERERE_INVALIDA', cauza, field);
   }
 }
