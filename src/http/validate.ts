@@ -1,4 +1,5 @@
 import type { Context, MiddlewareHandler } from 'hono';
+import { zValidator } from '@hono/zod-validator';
 import { z } from 'zod';
 import { hasUnstorableChar } from '../domain/text';
 import { shapeError, type ShapeIssue } from './envelope';
@@ -11,7 +12,7 @@ const UNSTORABLE_MSG = 'Textul conține un caracter nepermis (NUL sau un surogat
  * zod's issues as the spec's 422 entries. Messages come from the Romanian locale, except the
  * one that would name the sender's own keys: an answer never repeats what was sent.
  */
-function issues(error: z.ZodError, where: 'body' | 'query'): ShapeIssue[] {
+function issues(error: { issues: readonly z.core.$ZodIssue[] }, where: 'body' | 'query' | 'form'): ShapeIssue[] {
   return error.issues.slice(0, 50).map((i) => ({
     type: i.code,
     loc: [where, ...i.path.map((p) => (typeof p === 'symbol' ? String(p) : p))],
@@ -64,6 +65,16 @@ export function parseQuery<S extends z.ZodType>(c: Context, schema: S): { ok: tr
   if (parsed.success) return { ok: true, data: parsed.data };
   return { ok: false, response: shapeError(c, issues(parsed.error, 'query')) };
 }
+
+/**
+ * The query string validated by `schema` (@hono/zod-validator), read in the handler with
+ * `c.req.valid('query')`; a bad value is the spec's 422, not the validator's own 400. A
+ * repeated parameter arrives as an array.
+ */
+export const validQuery = <S extends z.ZodType>(schema: S) =>
+  zValidator('query', schema, (result, c) => {
+    if (!result.success) return shapeError(c, issues(result.error, 'query'));
+  });
 
 /**
  * A path or query string that decodes to a NUL (`%00`) names nothing the API stores: a 422

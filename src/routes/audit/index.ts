@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { AppContext } from '../../context';
 import { streamDownload } from '../../http/download';
 import type { AppEnv } from '../../http/env';
-import { IsoDateParam, parseQuery } from '../../http/validate';
+import { IsoDateParam, validQuery } from '../../http/validate';
 import { describeRoute } from '../../openapi';
 import { exportSubmissionsCsv } from '../../services/audit/export';
 
@@ -19,16 +19,15 @@ export function auditRoutes(ctx: AppContext) {
     summary: 'Export CSV (fără imagine)',
     query: ExportQuery,
     responses: { 200: { description: 'Fișierul CSV', contentType: 'text/csv' } },
-  }), async (c) => {
-    const q = parseQuery(c, ExportQuery);
-    if (!q.ok) return q.response;
+  }), validQuery(ExportQuery), async (c) => {
+    const q = c.req.valid('query');
     const accountId = c.get('actor').accountId;
-    ctx.journal.write({ event: 'audit_export', requestId: c.get('requestId'), accountId, data: { ...q.data } });
+    ctx.journal.write({ event: 'audit_export', requestId: c.get('requestId'), accountId, data: { ...q } });
     return streamDownload(c, ctx.journal, {
       contentType: 'text/csv; charset=utf-8',
-      filename: `prezentari-${q.data.status}.csv`,
+      filename: `prezentari-${q.status}.csv`,
       async produce(write) {
-        for await (const chunk of exportSubmissionsCsv({ ctx, accountId, filters: q.data })) await write(chunk);
+        for await (const chunk of exportSubmissionsCsv({ ctx, accountId, filters: q })) await write(chunk);
       },
     });
   });

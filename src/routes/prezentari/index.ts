@@ -7,7 +7,7 @@ import { base64Bytes } from '../../domain/validate';
 import { errorResponse } from '../../http/envelope';
 import { BadRequestError } from '../../errors';
 import type { AppEnv } from '../../http/env';
-import { IsoDateParam, jsonBody, parseQuery } from '../../http/validate';
+import { IsoDateParam, jsonBody, validQuery } from '../../http/validate';
 import { describeRoute, DryRunResult, SubmissionResult } from '../../openapi';
 import { classifyForAccount } from '../../services/submissions/classify';
 import { createSubmission } from '../../services/submissions/create';
@@ -86,17 +86,16 @@ export function prezentariRoutes(ctx: AppContext) {
     summary: 'Lista prezentărilor contului (paginare cu cursor)',
     query: ListQuery,
     responses: { 200: 'O pagină de prezentări', 400: 'account_id al altui cont sau cursor invalid' },
-  }), async (c) => {
-    const q = parseQuery(c, ListQuery);
-    if (!q.ok) return q.response;
+  }), validQuery(ListQuery), async (c) => {
+    const q = c.req.valid('query');
     const { accountId } = c.get('actor');
-    if (q.data.account_id !== undefined && q.data.account_id !== accountId) {
+    if (q.account_id !== undefined && q.account_id !== accountId) {
       throw new BadRequestError('account_id nu corespunde contului cheii API.', 'account_id');
     }
-    const cursor = q.data.cursor === undefined ? undefined : decodeCursor(q.data.cursor);
-    if (q.data.cursor !== undefined && cursor === undefined) throw new BadRequestError('Cursorul nu este valid.', 'cursor');
+    const cursor = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
+    if (q.cursor !== undefined && cursor === undefined) throw new BadRequestError('Cursorul nu este valid.', 'cursor');
     audit(c, { op: 'list' });
-    const { status, cursor: _cursor, account_id: _account, ...filters } = q.data;
+    const { status, cursor: _cursor, account_id: _account, ...filters } = q;
     const page = await listSubmissions({ ctx, accountId, filters: { ...filters, statuses: status ? [status] : undefined, after: cursor } });
     return c.json(presentPage(page));
   });
