@@ -24,6 +24,7 @@ const result = await build({
     'registry-sim': 'worker/registry/sim-main.ts',
     accounts: 'src/cli/accounts.ts',
     keys: 'src/cli/keys.ts',
+    users: 'src/cli/users.ts',
   },
   outdir: out,
   bundle: true,

@@ -7,7 +7,7 @@ import { limitBody } from './http/body';
 import { errorBody, errorResponse, notFound } from './http/envelope';
 import type { AppEnv } from './http/env';
 import { requestId } from './http/request-id';
-import { describeError } from './journal/describe-error';
+import { reportUnexpected } from './http/unexpected';
 import { rejectUnstorableUrl } from './http/validate';
 import { auditRoutes } from './routes/audit';
 import { conturiRoutes, pingRoutes } from './routes/conturi';
@@ -17,6 +17,7 @@ import { importRoutes } from './routes/import';
 import { mapariRoutes, nomenclatorRoutes } from './routes/mapari';
 import { prezentariRoutes } from './routes/prezentari';
 import { reguliTextRoutes } from './routes/reguli-text';
+import { webRoutes } from './web';
 
 export function createApp(ctx: AppContext) {
   const app = new Hono<AppEnv>();
@@ -48,16 +49,12 @@ export function createApp(ctx: AppContext) {
   app.route('/v1/ping', pingRoutes(ctx));
   app.route('/v1/audit', auditRoutes(ctx));
 
+  app.route('/', webRoutes(ctx));
+
   app.notFound((c) => notFound(c));
   app.onError((error, c) => {
     if (error instanceof AppError) return error.status === 404 ? notFound(c) : errorResponse(c, error.status, error.cod, error.cauza);
-    const id = c.get('requestId');
-    ctx.journal.write({
-      event: 'eroare_neprevazuta',
-      level: 'error',
-      requestId: id,
-      data: { path: c.req.path, method: c.req.method, error: describeError(error) },
-    });
+    const id = reportUnexpected(ctx, c, error);
     return c.json(errorBody(500, 'EROARE_INTERNA', 'Eroare internă a serverului.', id), 500);
   });
   return app;

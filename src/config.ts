@@ -50,6 +50,12 @@ export const Config = z.object({
   GATEWAY_HEADERS_TIMEOUT_S: z.coerce.number().int().positive().default(10),
   GATEWAY_KEEPALIVE_TIMEOUT_S: z.coerce.number().int().positive().default(5),
   GATEWAY_MAX_CONNECTIONS: z.coerce.number().int().positive().default(1000),
+  // Dashboard sign-in (README, Dashboard): a session ends after this many idle minutes; failed
+  // sign-ins per e-mail address in 15 minutes; scrypt's cost N for new password hashes (the
+  // OWASP value, ~1 s on 2 cores; lower only in tests: existing hashes keep their own N).
+  GATEWAY_SESSION_IDLE_MIN: z.coerce.number().int().positive().default(60),
+  GATEWAY_LOGIN_FAILURES_PER_EMAIL: z.coerce.number().int().positive().default(10),
+  GATEWAY_SCRYPT_N: z.coerce.number().int().min(1024).refine((n) => (n & (n - 1)) === 0, 'must be a power of 2').default(2 ** 17),
   GATEWAY_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   // Worker and registry client (docs/worker.md explains each).
   GATEWAY_REGISTRY_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),

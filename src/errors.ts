@@ -32,6 +32,8 @@ export const CATALOG = {
   PREA_MULTE_CERERI: { problema: 'Prea multe cereri într-un timp scurt.', fix: 'Așteptați numărul de secunde din antetul Retry-After, apoi reîncercați; verificați că folosiți cheia corectă.' },
   PREA_MARE: { problema: 'Cererea depășește dimensiunea maximă.', fix: 'Trimiteți un corp mai mic.' },
   IMAGINE_PREA_MARE: { problema: 'Imaginea (b64Image) depășește dimensiunea maximă.', fix: 'Micșorați fotografia (de exemplu la 1600 px pe latura mare) sau trimiteți-o în format JPEG.' },
+  AUTENTIFICARE_ESUATA: { problema: 'E-mailul sau parola nu sunt corecte.', fix: 'Verificați datele și încercați din nou; dacă ați uitat parola, cereți administratorului o parolă nouă.' },
+  NEAUTORIZAT_CSRF: { problema: 'Cererea nu a putut fi verificată (lipsește jetonul de siguranță sau vine de pe alt site).', fix: 'Reîncărcați pagina și repetați acțiunea.' },
   EROARE_INTERNA: { problema: 'A apărut o eroare neprevăzută.', fix: 'Reîncercați; dacă persistă, trimiteți request_id echipei de suport.' },
   // File import (issue 4).
   IMPORT_TIP_NESUPORTAT: { problema: 'Fișierul nu este un tabel xlsx sau csv.', fix: 'Salvați tabelul ca „Excel Workbook (.xlsx)” sau „CSV UTF-8” și încărcați-l din nou.' },
@@ -104,6 +106,8 @@ export function readRegError(stored: unknown): RegError | null {
 const HTTP_STATUS = {
   CERERE_INVALIDA: 400,
   NEAUTENTIFICAT: 401,
+  AUTENTIFICARE_ESUATA: 401,
+  NEAUTORIZAT_CSRF: 403,
   NEGASIT: 404,
   CONFLICT_STARE: 409,
   PREA_MULTE_CERERI: 429,

@@ -6,3 +6,4 @@ export * from './operations';
 export * from './app-events';
 export * from './imports';
 export * from './worker-state';
+export * from './web-users';

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createDb, type DbHandle } from '../../db/client';
-import { ConfigError, parseConfig } from '../config';
+import { ConfigError, parseConfig, type Config } from '../config';
 import { openDatabase } from '../database';
 
 /**
@@ -9,7 +9,7 @@ import { openDatabase } from '../database';
  * in the data dir (attached to while the server runs, started and stopped otherwise).
  * Messages go to stderr so that the last line of stdout is the tool's answer alone.
  */
-export async function runCli(usage: string, fn: (db: DbHandle, args: string[]) => Promise<void>): Promise<void> {
+export async function runCli(usage: string, fn: (db: DbHandle, args: string[], config: Config) => Promise<void>): Promise<void> {
   const args = process.argv.slice(2);
   if (args.includes('--help') || args.includes('-h')) {
     process.stdout.write(`${usage}\n`);
@@ -30,7 +30,7 @@ export async function runCli(usage: string, fn: (db: DbHandle, args: string[]) =
     const database = await openDatabase(config, () => {});
     stop = database.stop;
     handle = createDb(database.url, { max: 2 });
-    await fn(handle, args);
+    await fn(handle, args, config);
   } catch (error) {
     process.exitCode = error instanceof UsageError || error instanceof ConfigError ? 2 : 1;
     process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);

@@ -43,5 +43,10 @@ export function createWindowCounter(options: { windowMs: number; maxKeys?: numbe
       w.count += 1;
       return { count: w.count, previous, retryAfterS: Math.max(1, Math.ceil((w.start + options.windowMs - at) / 1000)) };
     },
+    /** Takes back this window's last hit (an attempt counted before it turned out to succeed). */
+    release(key: string): void {
+      const w = current(key, now());
+      if (w && w.count > 0) w.count -= 1;
+    },
   };
 }

@@ -1,11 +1,11 @@
-import { and, asc, desc, eq, gt, gte, inArray, lt, lte, or, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, gte, inArray, lt, lte, or, type SQL } from 'drizzle-orm';
 import { inAccount } from '../../../db/account-scope';
-import { submissions } from '../../../db/schema';
+import { submissionAttempts, submissions } from '../../../db/schema';
 import type { AppContext } from '../../context';
 import type { ContentError, RegError } from '../../errors';
 import { NotFoundError, readRegError } from '../../errors';
 import type { ResolvedItem } from '../../domain/resolve';
-import type { SubmissionStatus } from '../../domain/statuses';
+import { isSubmissionStatus, SUBMISSION_STATUSES, type SubmissionStatus } from '../../domain/statuses';
 
 /** The allow-list of what is ever read back: never the payload, the key, the image or credentials. */
 const COLUMNS = {
@@ -124,4 +124,43 @@ export async function listSubmissions({ ctx, accountId, filters }: { ctx: AppCon
     .limit(filters.limit + 1);
   const page = rows.slice(0, filters.limit);
   return { items: page.map(toRecord), nextAfter: rows.length > filters.limit ? (page.at(-1)?.id ?? null) : null };
+}
+
+/** How many of the account's submissions are in each state (every state present, zero included). */
+export async function countByStatus({ ctx, accountId }: { ctx: AppContext; accountId: number }): Promise<Record<SubmissionStatus, number>> {
+  const rows = await ctx.db
+    .select({ status: submissions.status, n: count() })
+    .from(submissions)
+    .where(inAccount(accountId, submissions.accountId))
+    .groupBy(submissions.status);
+  const counts = Object.fromEntries(SUBMISSION_STATUSES.map((s) => [s, 0])) as Record<SubmissionStatus, number>;
+  for (const row of rows) if (isSubmissionStatus(row.status)) counts[row.status] = row.n;
+  return counts;
+}
+
+export interface AttemptRecord {
+  attemptNo: number;
+  startedAt: Date;
+  endedAt: Date | null;
+  httpStatus: number | null;
+  errorCode: string | null;
+  resultStatus: string | null;
+  latencyMs: number | null;
+}
+
+/** The delivery attempts of a submission the caller has already found in its account. */
+export async function listAttempts({ ctx, submissionId }: { ctx: AppContext; submissionId: number }): Promise<AttemptRecord[]> {
+  return ctx.db
+    .select({
+      attemptNo: submissionAttempts.attemptNo,
+      startedAt: submissionAttempts.startedAt,
+      endedAt: submissionAttempts.endedAt,
+      httpStatus: submissionAttempts.httpStatus,
+      errorCode: submissionAttempts.errorCode,
+      resultStatus: submissionAttempts.resultStatus,
+      latencyMs: submissionAttempts.latencyMs,
+    })
+    .from(submissionAttempts)
+    .where(eq(submissionAttempts.submissionId, submissionId))
+    .orderBy(asc(submissionAttempts.attemptNo));
 }

@@ -1,0 +1,69 @@
+// The dashboard's behaviour, as listeners: the CSP allows no inline script and no eval, so
+// nothing here is an hx-on attribute or a trigger filter.
+(() => {
+  const csrf = () => document.querySelector('meta[name="csrf-token"]')?.content;
+  const panel = () => document.getElementById('panou');
+  const panelOpen = () => Boolean(panel()?.querySelector('[data-open]'));
+  const isPoll = (el) => el instanceof Element && el.matches('[data-poll]');
+  /** The ETag of the last list each URL answered, sent back so that an unchanged list is a 304. */
+  const etags = new Map();
+  const clock = new Intl.DateTimeFormat('ro-RO', { timeZone: 'Europe/Bucharest', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+
+  document.addEventListener('htmx:config:request', (event) => {
+    const { ctx } = event.detail;
+    const token = csrf();
+    if (token) ctx.request.headers['X-CSRF-Token'] = token;
+    if (!isPoll(ctx.sourceElement)) return;
+    // The list does not move under a reader: no poll while a panel is open or the tab is hidden.
+    if (document.hidden || panelOpen()) {
+      event.preventDefault();
+      return;
+    }
+    ctx.request.headers['X-Poll'] = '1';
+    const etag = etags.get(ctx.request.action);
+    if (etag) ctx.request.headers['If-None-Match'] = etag;
+  });
+
+  document.addEventListener('htmx:after:request', (event) => {
+    const { ctx } = event.detail;
+    const { status, headers } = ctx.response ?? {};
+    if (isPoll(ctx.sourceElement) && (status === 200 || status === 304)) {
+      if (status === 200 && headers.get('ETag')) etags.set(ctx.request.action, headers.get('ETag'));
+      const stamp = document.getElementById('actualizat');
+      if (stamp) stamp.textContent = clock.format(new Date());
+    }
+    // An action in the panel changed the list: refresh it now (the panel's button may be gone).
+    if (headers?.get('HX-Trigger')?.includes('coada:schimbata')) {
+      setTimeout(() => document.body.dispatchEvent(new CustomEvent('coada:schimbata')), 0);
+    }
+  });
+
+  function closePanel() {
+    const p = panel();
+    if (!p || !panelOpen()) return;
+    const id = p.querySelector('h2')?.textContent?.match(/\d+/)?.[0];
+    p.innerHTML = '';
+    // Back to where the reader was: the row's button, if it is still listed.
+    document.querySelector(`#t-${id} button`)?.focus();
+    document.body.dispatchEvent(new CustomEvent('coada:schimbata'));
+  }
+
+  document.addEventListener('click', (event) => {
+    if (event.target instanceof Element && event.target.closest('[data-close-panel]')) closePanel();
+  });
+  document.addEventListener('keydown', (event) => {
+    if (event.key === 'Escape') closePanel();
+  });
+  // A panel just opened: focus it, so a keyboard user is where the content is.
+  document.addEventListener('htmx:after:swap', (event) => {
+    const target = event.detail.ctx?.target;
+    const heading = target?.id === 'panou' ? target.querySelector('h2') : null;
+    if (!heading) return;
+    heading.setAttribute('tabindex', '-1');
+    heading.focus();
+  });
+  // Back on the tab after a while: refresh at once rather than at the next tick.
+  document.addEventListener('visibilitychange', () => {
+    if (!document.hidden && !panelOpen()) document.body.dispatchEvent(new CustomEvent('coada:schimbata'));
+  });
+})();

@@ -1,0 +1,80 @@
+import { parseArgs } from 'node:util';
+import { AppError } from '../errors';
+import { createUser, disableUser, listUsers, resetPassword } from '../services/users/users';
+import { runCli, say, UsageError } from './run';
+
+const USAGE = `Usage (the password is read from standard input, never from an argument):
+  npm run --silent users -- create --account <id> --email <email> [--admin]   prints the user id on its last line
+  npm run --silent users -- list
+  npm run --silent users -- reset-password <email>
+  npm run --silent users -- disable <email>
+An admin sees every account's journal; a user sees only their account.`;
+
+/** The first line of standard input (a pipe, or typed at a terminal). */
+async function readPassword(): Promise<string> {
+  if (process.stdin.isTTY) say('Parola (cel puțin 12 caractere), apoi Enter:');
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) {
+    chunks.push(chunk as Buffer);
+    if ((chunk as Buffer).includes(10)) break;
+  }
+  const password = Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0] ?? '';
+  if (password === '') throw new UsageError(`No password on standard input\n${USAGE}`);
+  return password;
+}
+
+function positiveInt(value: string | undefined, what: string): number {
+  if (!value || !/^\d{1,9}$/.test(value) || Number(value) < 1) throw new UsageError(`${what} must be a positive integer\n${USAGE}`);
+  return Number(value);
+}
+
+/** A service's refusal (bad e-mail, weak password, unknown account or user) is a usage error. */
+async function asUsage<T>(fn: () => Promise<T>, notFound: string): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    if (error instanceof AppError) throw new UsageError(error.status === 404 ? notFound : error.cauza);
+    throw error;
+  }
+}
+
+await runCli(USAGE, async ({ db }, argv, config) => {
+  const [command, ...rest] = argv;
+  const { values, positionals } = parseArgs({
+    args: rest,
+    options: { account: { type: 'string' }, email: { type: 'string' }, admin: { type: 'boolean' } },
+    allowPositionals: true,
+    strict: true,
+  });
+  const scryptN = config.GATEWAY_SCRYPT_N;
+
+  if (command === 'create') {
+    const accountId = positiveInt(values.account, '--account');
+    if (!values.email) throw new UsageError(`--email is required\n${USAGE}`);
+    const password = await readPassword();
+    const id = await asUsage(
+      () => createUser(db, { accountId, email: values.email!, password, admin: values.admin ?? false, scryptN }),
+      `Account ${accountId} does not exist (create it with: npm run --silent accounts -- create --name <name>)`,
+    );
+    say(`User ${id} created for account ${accountId}${values.admin ? ' (admin)' : ''}.`);
+    console.log(id);
+  } else if (command === 'list') {
+    console.log('id\taccount\temail\tadmin\tcreated\tdisabled');
+    for (const u of await listUsers(db)) {
+      console.log([u.id, u.accountId, u.email, u.isAdmin ? 'da' : 'nu', u.createdAt.toISOString(), u.disabledAt?.toISOString() ?? ''].join('\t'));
+    }
+  } else if (command === 'reset-password') {
+    const email = positionals[0];
+    if (!email) throw new UsageError(USAGE);
+    const password = await readPassword();
+    await asUsage(() => resetPassword(db, { email, password, scryptN }), 'No user has this e-mail address');
+    say('Password changed; the user was signed out everywhere.');
+  } else if (command === 'disable') {
+    const email = positionals[0];
+    if (!email) throw new UsageError(USAGE);
+    await asUsage(() => disableUser(db, email), 'No user has this e-mail address');
+    say('User disabled; their sessions have ended.');
+  } else {
+    throw new UsageError(USAGE);
+  }
+});

@@ -1,0 +1,84 @@
+import { randomBytes } from 'node:crypto';
+import { and, eq, isNull, lt, sql } from 'drizzle-orm';
+import { webSessions, webUsers } from '../../../db/schema';
+import type { AppContext } from '../../context';
+import { sha256Hex } from '../../crypto/hash';
+import { decoyHash, verifyPassword } from '../../crypto/password';
+
+export interface SessionUser {
+  userId: number;
+  accountId: number;
+  email: string;
+  admin: boolean;
+}
+
+export interface Session {
+  user: SessionUser;
+  csrfToken: string;
+}
+
+/** last_seen_at is written at most this often: a page of polling is not a write per request. */
+const TOUCH_EVERY_MS = 60_000;
+
+/**
+ * Checks an e-mail and password. An unknown or disabled e-mail costs the same scrypt as a
+ * wrong password, so the time of the answer does not tell which was wrong.
+ */
+export async function checkCredentials(ctx: AppContext, email: string, password: string): Promise<SessionUser | null> {
+  const [user] = await ctx.db
+    .select({ userId: webUsers.id, accountId: webUsers.accountId, email: webUsers.email, admin: webUsers.isAdmin, passwordHash: webUsers.passwordHash })
+    .from(webUsers)
+    .where(and(sql`lower(${webUsers.email}) = ${email.trim().toLowerCase()}`, isNull(webUsers.disabledAt)));
+  const matches = await verifyPassword(password, user?.passwordHash ?? decoyHash(ctx.config.GATEWAY_SCRYPT_N));
+  if (!user || !matches) return null;
+  const { passwordHash: _hash, ...rest } = user;
+  return rest;
+}
+
+/** A new session (a fresh token at every sign-in); the token goes to the cookie, its hash to the table. */
+export async function openSession(ctx: AppContext, user: SessionUser, replacing: string | undefined): Promise<{ token: string; csrfToken: string }> {
+  const token = randomBytes(32).toString('base64url');
+  const csrfToken = randomBytes(24).toString('base64url');
+  await ctx.db.transaction(async (tx) => {
+    if (replacing) await tx.delete(webSessions).where(eq(webSessions.tokenHash, sha256Hex(replacing)));
+    await tx.insert(webSessions).values({ tokenHash: sha256Hex(token), userId: user.userId, csrfToken });
+  });
+  return { token, csrfToken };
+}
+
+/** The live session of a cookie's token, or null (unknown, idle too long, user disabled). */
+export async function findSession(ctx: AppContext, token: string): Promise<Session | null> {
+  const hash = sha256Hex(token);
+  const [row] = await ctx.db
+    .select({
+      userId: webUsers.id,
+      accountId: webUsers.accountId,
+      email: webUsers.email,
+      admin: webUsers.isAdmin,
+      disabledAt: webUsers.disabledAt,
+      csrfToken: webSessions.csrfToken,
+      lastSeenAt: webSessions.lastSeenAt,
+    })
+    .from(webSessions)
+    .innerJoin(webUsers, eq(webUsers.id, webSessions.userId))
+    .where(eq(webSessions.tokenHash, hash));
+  if (!row || row.disabledAt) return null;
+  const idleMs = ctx.clock().getTime() - row.lastSeenAt.getTime();
+  if (idleMs > ctx.config.GATEWAY_SESSION_IDLE_MIN * 60_000) {
+    await ctx.db.delete(webSessions).where(eq(webSessions.tokenHash, hash));
+    return null;
+  }
+  if (idleMs > TOUCH_EVERY_MS) await ctx.db.update(webSessions).set({ lastSeenAt: ctx.clock() }).where(eq(webSessions.tokenHash, hash));
+  const { csrfToken, userId, accountId, email, admin } = row;
+  return { user: { userId, accountId, email, admin }, csrfToken };
+}
+
+export async function closeSession(ctx: AppContext, token: string): Promise<void> {
+  await ctx.db.delete(webSessions).where(eq(webSessions.tokenHash, sha256Hex(token)));
+}
+
+/** Sessions idle past the limit, removed by the start-up housekeeping. */
+export async function pruneSessions(ctx: AppContext): Promise<void> {
+  const cutoff = new Date(ctx.clock().getTime() - ctx.config.GATEWAY_SESSION_IDLE_MIN * 60_000);
+  await ctx.db.delete(webSessions).where(lt(webSessions.lastSeenAt, cutoff));
+}

@@ -1,0 +1,51 @@
+import type { SubmissionStatus } from '../../domain/statuses';
+import type { SessionUser } from '../../services/users/sessions';
+import type { SubmissionPage } from '../../services/submissions/read';
+import { Layout } from '../layout';
+import { Notice } from '../notice';
+import { showInstant } from '../ui/format';
+import { CoadaSection } from './list';
+import type { CoadaQuery } from './query';
+
+/** The filters: plain GET form (works without script), swapped in place by htmx. */
+function Filters({ q }: { q: CoadaQuery }) {
+  return (
+    <form id="filtre" class="filters" method="get" action="/" hx-get="/_fragments/coada" hx-target="#coada" hx-swap="outerMorph" role="search">
+      {q.vedere !== 'de_rezolvat' ? <input type="hidden" name="vedere" value={q.vedere} /> : null}
+      <label>
+        Nr. înmatriculare sau VIN
+        <input type="search" name="cauta" value={q.cauta ?? ''} maxlength={40} placeholder="ex. B123ABC" />
+      </label>
+      <label>
+        De la
+        <input type="date" name="de_la" value={q.de_la ?? ''} />
+      </label>
+      <label>
+        Până la
+        <input type="date" name="pana_la" value={q.pana_la ?? ''} />
+      </label>
+      <button type="submit">Caută</button>
+      <a href="/">Șterge filtrele</a>
+    </form>
+  );
+}
+
+/** Trimiteri (the home page until the import screen arrives): filters, the polled list, the detail panel. */
+export function CoadaPage(props: { user: SessionUser; csrfToken: string; q: CoadaQuery; counts: Record<SubmissionStatus, number>; page: SubmissionPage; now: Date; invalidQuery: boolean }) {
+  return (
+    <Layout title="Trimiteri" tab="trimiteri" user={props.user} csrfToken={props.csrfToken}>
+      <div class="split">
+        <div class="main-col">
+          <h1>Trimiteri</h1>
+          {props.invalidQuery ? <Notice kind="error" cod="CERERE_INVALIDA" cauza="Filtrele din adresă nu sunt valide; se arată vederea implicită." /> : null}
+          <Filters q={props.q} />
+          <p class="updated" aria-live="off">
+            Actualizat la <time id="actualizat">{showInstant(props.now).slice(11)}</time> · se reîmprospătează automat
+          </p>
+          <CoadaSection q={props.q} counts={props.counts} page={props.page} />
+        </div>
+        <aside id="panou" aria-live="polite"></aside>
+      </div>
+    </Layout>
+  );
+}

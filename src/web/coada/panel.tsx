@@ -1,0 +1,162 @@
+import type { ResolvedItem } from '../../domain/resolve';
+import { allows } from '../../domain/statuses';
+import type { AttemptRecord, SubmissionRecord } from '../../services/submissions/read';
+import { Notice } from '../notice';
+import { showDate, showInstant } from '../ui/format';
+import { StatusChip } from '../ui/status-chip';
+
+const SOURCE_LABEL: Record<ResolvedItem['sursa'], string> = { nomenclator: 'cod al registrului', mapare: 'mapare', regula_text: 'regulă de text' };
+
+/** A registry error in plain words: what happened, why, and what to do. */
+function RegistryError({ record }: { record: SubmissionRecord }) {
+  const e = record.regError;
+  if (!e) return null;
+  return (
+    <section class="box error">
+      <h3>Răspunsul registrului</h3>
+      <p>
+        <strong>{e.problema}</strong>
+      </p>
+      {e.cauza ? <p>{e.cauza}</p> : null}
+      <p class="fix">Ce faceți: {e.fix}</p>
+    </section>
+  );
+}
+
+function ContentErrors({ record }: { record: SubmissionRecord }) {
+  if (record.erori.length === 0) return null;
+  return (
+    <section class="box error">
+      <h3>Date de corectat</h3>
+      <ul>
+        {record.erori.map((e) => (
+          <li>
+            <strong>{e.problema}</strong> {e.cauza}
+            <br />
+            <span class="fix">Ce faceți: {e.fix}</span>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+function Attempts({ attempts }: { attempts: AttemptRecord[] }) {
+  if (attempts.length === 0) return <p class="muted">Nicio încercare de trimitere încă.</p>;
+  return (
+    <table class="list compact">
+      <thead>
+        <tr>
+          <th scope="col">Încercarea</th>
+          <th scope="col">Începută</th>
+          <th scope="col">Rezultat</th>
+          <th scope="col">HTTP</th>
+        </tr>
+      </thead>
+      <tbody>
+        {attempts.map((a) => (
+          <tr>
+            <td>{a.attemptNo}</td>
+            <td>{showInstant(a.startedAt)}</td>
+            <td>{a.errorCode ?? a.resultStatus ?? (a.endedAt ? '' : 'în curs')}</td>
+            <td>{a.httpStatus ?? ''}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** An action behind a confirmation (htmx's hx-confirm), answered by this panel again. */
+function Action({ id, verb, label, confirm }: { id: number; verb: 'sterge' | 'repune'; label: string; confirm: string }) {
+  return (
+    <button type="button" hx-post={`/trimitere/${id}/${verb}`} hx-target="#panou" hx-confirm={confirm} class={verb === 'sterge' ? 'danger' : undefined}>
+      {label}
+    </button>
+  );
+}
+
+export type PanelNotice = { kind: 'ok'; text: string } | { kind: 'error'; cod: 'CONFLICT_STARE'; cauza: string };
+
+/** The detail panel: only allow-listed fields (never the payload, image or credentials). */
+export function SubmissionPanel({ record, attempts, notice }: { record: SubmissionRecord; attempts: AttemptRecord[]; notice?: PanelNotice }) {
+  return (
+    <div class="panel" role="dialog" aria-labelledby="panou-titlu" data-open>
+      <header>
+        <h2 id="panou-titlu">Trimiterea #{record.id}</h2>
+        <button type="button" class="close" data-close-panel aria-label="Închide detaliile">
+          ×
+        </button>
+      </header>
+      {notice ? <Notice {...notice} /> : null}
+      <dl class="fields">
+        <dt>Stare</dt>
+        <dd>
+          <StatusChip status={record.status} />
+        </dd>
+        {record.motiv ? (
+          <>
+            <dt>Motiv</dt>
+            <dd>{record.motiv}</dd>
+          </>
+        ) : null}
+        <dt>Nr. înmatriculare</dt>
+        <dd>{record.nrInm}</dd>
+        <dt>VIN</dt>
+        <dd class="mono">{record.vin}</dd>
+        <dt>Data prestației</dt>
+        <dd>{showDate(record.dataPrestatie)}</dd>
+        <dt>Operații</dt>
+        <dd>
+          {record.prestatii.length === 0 ? (
+            '—'
+          ) : (
+            <ul class="plain">
+              {record.prestatii.map((p) => (
+                <li>
+                  <span class="mono">{p.cod_prestatie}</span> {p.denumire} <span class="muted">(din {p.cod_client}, {SOURCE_LABEL[p.sursa]})</span>
+                </li>
+              ))}
+            </ul>
+          )}
+          {record.nemapate.length > 0 ? <p>Coduri fără mapare: {record.nemapate.join(', ')}</p> : null}
+        </dd>
+        {record.batchId !== null ? (
+          <>
+            <dt>Import</dt>
+            <dd>
+              lotul {record.batchId}, rândul {record.rowIndex}
+            </dd>
+          </>
+        ) : null}
+        <dt>Primită</dt>
+        <dd>{showInstant(record.createdAt)}</dd>
+        <dt>Trimisă</dt>
+        <dd>{record.sentAt ? `${showInstant(record.sentAt)} (nr. registru ${record.registryId ?? '—'})` : '—'}</dd>
+      </dl>
+      <ContentErrors record={record} />
+      <RegistryError record={record} />
+      <h3>Încercări de trimitere</h3>
+      <Attempts attempts={attempts} />
+      <div class="actions">
+        {allows(record.status, 'requeue') ? <Action id={record.id} verb="repune" label="Repune în coadă" confirm={`Repuneți în coadă trimiterea #${record.id}?`} /> : null}
+        {allows(record.status, 'delete') ? <Action id={record.id} verb="sterge" label="Șterge" confirm={`Ștergeți definitiv trimiterea #${record.id}? Nu se mai poate recupera.`} /> : null}
+      </div>
+    </div>
+  );
+}
+
+/** What the panel shows after a delete: the submission is gone. */
+export function DeletedPanel({ id }: { id: number }) {
+  return (
+    <div class="panel" data-open>
+      <header>
+        <h2>Trimiterea #{id}</h2>
+        <button type="button" class="close" data-close-panel aria-label="Închide">
+          ×
+        </button>
+      </header>
+      <Notice kind="ok" text={`Trimiterea #${id} a fost ștearsă.`} />
+    </div>
+  );
+}

@@ -1,0 +1,47 @@
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import type { AppContext } from '../context';
+import { AppError } from '../errors';
+import { reportUnexpected } from '../http/unexpected';
+import { coadaRoutes } from './coada/routes';
+import type { WebEnv } from './env';
+import { loginRoutes } from './login/routes';
+import { notice } from './notice';
+import { placeholderRoutes } from './placeholder';
+import { webHeaders } from './security';
+import { signedIn } from './session';
+import { staticRoutes } from './static';
+
+/** Every path the dashboard answers; the middleware is bound to these, never to /v1 or /healthz. */
+const SIGNED_IN_PATHS = ['/', '/mapari', '/jurnal', '/cont', '/integrare', '/_fragments/*', '/trimitere/*'];
+const WEB_PATHS = [...SIGNED_IN_PATHS, '/login', '/logout', '/static/*'];
+
+/** A form or an htmx action never needs more than this. */
+const MAX_FORM_BYTES = 64 * 1024;
+
+/**
+ * The dashboard: server-rendered pages (hono/jsx) and the fragments htmx swaps. Errors are
+ * shown as a notice in the catalog's words; another account's id is the same 404 as a
+ * missing one.
+ */
+export function webRoutes(ctx: AppContext) {
+  const app = new Hono<WebEnv>();
+  for (const path of WEB_PATHS) app.use(path, webHeaders);
+  for (const path of SIGNED_IN_PATHS) {
+    app.use(path, bodyLimit({ maxSize: MAX_FORM_BYTES, onError: (c) => c.html(notice({ kind: 'error', cod: 'PREA_MARE' }), 413) }));
+    app.use(path, signedIn(ctx));
+  }
+  app.route('/', staticRoutes());
+  app.route('/', loginRoutes(ctx));
+  app.route('/', coadaRoutes(ctx));
+  app.route('/', placeholderRoutes());
+  app.onError((error, c) => {
+    if (error instanceof AppError) {
+      const cauza = error.status === 404 ? 'Elementul cerut nu există sau nu aparține contului dvs.' : error.cauza;
+      return c.html(notice({ kind: 'error', cod: error.cod, cauza }), error.status);
+    }
+    const id = reportUnexpected(ctx, c, error);
+    return c.html(notice({ kind: 'error', cod: 'EROARE_INTERNA', cauza: `Cod de urmărire: ${id}` }), 500);
+  });
+  return app;
+}

@@ -1,0 +1,55 @@
+import type { Context, MiddlewareHandler } from 'hono';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import type { AppContext } from '../context';
+import { findSession } from '../services/users/sessions';
+import type { WebEnv } from './env';
+import { notice } from './notice';
+import { fromOwnSite, isUnsafeMethod, presentedToken, sameToken } from './security';
+
+/** Over HTTPS (directly, or behind a proxy the operator trusts) the cookie is `__Host-` and Secure. */
+function secure(c: Context, ctx: AppContext): boolean {
+  if (new URL(c.req.url).protocol === 'https:') return true;
+  return ctx.config.GATEWAY_TRUST_PROXY && c.req.header('x-forwarded-proto') === 'https';
+}
+
+export function cookieName(c: Context, ctx: AppContext, base: string): string {
+  return secure(c, ctx) ? `__Host-${base}` : base;
+}
+
+export const SESSION_COOKIE = 'gw_sesiune';
+
+export function setSessionCookie(c: Context, ctx: AppContext, token: string) {
+  setCookie(c, cookieName(c, ctx, SESSION_COOKIE), token, { path: '/', httpOnly: true, sameSite: 'Lax', secure: secure(c, ctx) });
+}
+
+export function clearSessionCookie(c: Context, ctx: AppContext) {
+  deleteCookie(c, cookieName(c, ctx, SESSION_COOKIE), { path: '/', secure: secure(c, ctx) });
+}
+
+export function sessionToken(c: Context, ctx: AppContext): string | undefined {
+  const token = getCookie(c, cookieName(c, ctx, SESSION_COOKIE));
+  return token && token.length <= 100 ? token : undefined;
+}
+
+/**
+ * Every signed-in path: the session from the cookie (a page without one is sent to /login
+ * with a 303; an htmx request is told to load /login as a whole page), the Actor for the
+ * services, and for a state-changing request the CSRF checks (same site, and the session's
+ * token in X-CSRF-Token or _csrf), refused with 403.
+ */
+export function signedIn(ctx: AppContext): MiddlewareHandler<WebEnv> {
+  return async (c, next) => {
+    const token = sessionToken(c, ctx);
+    const session = token ? await findSession(ctx, token) : null;
+    if (!session) {
+      if (c.req.header('hx-request')) return c.body(null, 200, { 'HX-Redirect': '/login' });
+      return c.redirect('/login', 303);
+    }
+    if (isUnsafeMethod(c.req.method) && !(fromOwnSite(c) && sameToken(await presentedToken(c), session.csrfToken))) {
+      return c.html(notice({ kind: 'error', cod: 'NEAUTORIZAT_CSRF' }), 403);
+    }
+    c.set('session', session);
+    c.set('actor', { kind: 'user', accountId: session.user.accountId, userId: session.user.userId, admin: session.user.admin });
+    await next();
+  };
+}
