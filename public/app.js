@@ -7,6 +7,12 @@
   const isPoll = (el) => el instanceof Element && el.matches('[data-poll]');
   /** The ETag of the last list each URL answered, sent back so that an unchanged list is a 304. */
   const etags = new Map();
+  /** A refresh asked for by an action or by closing the panel, which no pause holds back. */
+  let refreshWanted = false;
+  const refresh = () => {
+    refreshWanted = true;
+    document.body.dispatchEvent(new CustomEvent('coada:schimbata'));
+  };
   const clock = new Intl.DateTimeFormat('ro-RO', { timeZone: 'Europe/Bucharest', hour: '2-digit', minute: '2-digit', second: '2-digit' });
 
   document.addEventListener('htmx:config:request', (event) => {
@@ -15,7 +21,9 @@
     if (token) ctx.request.headers['X-CSRF-Token'] = token;
     if (!isPoll(ctx.sourceElement)) return;
     // The list does not move under a reader: no poll while a panel is open or the tab is hidden.
-    if (document.hidden || panelOpen()) {
+    const wanted = refreshWanted;
+    refreshWanted = false;
+    if (!wanted && (document.hidden || panelOpen())) {
       event.preventDefault();
       return;
     }
@@ -34,7 +42,7 @@
     }
     // An action in the panel changed the list: refresh it now (the panel's button may be gone).
     if (headers?.get('HX-Trigger')?.includes('coada:schimbata')) {
-      setTimeout(() => document.body.dispatchEvent(new CustomEvent('coada:schimbata')), 0);
+      queueMicrotask(refresh);
     }
   });
 
@@ -45,7 +53,7 @@
     p.innerHTML = '';
     // Back to where the reader was: the row's button, if it is still listed.
     document.querySelector(`#t-${id} button`)?.focus();
-    document.body.dispatchEvent(new CustomEvent('coada:schimbata'));
+    refresh();
   }
 
   document.addEventListener('click', (event) => {
@@ -64,6 +72,6 @@
   });
   // Back on the tab after a while: refresh at once rather than at the next tick.
   document.addEventListener('visibilitychange', () => {
-    if (!document.hidden && !panelOpen()) document.body.dispatchEvent(new CustomEvent('coada:schimbata'));
+    if (!document.hidden && !panelOpen()) refresh();
   });
 })();

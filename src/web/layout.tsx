@@ -21,6 +21,7 @@ function Head({ title, csrfToken }: { title: string; csrfToken?: string }) {
       {/* htmx would otherwise insert its indicator CSS inline, which the CSP refuses. */}
       <meta name="htmx-config" content='{"includeIndicatorCSS": false}' />
       <title>{`${title} · Gateway prezentări`}</title>
+      <link rel="icon" href="data:," />
       <link rel="stylesheet" href="/static/app.css" />
       <script src="/static/htmx.min.js" defer></script>
       <script src="/static/app.js" defer></script>

@@ -16,6 +16,21 @@ function ListLink({ q, changes, current, children }: { q: CoadaQuery; changes: P
   );
 }
 
+/** The filter form's view: a chip changes it, so each list answer brings it along (out of band). */
+export function ViewField({ q, oob }: { q: CoadaQuery; oob?: boolean }) {
+  return <input type="hidden" id="filtru-vedere" name="vedere" value={q.vedere} hx-swap-oob={oob ? 'true' : undefined} />;
+}
+
+/** What a list request answers: the section, and the form's view field kept in step. */
+export function CoadaFragment(props: { q: CoadaQuery; counts: Record<SubmissionStatus, number>; page: SubmissionPage }) {
+  return (
+    <>
+      <CoadaSection {...props} />
+      <ViewField q={props.q} oob />
+    </>
+  );
+}
+
 /**
  * The submissions section: counters per state (each a filter), the page of rows, the link to
  * the next page. It is its own poller: every 5 s it asks for itself again (app.js pauses that

@@ -4,14 +4,14 @@ import type { SubmissionPage } from '../../services/submissions/read';
 import { Layout } from '../layout';
 import { Notice } from '../notice';
 import { showInstant } from '../ui/format';
-import { CoadaSection } from './list';
+import { CoadaSection, ViewField } from './list';
 import type { CoadaQuery } from './query';
 
 /** The filters: plain GET form (works without script), swapped in place by htmx. */
 function Filters({ q }: { q: CoadaQuery }) {
   return (
     <form id="filtre" class="filters" method="get" action="/" hx-get="/_fragments/coada" hx-target="#coada" hx-swap="outerMorph" role="search">
-      {q.vedere !== 'de_rezolvat' ? <input type="hidden" name="vedere" value={q.vedere} /> : null}
+      <ViewField q={q} />
       <label>
         Nr. înmatriculare sau VIN
         <input type="search" name="cauta" value={q.cauta ?? ''} maxlength={40} placeholder="ex. B123ABC" />

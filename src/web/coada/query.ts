@@ -7,12 +7,15 @@ export const VIEWS = ['de_rezolvat', 'toate', ...SUBMISSION_STATUSES] as const;
 export type View = (typeof VIEWS)[number];
 
 /** The submissions list's filters, as the page's URL keeps them (Romanian names, like the screen). */
+/** A form sends an empty field for a filter left blank: that is no filter. */
+const blankless = <S extends z.ZodType>(schema: S) => z.preprocess((v) => (v === '' ? undefined : v), schema);
+
 export const CoadaQuery = z.object({
-  vedere: z.enum(VIEWS).default('de_rezolvat'),
-  de_la: IsoDateParam.optional(),
-  pana_la: IsoDateParam.optional(),
-  cauta: z.string().trim().max(40).optional(),
-  dupa: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional(),
+  vedere: blankless(z.enum(VIEWS).default('de_rezolvat')),
+  de_la: blankless(IsoDateParam.optional()),
+  pana_la: blankless(IsoDateParam.optional()),
+  cauta: blankless(z.string().trim().max(40).optional()),
+  dupa: blankless(z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional()),
 });
 export type CoadaQuery = z.infer<typeof CoadaQuery>;
 

@@ -7,7 +7,7 @@ import { deleteSubmission, requeueSubmission } from '../../services/submissions/
 import { countByStatus, getSubmission, listAttempts, listSubmissions } from '../../services/submissions/read';
 import type { WebEnv } from '../env';
 import { Notice } from '../notice';
-import { CoadaSection } from './list';
+import { CoadaFragment } from './list';
 import { CoadaPage } from './page';
 import { DeletedPanel, SubmissionPanel, type PanelNotice } from './panel';
 import { CoadaQuery, listFilters, queryString } from './query';
@@ -43,10 +43,18 @@ export function coadaRoutes(ctx: AppContext) {
    */
   app.get('/_fragments/coada', async (c) => {
     const parsed = CoadaQuery.safeParse(c.req.query());
-    if (!parsed.success) return c.html(<Notice kind="error" cod="CERERE_INVALIDA" cauza="Filtrele nu sunt valide (data în forma AAAA-LL-ZZ, căutarea de cel mult 40 de caractere)." />, 422);
+    if (!parsed.success) {
+      // Still the section, so that the next filter has somewhere to land.
+      return c.html(
+        <section id="coada">
+          <Notice kind="error" cod="CERERE_INVALIDA" cauza="Filtrele nu sunt valide: data în forma zz.ll.aaaa, căutarea de cel mult 40 de caractere." />
+        </section>,
+        422,
+      );
+    }
     const q = parsed.data;
     const { counts, page } = await loadList(ctx, c.get('actor').accountId, q);
-    const html = await (<CoadaSection q={q} counts={counts} page={page} />).toString();
+    const html = await (<CoadaFragment q={q} counts={counts} page={page} />).toString();
     const etag = `"${createHash('sha256').update(html).digest('base64url').slice(0, 22)}"`;
     c.header('ETag', etag);
     c.header('Cache-Control', 'no-cache');

@@ -1,0 +1,60 @@
+import { createUser } from '../../src/services/users/users';
+import type { TestApp } from './app';
+
+/** scrypt at its minimum, so that a sign-in in a test costs milliseconds (production: 2^17). */
+export const FAST_SCRYPT = { GATEWAY_SCRYPT_N: '1024' };
+export const PASSWORD = 'parola-de-test-lunga';
+const ORIGIN = 'http://localhost';
+
+export async function makeUser(t: TestApp, accountId: number, options: { email?: string; admin?: boolean } = {}) {
+  const email = options.email ?? `user${accountId}-${Math.random().toString(36).slice(2, 8)}@service.ro`;
+  const id = await createUser(t.ctx.db, { accountId, email, password: PASSWORD, admin: options.admin ?? false, scryptN: 1024 });
+  return { id, email };
+}
+
+/**
+ * A browser over app.request: keeps cookies, sends Origin like a same-site page, and knows
+ * the CSRF token of the last page it loaded.
+ */
+export function browser(t: TestApp) {
+  const cookies = new Map<string, string>();
+  let csrf: string | undefined;
+
+  async function request(method: string, path: string, options: { form?: Record<string, string>; headers?: Record<string, string> } = {}) {
+    const headers: Record<string, string> = { Host: 'localhost', ...options.headers };
+    if (cookies.size > 0) headers.Cookie = [...cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    let body: string | undefined;
+    if (options.form) {
+      headers['Content-Type'] = 'application/x-www-form-urlencoded';
+      headers.Origin ??= ORIGIN;
+      body = new URLSearchParams(options.form).toString();
+    }
+    const res = await t.app.request(`${ORIGIN}${path}`, { method, headers, body, redirect: 'manual' });
+    for (const line of res.headers.getSetCookie()) {
+      const [pair] = line.split(';');
+      const [name, value] = pair!.split('=');
+      if (/max-age=0|expires=thu, 01 jan 1970/i.test(line)) cookies.delete(name!);
+      else cookies.set(name!, value ?? '');
+    }
+    if ((res.headers.get('content-type') ?? '').startsWith('text/html')) {
+      const text = await res.clone().text();
+      csrf = /name="(?:csrf-token|_csrf)" (?:content|value)="([^"]+)"/.exec(text)?.[1] ?? /name="_csrf" value="([^"]+)"/.exec(text)?.[1] ?? csrf;
+    }
+    return res;
+  }
+
+  return {
+    cookies,
+    csrf: () => csrf,
+    get: (path: string, headers: Record<string, string> = {}) => request('GET', path, { headers }),
+    /** A form post with the CSRF token of the last page (unless the form gives its own _csrf). */
+    post: (path: string, form: Record<string, string> = {}, headers: Record<string, string> = {}) => request('POST', path, { form: { _csrf: csrf ?? '', ...form }, headers }),
+    /** An htmx action: token in X-CSRF-Token, no form body. */
+    htmx: (method: string, path: string, headers: Record<string, string> = {}) =>
+      request(method, path, { headers: { 'HX-Request': 'true', 'X-CSRF-Token': csrf ?? '', Origin: ORIGIN, ...headers } }),
+    async login(email: string, password = PASSWORD) {
+      await request('GET', '/login');
+      return request('POST', '/login', { form: { _csrf: csrf ?? '', email, parola: password } });
+    },
+  };
+}

@@ -1,0 +1,137 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { browser, FAST_SCRYPT, makeUser, PASSWORD } from '../helpers/web';
+
+let t: TestApp;
+let accountId: number;
+let user: { id: number; email: string };
+
+beforeAll(async () => {
+  t = await startTestApp({ ...FAST_SCRYPT, GATEWAY_LOGIN_FAILURES_PER_EMAIL: '3' });
+  accountId = await t.createAccount();
+  user = await makeUser(t, accountId);
+});
+afterAll(() => t.close());
+
+describe('sign-in', () => {
+  it('a page without a session redirects to /login; an htmx request is told to load /login whole', async () => {
+    const b = browser(t);
+    const page = await b.get('/');
+    expect(page.status).toBe(303);
+    expect(page.headers.get('location')).toBe('/login');
+    const fragment = await b.get('/_fragments/coada', { 'HX-Request': 'true' });
+    expect(fragment.headers.get('hx-redirect')).toBe('/login');
+  });
+
+  it('signs in with the right password (303 to /, HttpOnly SameSite=Lax cookie), signs out', async () => {
+    const b = browser(t);
+    const login = await b.login(user.email);
+    expect(login.status).toBe(303);
+    expect(login.headers.get('location')).toBe('/');
+    const cookie = login.headers.getSetCookie().find((c) => c.startsWith('gw_sesiune='))!;
+    expect(cookie).toMatch(/HttpOnly/);
+    expect(cookie).toMatch(/SameSite=Lax/);
+    const home = await b.get('/');
+    expect(home.status).toBe(200);
+    const html = await home.text();
+    expect(html).toContain('<meta name="csrf-token"');
+    expect(html).toContain(user.email);
+    // The session is stored only as a hash.
+    const token = b.cookies.get('gw_sesiune')!;
+    const rows = await t.ctx.sql`SELECT token_hash FROM web_sessions WHERE token_hash = ${token}`;
+    expect(rows).toHaveLength(0);
+
+    const out = await b.post('/logout');
+    expect(out.status).toBe(303);
+    expect((await b.get('/')).status).toBe(303);
+  });
+
+  it('a wrong password and an unknown e-mail get the same message; the form keeps the e-mail only', async () => {
+    const wrong = await (await browser(t).login(user.email, 'alta-parola-gresita')).text();
+    const unknown = await (await browser(t).login('nimeni@service.ro', PASSWORD)).text();
+    const message = (html: string) => /<div class="notice error" role="alert">(.*?)<\/div>/s.exec(html)?.[1];
+    expect(message(wrong)).toBeDefined();
+    expect(message(wrong)).toBe(message(unknown));
+    expect(wrong).not.toContain('alta-parola-gresita');
+  });
+
+  it('repeated failures for one e-mail are limited (429 with Retry-After), and the right password then waits too', async () => {
+    const email = (await makeUser(t, accountId)).email;
+    for (let i = 0; i < 3; i++) expect((await browser(t).login(email, 'gresit-gresit-gresit')).status).toBe(401);
+    const limited = await browser(t).login(email, 'gresit-gresit-gresit');
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await browser(t).login(email)).status).toBe(429);
+  });
+
+  it('a login post without the form token, or from another site, is refused', async () => {
+    const b = browser(t);
+    await b.get('/login');
+    const noToken = await b.post('/login', { _csrf: '', email: user.email, parola: PASSWORD });
+    expect(noToken.status).toBe(403);
+    const b2 = browser(t);
+    await b2.get('/login');
+    const crossSite = await b2.post('/login', { email: user.email, parola: PASSWORD }, { Origin: 'https://rau.example' });
+    expect(crossSite.status).toBe(403);
+  });
+
+  it('a session is rotated at sign-in, ends when idle, and ends when the user is disabled', async () => {
+    // A token planted before sign-in (session fixation) is never the session's token.
+    const b = browser(t);
+    b.cookies.set('gw_sesiune', 'token-plantat-de-altcineva');
+    await b.login(user.email);
+    expect(b.cookies.get('gw_sesiune')).not.toBe('token-plantat-de-altcineva');
+    expect((await b.get('/')).status).toBe(200);
+    // Signed in already: /login leads to the dashboard.
+    expect((await b.get('/login')).headers.get('location')).toBe('/');
+
+    await t.ctx.sql`UPDATE web_sessions SET last_seen_at = now() - interval '2 hours' WHERE user_id = ${user.id}`;
+    expect((await b.get('/')).status).toBe(303);
+
+    const other = await makeUser(t, accountId);
+    const b2 = browser(t);
+    await b2.login(other.email);
+    expect((await b2.get('/')).status).toBe(200);
+    await t.ctx.sql`UPDATE web_users SET disabled_at = now() WHERE id = ${other.id}`;
+    expect((await b2.get('/')).status).toBe(303);
+  });
+});
+
+describe('CSRF and headers', () => {
+  it('a signed-in post without the token is 403; with the header or the field it passes', async () => {
+    const b = browser(t);
+    await b.login(user.email);
+    await b.get('/');
+    expect((await b.htmx('POST', '/trimitere/999999/repune', { 'X-CSRF-Token': 'x' })).status).toBe(403);
+    expect((await b.htmx('POST', '/trimitere/999999/repune')).status).toBe(404);
+    expect((await b.post('/trimitere/999999/repune', { _csrf: 'nu' })).status).toBe(403);
+    expect((await b.post('/trimitere/999999/repune')).status).toBe(404);
+    // Another site's page, even with a token it could not know anyway.
+    expect((await b.htmx('POST', '/trimitere/999999/repune', { Origin: 'https://rau.example' })).status).toBe(403);
+  });
+
+  it('every page has a CSP without inline script or eval, same-origin referrers, no framing', async () => {
+    const b = browser(t);
+    const paths = ['/login', '/', '/mapari', '/jurnal', '/cont', '/integrare'];
+    const responses = [await b.get('/login')];
+    await b.login(user.email);
+    for (const path of paths.slice(1)) responses.push(await b.get(path));
+    for (const [i, res] of responses.entries()) {
+      const path = paths[i];
+      const csp = res.headers.get('content-security-policy') ?? '';
+      expect(csp, path).toContain("script-src 'self'");
+      expect(csp, path).not.toContain('unsafe');
+      expect(csp, path).toContain("frame-ancestors 'none'");
+      expect(res.headers.get('referrer-policy'), path).toBe('same-origin');
+      expect(res.headers.get('content-type'), path).toMatch(/charset=utf-8/i);
+    }
+  });
+
+  it('the API keeps its JSON answers: an unknown /v1 path is the JSON 404, not a redirect to /login', async () => {
+    const res = await t.app.request('/v1/nu-exista');
+    expect(res.status).toBe(401);
+    const missing = await t.app.request('/nu-exista');
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('content-type')).toMatch(/json/);
+  });
+});
