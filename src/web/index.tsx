@@ -6,15 +6,24 @@ import { reportUnexpected } from '../http/unexpected';
 import { coadaRoutes } from './coada/routes';
 import type { WebEnv } from './env';
 import { loginRoutes } from './login/routes';
+import { mapariRoutes } from './mapari/routes';
 import { notice } from './notice';
 import { placeholderRoutes } from './placeholder';
 import { webHeaders } from './security';
 import { signedIn } from './session';
 import { staticRoutes } from './static';
 
-/** Every path the dashboard answers; the middleware is bound to these, never to /v1 or /healthz. */
-const SIGNED_IN_PATHS = ['/', '/mapari', '/jurnal', '/cont', '/integrare', '/_fragments/*', '/trimitere/*'];
+/**
+ * Every path the dashboard answers; the middleware is bound to these, never to /v1 or /healthz.
+ * `/mapari/*` matches `/mapari` too: a path listed twice would run its middleware twice.
+ */
+const SIGNED_IN_PATHS = ['/', '/mapari/*', '/jurnal', '/cont', '/integrare', '/_fragments/*', '/trimitere/*'];
 const WEB_PATHS = [...SIGNED_IN_PATHS, '/login', '/logout', '/static/*'];
+
+/** Whether a route path is the dashboard's (HTML for a browser), not the JSON API's the OpenAPI document describes. */
+export function isDashboardPath(path: string): boolean {
+  return WEB_PATHS.some((p) => p === path || (p.endsWith('/*') && (path === p.slice(0, -2) || path.startsWith(p.slice(0, -1)))));
+}
 
 /** A form or an htmx action never needs more than this. */
 const MAX_FORM_BYTES = 64 * 1024;
@@ -34,6 +43,7 @@ export function webRoutes(ctx: AppContext) {
   app.route('/', staticRoutes());
   app.route('/', loginRoutes(ctx));
   app.route('/', coadaRoutes(ctx));
+  app.route('/', mapariRoutes(ctx));
   app.route('/', placeholderRoutes());
   app.onError((error, c) => {
     if (error instanceof AppError) {

@@ -3,7 +3,6 @@ import type { WebEnv } from './env';
 import { Layout, type Tab } from './layout';
 
 const COMING: Array<{ path: string; tab: Tab; title: string; text: string }> = [
-  { path: '/mapari', tab: 'mapari', title: 'Mapări', text: 'Editorul de mapări urmează. Până atunci, mapările se fac prin API (POST /v1/mapari).' },
   { path: '/jurnal', tab: 'jurnal', title: 'Jurnal', text: 'Jurnalul filtrabil urmează. Până atunci, jurnalul este în fișierul din GATEWAY_DATA_DIR.' },
   { path: '/cont', tab: 'cont', title: 'Cont', text: 'Pagina contului urmează. Până atunci, cheile se gestionează cu npm run keys.' },
   { path: '/integrare', tab: 'integrare', title: 'Integrare', text: 'Exemplele de integrare (API JSON și import de fișiere) urmează.' },

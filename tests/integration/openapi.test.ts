@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { TextRuleInput } from '../../src/routes/reguli-text';
+import { isDashboardPath } from '../../src/web';
 import { CommitBody } from '../../src/routes/import/schemas';
 import { json, startTestApp, type TestApp } from '../helpers/app';
 import { csvFile, HEADER, upload } from '../helpers/import-files';
@@ -27,11 +28,12 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-/** Every route of the app that answers requests (not the `ALL *` middleware entries), once per method and path. */
+/** Every route of the API that answers requests (not the `ALL *` middleware entries, not the dashboard's pages), once per method and path. */
 function servedRoutes(): Array<{ method: string; path: string }> {
   const seen = new Map<string, { method: string; path: string }>();
   for (const route of t.app.routes) {
     if (route.method === 'ALL' && route.path.endsWith('*')) continue;
+    if (isDashboardPath(route.path)) continue;
     const path = route.path.replace(/:(\w+)(\{[^}]*\})?/g, '{$1}');
     seen.set(`${route.method} ${path}`, { method: route.method.toLowerCase(), path });
   }

@@ -1,17 +1,11 @@
 import { Hono } from 'hono';
-import { z } from 'zod';
 import type { AppContext } from '../../context';
+import { MappingInput } from '../../domain/mapping-input';
 import type { AppEnv } from '../../http/env';
 import { jsonBody } from '../../http/validate';
 import { describeRoute } from '../../openapi';
 import { deleteMapping, listMappings, listNomenclator, pendingOperations, saveMapping } from '../../services/operations/mappings';
 
-export const MappingInput = z.object({
-  cod_op_service: z.string().trim().min(1).max(64),
-  cod_prestatie: z.string().trim().min(1).max(64),
-  auto_send: z.boolean().optional(),
-});
-export type MappingInput = z.infer<typeof MappingInput>;
 
 export function nomenclatorRoutes(ctx: AppContext) {
   return new Hono<AppEnv>().get('/', describeRoute({

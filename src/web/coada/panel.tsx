@@ -1,7 +1,9 @@
 import type { ResolvedItem } from '../../domain/resolve';
 import { allows } from '../../domain/statuses';
 import type { AttemptRecord, SubmissionRecord } from '../../services/submissions/read';
+import type { PendingOperation } from '../mapari/editor';
 import { Notice } from '../notice';
+import { CodeSelect } from '../ui/code-select';
 import { showDate, showInstant } from '../ui/format';
 import { StatusChip } from '../ui/status-chip';
 
@@ -76,10 +78,31 @@ function Action({ id, verb, label, confirm }: { id: number; verb: 'sterge' | 're
   );
 }
 
-export type PanelNotice = { kind: 'ok'; text: string } | { kind: 'error'; cod: 'CONFLICT_STARE'; cauza: string };
+/** Inline mapping of each code this submission waits for (the suggestion preselected). */
+function MapCodes({ id, codes, nomenclator }: { id: number; codes: PendingOperation[]; nomenclator: ReadonlyMap<string, string> }) {
+  if (codes.length === 0) return null;
+  return (
+    <section class="box">
+      <h3>Mapați codurile</h3>
+      {codes.map((op, i) => (
+        <form hx-post={`/trimitere/${id}/mapeaza`} hx-target="#panou" class="inline map">
+          <input type="hidden" name="cod_op_service" value={op.cod_op_service} />
+          <label for={`panou-cod-${i}`}>
+            <span class="mono">{op.cod_op_service}</span> {op.denumire}
+          </label>
+          <CodeSelect nomenclator={nomenclator} selected={op.sugestie?.cod_prestatie} id={`panou-cod-${i}`} label={`Codul registrului pentru ${op.cod_op_service}`} />
+          <button type="submit">Salvează maparea</button>
+        </form>
+      ))}
+      <p class="muted small">Maparea se păstrează pentru cont: repune în coadă toate trimiterile care așteptau același cod.</p>
+    </section>
+  );
+}
+
+export type PanelNotice = { kind: 'ok'; text: string } | { kind: 'error'; cod: 'CONFLICT_STARE' | 'CERERE_INVALIDA'; cauza: string };
 
 /** The detail panel: only allow-listed fields (never the payload, image or credentials). */
-export function SubmissionPanel({ record, attempts, notice }: { record: SubmissionRecord; attempts: AttemptRecord[]; notice?: PanelNotice }) {
+export function SubmissionPanel({ record, attempts, notice, mapping }: { record: SubmissionRecord; attempts: AttemptRecord[]; notice?: PanelNotice; mapping?: { codes: PendingOperation[]; nomenclator: ReadonlyMap<string, string> } }) {
   return (
     <div class="panel" role="dialog" aria-labelledby="panou-titlu" data-open>
       <header>
@@ -134,6 +157,7 @@ export function SubmissionPanel({ record, attempts, notice }: { record: Submissi
         <dt>Trimisă</dt>
         <dd>{record.sentAt ? `${showInstant(record.sentAt)} (nr. registru ${record.registryId ?? '—'})` : '—'}</dd>
       </dl>
+      {mapping ? <MapCodes id={record.id} {...mapping} /> : null}
       <ContentErrors record={record} />
       <RegistryError record={record} />
       <h3>Încercări de trimitere</h3>

@@ -4,7 +4,10 @@ import type { AppContext } from '../../context';
 import { AppError } from '../../errors';
 import { idParam } from '../../routes/params';
 import { deleteSubmission, requeueSubmission } from '../../services/submissions/lifecycle';
-import { countByStatus, getSubmission, listAttempts, listSubmissions } from '../../services/submissions/read';
+import { countByStatus, getSubmission, listAttempts, listSubmissions, type SubmissionRecord } from '../../services/submissions/read';
+import { pendingOperations, saveMapping } from '../../services/operations/mappings';
+import { allows } from '../../domain/statuses';
+import { MappingForm, requeuedText } from '../mapari/form';
 import type { WebEnv } from '../env';
 import { Notice } from '../notice';
 import { CoadaFragment } from './list';
@@ -17,10 +20,18 @@ async function loadList(ctx: AppContext, accountId: number, q: CoadaQuery) {
   return { counts, page };
 }
 
-async function panel(c: Context<WebEnv>, ctx: AppContext, id: number, notice?: PanelNotice, status: 200 | 409 = 200) {
-  const record = await getSubmission({ ctx, accountId: c.get('actor').accountId, id });
-  const attempts = await listAttempts({ ctx, submissionId: record.id });
-  return c.html(<SubmissionPanel record={record} attempts={attempts} notice={notice} />, status);
+/** The codes a held submission waits for, with their suggestions, for the panel's inline mapping. */
+async function mappingFor(ctx: AppContext, accountId: number, record: SubmissionRecord) {
+  if (!allows(record.status, 'map') || record.nemapate.length === 0) return undefined;
+  const [pending, nomenclator] = await Promise.all([pendingOperations({ ctx, accountId }), ctx.nomenclator.get(ctx.db)]);
+  return { codes: pending.items.filter((op) => record.nemapate.includes(op.cod_op_service)), nomenclator };
+}
+
+async function panel(c: Context<WebEnv>, ctx: AppContext, id: number, notice?: PanelNotice, status: 200 | 409 | 422 = 200) {
+  const accountId = c.get('actor').accountId;
+  const record = await getSubmission({ ctx, accountId, id });
+  const [attempts, mapping] = await Promise.all([listAttempts({ ctx, submissionId: record.id }), mappingFor(ctx, accountId, record)]);
+  return c.html(<SubmissionPanel record={record} attempts={attempts} notice={notice} mapping={mapping} />, status);
 }
 
 /** Trimiteri: the page, the list fragment it polls, the detail panel and its actions. */
@@ -79,6 +90,26 @@ export function coadaRoutes(ctx: AppContext) {
     }
     c.header('HX-Trigger', 'coada:schimbata');
     return c.html(<DeletedPanel id={id} />);
+  });
+
+  /** Maps one of the codes the submission waits for: a mapping of the account, so every held submission with it is re-resolved. */
+  app.post('/trimitere/:id/mapeaza', async (c) => {
+    const id = idParam(c.req.param('id'));
+    const accountId = c.get('actor').accountId;
+    const record = await getSubmission({ ctx, accountId, id });
+    const form = MappingForm.safeParse(await c.req.parseBody());
+    if (!form.success) return panel(c, ctx, id, { kind: 'error', cod: 'CERERE_INVALIDA', cauza: 'Alegeți codul registrului pentru operație.' }, 422);
+    if (!record.nemapate.includes(form.data.cod_op_service.toUpperCase())) {
+      return panel(c, ctx, id, { kind: 'error', cod: 'CONFLICT_STARE', cauza: 'Trimiterea nu mai așteaptă acest cod (a fost mapat între timp).' }, 409);
+    }
+    try {
+      const { mapare, reclasificate } = await saveMapping({ ctx, accountId, input: form.data, requestId: c.get('requestId') });
+      c.header('HX-Trigger', 'coada:schimbata');
+      return panel(c, ctx, id, { kind: 'ok', text: `Maparea ${mapare.cod_op_service} → ${mapare.cod_prestatie} a fost salvată; ${requeuedText(reclasificate.queued, reclasificate.needs_mapping)}` });
+    } catch (error) {
+      if (error instanceof AppError && error.status === 400) return panel(c, ctx, id, { kind: 'error', cod: 'CERERE_INVALIDA', cauza: 'Codul ales nu există în nomenclatorul registrului.' }, 422);
+      throw error;
+    }
   });
 
   app.post('/trimitere/:id/repune', async (c) => {
