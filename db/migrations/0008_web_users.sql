@@ -16,10 +16,13 @@ CREATE TABLE IF NOT EXISTS "web_users" (
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
+ALTER TABLE "accounts" ADD COLUMN IF NOT EXISTS "reg_creds_set_at" timestamp with time zone;--> statement-breakpoint
 DO $$ BEGIN ALTER TABLE "web_sessions" ADD CONSTRAINT "web_sessions_user_id_web_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."web_users"("id") ON DELETE cascade ON UPDATE no action; EXCEPTION WHEN duplicate_object OR duplicate_table THEN NULL; END $$;--> statement-breakpoint
 DO $$ BEGIN ALTER TABLE "web_users" ADD CONSTRAINT "web_users_account_id_accounts_id_fk" FOREIGN KEY ("account_id") REFERENCES "public"."accounts"("id") ON DELETE no action ON UPDATE no action; EXCEPTION WHEN duplicate_object OR duplicate_table THEN NULL; END $$;--> statement-breakpoint
 CREATE INDEX IF NOT EXISTS "web_sessions_user_idx" ON "web_sessions" USING btree ("user_id");--> statement-breakpoint
 CREATE UNIQUE INDEX IF NOT EXISTS "web_users_email_idx" ON "web_users" USING btree (lower("email"));--> statement-breakpoint
 CREATE INDEX IF NOT EXISTS "web_users_account_idx" ON "web_users" USING btree ("account_id");--> statement-breakpoint
 CREATE INDEX IF NOT EXISTS "submissions_nr_inm_idx" ON "submissions" USING btree ("nr_inm");--> statement-breakpoint
-CREATE INDEX IF NOT EXISTS "submissions_to_resolve_idx" ON "submissions" USING btree (coalesce("account_id", 1),"id") WHERE "submissions"."status" IN ('needs_data', 'needs_mapping', 'error');
+CREATE INDEX IF NOT EXISTS "submissions_to_resolve_idx" ON "submissions" USING btree (coalesce("account_id", 1),"id") WHERE "submissions"."status" IN ('needs_data', 'needs_mapping', 'error');--> statement-breakpoint
+CREATE INDEX IF NOT EXISTS "app_events_account_event_idx" ON "app_events" USING btree ("account_id","event","id");--> statement-breakpoint
+CREATE INDEX IF NOT EXISTS "app_events_request_idx" ON "app_events" USING btree ("request_id");

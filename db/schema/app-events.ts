@@ -13,5 +13,11 @@ export const appEvents = pgTable(
     // Already redacted by journal/redact.ts before it gets here.
     data: jsonb('data'),
   },
-  (t) => [index('app_events_ts_idx').on(t.ts), index('app_events_account_idx').on(t.accountId, t.id)],
+  (t) => [
+    index('app_events_ts_idx').on(t.ts),
+    index('app_events_account_idx').on(t.accountId, t.id),
+    // The dashboard's journal: one event type of an account, and a request's trail.
+    index('app_events_account_event_idx').on(t.accountId, t.event, t.id),
+    index('app_events_request_idx').on(t.requestId),
+  ],
 );

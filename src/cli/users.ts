@@ -23,6 +23,15 @@ async function readPassword(): Promise<string> {
   return password;
 }
 
+/** The options; an unknown one (a password given as an argument, say) is a usage error. */
+function parseOptions(args: string[]) {
+  try {
+    return parseArgs({ args, options: { account: { type: 'string' }, email: { type: 'string' }, admin: { type: 'boolean' } }, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message}\n${USAGE}`);
+  }
+}
+
 function positiveInt(value: string | undefined, what: string): number {
   if (!value || !/^\d{1,9}$/.test(value) || Number(value) < 1) throw new UsageError(`${what} must be a positive integer\n${USAGE}`);
   return Number(value);
@@ -40,12 +49,7 @@ async function asUsage<T>(fn: () => Promise<T>, notFound: string): Promise<T> {
 
 await runCli(USAGE, async ({ db }, argv, config) => {
   const [command, ...rest] = argv;
-  const { values, positionals } = parseArgs({
-    args: rest,
-    options: { account: { type: 'string' }, email: { type: 'string' }, admin: { type: 'boolean' } },
-    allowPositionals: true,
-    strict: true,
-  });
+  const { values, positionals } = parseOptions(rest);
   const scryptN = config.GATEWAY_SCRYPT_N;
 
   if (command === 'create') {

@@ -4,11 +4,13 @@ import type { AppContext } from '../context';
 import { AppError } from '../errors';
 import { reportUnexpected } from '../http/unexpected';
 import { coadaRoutes } from './coada/routes';
+import { contRoutes } from './cont/routes';
 import type { WebEnv } from './env';
+import { jurnalRoutes } from './jurnal/routes';
 import { loginRoutes } from './login/routes';
 import { mapariRoutes } from './mapari/routes';
 import { notice } from './notice';
-import { placeholderRoutes } from './placeholder';
+import { integrareRoutes } from './integrare';
 import { webHeaders } from './security';
 import { signedIn } from './session';
 import { staticRoutes } from './static';
@@ -17,7 +19,7 @@ import { staticRoutes } from './static';
  * Every path the dashboard answers; the middleware is bound to these, never to /v1 or /healthz.
  * `/mapari/*` matches `/mapari` too: a path listed twice would run its middleware twice.
  */
-const SIGNED_IN_PATHS = ['/', '/mapari/*', '/jurnal', '/cont', '/integrare', '/_fragments/*', '/trimitere/*'];
+const SIGNED_IN_PATHS = ['/', '/mapari/*', '/jurnal', '/cont/*', '/integrare', '/_fragments/*', '/trimitere/*'];
 const WEB_PATHS = [...SIGNED_IN_PATHS, '/login', '/logout', '/static/*'];
 
 /** Whether a route path is the dashboard's (HTML for a browser), not the JSON API's the OpenAPI document describes. */
@@ -44,7 +46,9 @@ export function webRoutes(ctx: AppContext) {
   app.route('/', loginRoutes(ctx));
   app.route('/', coadaRoutes(ctx));
   app.route('/', mapariRoutes(ctx));
-  app.route('/', placeholderRoutes());
+  app.route('/', jurnalRoutes(ctx));
+  app.route('/', contRoutes(ctx));
+  app.route('/', integrareRoutes());
   app.onError((error, c) => {
     if (error instanceof AppError) {
       const cauza = error.status === 404 ? 'Elementul cerut nu există sau nu aparține contului dvs.' : error.cauza;

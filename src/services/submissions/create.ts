@@ -105,7 +105,8 @@ async function reactivate(ctx: AppContext, accountId: number, id: number, credsE
       WHERE id = ${id} AND status = 'error' RETURNING id`);
     if (updated.length === 0) return false;
     await tx.execute(sql`
-      UPDATE accounts SET session_epoch = session_epoch + 1, reg_creds_enc = coalesce(${credsEnc}, reg_creds_enc)
+      UPDATE accounts SET session_epoch = session_epoch + 1, reg_creds_enc = coalesce(${credsEnc}, reg_creds_enc),
+        reg_creds_set_at = CASE WHEN ${credsEnc}::text IS NULL THEN reg_creds_set_at ELSE now() END
       WHERE id = ${accountId}`);
     return true;
   });

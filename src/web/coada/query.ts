@@ -1,15 +1,13 @@
 import { z } from 'zod';
 import { SUBMISSION_STATUSES, TO_RESOLVE, type SubmissionStatus } from '../../domain/statuses';
 import { IsoDateParam } from '../../http/validate';
+import { blankless } from '../ui/query';
 import type { ListFilters } from '../../services/submissions/read';
 
 export const VIEWS = ['de_rezolvat', 'toate', ...SUBMISSION_STATUSES] as const;
 export type View = (typeof VIEWS)[number];
 
 /** The submissions list's filters, as the page's URL keeps them (Romanian names, like the screen). */
-/** A form sends an empty field for a filter left blank: that is no filter. */
-const blankless = <S extends z.ZodType>(schema: S) => z.preprocess((v) => (v === '' ? undefined : v), schema);
-
 export const CoadaQuery = z.object({
   vedere: blankless(z.enum(VIEWS).default('de_rezolvat')),
   de_la: blankless(IsoDateParam.optional()),

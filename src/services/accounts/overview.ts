@@ -1,0 +1,48 @@
+import { and, asc, desc, eq, sql } from 'drizzle-orm';
+import { accounts, apiKeys, appEvents } from '../../../db/schema';
+import type { AppContext } from '../../context';
+import { NotFoundError } from '../../errors';
+
+/** The registry's token lives 30 hours: a login within them means the session is live. */
+const SESSION_WINDOW_MS = 30 * 3_600_000;
+
+async function lastEvent(ctx: AppContext, accountId: number, event: string, where = sql`true`): Promise<Date | null> {
+  const [row] = await ctx.db
+    .select({ ts: appEvents.ts })
+    .from(appEvents)
+    .where(and(eq(appEvents.accountId, accountId), eq(appEvents.event, event), where))
+    .orderBy(desc(appEvents.id))
+    .limit(1);
+  return row?.ts ?? null;
+}
+
+/**
+ * What the Cont screen shows: key prefixes (never a key), whether registry credentials are
+ * set and since when (never the credentials), the on_unmapped_error default, and the
+ * account's last successful registry login.
+ */
+export async function accountOverview({ ctx, accountId }: { ctx: AppContext; accountId: number }) {
+  const [account] = await ctx.db
+    .select({ name: accounts.name, hasCreds: sql<boolean>`${accounts.regCredsEnc} IS NOT NULL`, credsSetAt: accounts.regCredsSetAt, rejectUnmapped: accounts.onUnmappedErrorDefault })
+    .from(accounts)
+    .where(eq(accounts.id, accountId));
+  if (!account) throw new NotFoundError();
+  const [keys, lastLogin] = await Promise.all([
+    ctx.db
+      .select({ id: apiKeys.id, prefix: apiKeys.prefix, name: apiKeys.name, createdAt: apiKeys.createdAt, revokedAt: apiKeys.revokedAt })
+      .from(apiKeys)
+      .where(eq(apiKeys.accountId, accountId))
+      .orderBy(asc(apiKeys.id)),
+    lastEvent(ctx, accountId, 'rar_login', sql`${appEvents.data}->>'outcome' = 'ok'`),
+  ]);
+  return {
+    name: account.name,
+    keys,
+    hasCreds: account.hasCreds,
+    credsSetAt: account.credsSetAt,
+    rejectUnmappedByDefault: account.rejectUnmapped !== 0,
+    lastRegistryLogin: lastLogin,
+    registrySessionLive: lastLogin !== null && ctx.clock().getTime() - lastLogin.getTime() < SESSION_WINDOW_MS,
+  };
+}
+export type AccountOverview = Awaited<ReturnType<typeof accountOverview>>;

@@ -1,0 +1,55 @@
+import type { JournalRecord } from '../../services/journal/list';
+import { showInstant } from '../ui/format';
+import { jurnalQueryString, type JurnalQuery } from './query';
+
+const LEVEL_LABEL: Record<string, string> = { debug: 'depanare', info: 'info', warn: 'avertisment', error: 'eroare' };
+
+/** The journal's rows and the link to older ones. */
+export function JournalSection({ q, items, nextBefore, allAccounts }: { q: JurnalQuery; items: JournalRecord[]; nextBefore: number | null; allAccounts: boolean }) {
+  return (
+    <section id="jurnal">
+      {items.length === 0 ? (
+        <p class="empty">Niciun eveniment nu corespunde filtrelor.</p>
+      ) : (
+        <table class="list journal">
+          <thead>
+            <tr>
+              <th scope="col">Ora (București)</th>
+              <th scope="col">Nivel</th>
+              <th scope="col">Eveniment</th>
+              {allAccounts ? <th scope="col">Cont</th> : null}
+              <th scope="col">Cerere</th>
+              <th scope="col">Detalii</th>
+            </tr>
+          </thead>
+          <tbody>
+            {items.map((e) => (
+              <tr class={`lvl-${e.level}`}>
+                <td>{showInstant(e.ts)}</td>
+                <td>{LEVEL_LABEL[e.level] ?? e.level}</td>
+                <td class="mono">{e.event}</td>
+                {allAccounts ? <td>{e.accountId ?? '—'}</td> : null}
+                <td class="mono small">
+                  {e.requestId ? (
+                    <a href={`/jurnal${jurnalQueryString({ cerere: e.requestId })}`} title="Toate evenimentele acestei cereri">
+                      {e.requestId.slice(0, 8)}
+                    </a>
+                  ) : (
+                    ''
+                  )}
+                </td>
+                <td>
+                  <code class="data">{e.submissionId ? `trimiterea #${e.submissionId} ` : ''}{e.data ? JSON.stringify(e.data) : ''}</code>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <nav class="pages" aria-label="Pagini">
+        {q.inainte === undefined ? null : <a href={`/jurnal${jurnalQueryString(q, { inainte: undefined })}`}>← Cele mai noi</a>}
+        {nextBefore === null ? null : <a href={`/jurnal${jurnalQueryString(q, { inainte: nextBefore })}`}>Mai vechi →</a>}
+      </nav>
+    </section>
+  );
+}

@@ -1,0 +1,73 @@
+import { Hono } from 'hono';
+import type { AppContext } from '../../context';
+import { listJournal } from '../../services/journal/list';
+import type { WebEnv } from '../env';
+import { Layout } from '../layout';
+import { Notice } from '../notice';
+import { JournalSection } from './list';
+import { JurnalQuery } from './query';
+
+const PAGE_SIZE = 100;
+
+function Filters({ q }: { q: JurnalQuery }) {
+  return (
+    <form class="filters" method="get" action="/jurnal" role="search">
+      <label>
+        Eveniment
+        <input name="eveniment" value={q.eveniment ?? ''} maxlength={64} placeholder="ex. submission_deleted" />
+      </label>
+      <label>
+        Nivel
+        <select name="nivel">
+          <option value="">toate</option>
+          {(['error', 'warn', 'info', 'debug'] as const).map((l) => (
+            <option value={l} selected={q.nivel === l}>
+              {l}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        De la
+        <input type="date" name="de_la" value={q.de_la ?? ''} />
+      </label>
+      <label>
+        Până la
+        <input type="date" name="pana_la" value={q.pana_la ?? ''} />
+      </label>
+      <label>
+        Cererea (request id)
+        <input name="cerere" value={q.cerere ?? ''} maxlength={64} />
+      </label>
+      <button type="submit">Filtrează</button>
+      <a href="/jurnal">Șterge filtrele</a>
+    </form>
+  );
+}
+
+/**
+ * Jurnal: the app_events table (already redacted when written, like the file), newest first,
+ * keyset pages. A user sees their account's events; an admin sees every account's.
+ */
+export function jurnalRoutes(ctx: AppContext) {
+  return new Hono<WebEnv>().get('/jurnal', async (c) => {
+    const { user, csrfToken } = c.get('session');
+    const parsed = JurnalQuery.safeParse(c.req.query());
+    const q = parsed.success ? parsed.data : JurnalQuery.parse({});
+    const { items, nextBefore } = await listJournal({
+      ctx,
+      accountId: user.admin ? null : user.accountId,
+      filters: { event: q.eveniment, level: q.nivel, from: q.de_la, to: q.pana_la, requestId: q.cerere, before: q.inainte, limit: PAGE_SIZE },
+    });
+    return c.html(
+      <Layout title="Jurnal" tab="jurnal" user={user} csrfToken={csrfToken}>
+        <h1>Jurnal</h1>
+        <p class="muted">{user.admin ? 'Evenimentele tuturor conturilor (sunteți administrator).' : `Evenimentele contului ${user.accountId}.`} Datele personale sunt mascate, ca în fișierul jurnalului.</p>
+        {parsed.success ? null : <Notice kind="error" cod="CERERE_INVALIDA" cauza="Filtrele nu sunt valide (data în forma zz.ll.aaaa, evenimentul din litere mici, cifre și _); se arată jurnalul nefiltrat." />}
+        <Filters q={q} />
+        <JournalSection q={q} items={items} nextBefore={nextBefore} allAccounts={user.admin} />
+      </Layout>,
+      parsed.success ? 200 : 422,
+    );
+  });
+}
