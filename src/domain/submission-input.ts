@@ -36,3 +36,13 @@ export const SubmissionInput = z.object({
   on_unmapped_error: z.boolean().nullish(),
 });
 export type SubmissionInput = z.infer<typeof SubmissionInput>;
+
+/** The dashboard's correction of a `needs_data` submission: the record's own fields, as typed in a form. */
+export const CorrectionInput = z.object({
+  vin: z.string().trim().min(1).max(100),
+  nrInm: z.string().trim().min(1).max(100),
+  dataPrestatie: z.string().trim().min(1).max(32),
+  odometruInitial: z.preprocess((v) => (v === '' ? null : v), z.string().trim().max(32).nullable()),
+  odometruFinal: z.string().trim().min(1).max(32),
+});
+export type CorrectionInput = z.infer<typeof CorrectionInput>;

@@ -166,3 +166,33 @@ describe('mapping editor', () => {
     expect(await t.ctx.sql`SELECT 1 FROM operation_mappings WHERE cod_op_service = 'Z-1'`).toHaveLength(0);
   });
 });
+
+describe('inline correction of a needs_data submission', () => {
+  it('re-validates: still invalid stays with the errors; valid is queued; a twin is a 409 notice, not a 500', async () => {
+    const good = makeSubmission({ nrInm: 'BV10COR' });
+    const id = await submit(key, { ...good, vin: 'WDB1234561A65432' });
+    const panel = await (await b.get(`/_fragments/trimitere/${id}`)).text();
+    expect(panel).toContain(`hx-post="/trimitere/${id}/corecteaza"`);
+    const form = { vin: 'WDB1234561A65432', nrInm: good.nrInm, dataPrestatie: good.dataPrestatie, odometruInitial: '', odometruFinal: String(good.odometruFinal) };
+
+    expect((await b.post(`/trimitere/${id}/corecteaza`, { ...form, vin: '' })).status).toBe(422);
+    const still = await b.post(`/trimitere/${id}/corecteaza`, form);
+    expect(await still.text()).toContain('mai sunt de corectat');
+    expect((await t.ctx.sql`SELECT status FROM submissions WHERE id = ${id}`)[0]?.status).toBe('needs_data');
+
+    // The corrected content is exactly another submission's: refused, naming it.
+    const twin = await submit(key, { ...good, nrInm: 'BV10TWN' });
+    const clash = await b.post(`/trimitere/${id}/corecteaza`, { ...form, vin: good.vin, nrInm: 'BV10TWN' });
+    expect(clash.status).toBe(409);
+    expect(await clash.text()).toContain(`#${twin}`);
+
+    const fixed = await b.post(`/trimitere/${id}/corecteaza`, { ...form, vin: good.vin });
+    expect(fixed.status).toBe(200);
+    expect(await fixed.text()).toContain('a intrat în coadă');
+    const [row] = await t.ctx.sql`SELECT status, vin FROM submissions WHERE id = ${id}`;
+    expect(row).toMatchObject({ status: 'queued', vin: good.vin });
+    // Queued now: no second correction.
+    expect((await b.post(`/trimitere/${id}/corecteaza`, { ...form, vin: good.vin })).status).toBe(409);
+    expect((await b.post(`/trimitere/${id}/corecteaza`, { ...form, _csrf: 'x' })).status).toBe(403);
+  });
+});

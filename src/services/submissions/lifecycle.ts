@@ -12,7 +12,7 @@ import { inAccount } from '../../../db/account-scope';
 
 
 /** Scope first (another account's id is a plain 404), then state (409 with the reason). */
-async function lockInScope(tx: Executor, accountId: number, id: number) {
+export async function lockInScope(tx: Executor, accountId: number, id: number) {
   const [row] = await tx
     .select({ id: submissions.id, status: submissions.status, payload: submissions.payloadJson, accountId: submissions.accountId })
     .from(submissions)

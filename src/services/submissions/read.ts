@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, gt, gte, inArray, lt, lte, or, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, gte, inArray, lt, lte, or, sql, type SQL } from 'drizzle-orm';
 import { inAccount } from '../../../db/account-scope';
 import { submissionAttempts, submissions } from '../../../db/schema';
 import type { AppContext } from '../../context';
@@ -27,9 +27,12 @@ const COLUMNS = {
   updatedAt: submissions.updatedAt,
   sentAt: submissions.sentAt,
   purgeAfter: submissions.purgeAfter,
+  // The odometers as sent (canonical), for the panel and its correction form.
+  odometruInitial: sql<string | null>`${submissions.payloadJson}->>'odometruInitial'`,
+  odometruFinal: sql<string | null>`${submissions.payloadJson}->>'odometruFinal'`,
 };
 
-type Row = { [K in keyof typeof COLUMNS]: (typeof COLUMNS)[K]['_']['data'] | null };
+type Row = { [K in keyof typeof COLUMNS]: (typeof COLUMNS)[K] extends SQL<infer T> ? T : (typeof COLUMNS)[K] extends { _: { data: infer D } } ? D | null : never };
 
 /** A submission as services hand it to the transports (JSON presenter, web components). */
 export interface SubmissionRecord {
@@ -51,6 +54,8 @@ export interface SubmissionRecord {
   updatedAt: Date;
   sentAt: Date | null;
   purgeAfter: Date | null;
+  odometruInitial: string | null;
+  odometruFinal: string | null;
 }
 
 function toRecord(row: Row): SubmissionRecord {
@@ -73,6 +78,8 @@ function toRecord(row: Row): SubmissionRecord {
     updatedAt: row.updatedAt!,
     sentAt: row.sentAt,
     purgeAfter: row.purgeAfter,
+    odometruInitial: row.odometruInitial,
+    odometruFinal: row.odometruFinal,
   };
 }
 

@@ -99,6 +99,29 @@ function MapCodes({ id, codes, nomenclator }: { id: number; codes: PendingOperat
   );
 }
 
+/** The correction of a `needs_data` submission: its fields, prefilled, checked again on save. */
+function Correct({ record }: { record: SubmissionRecord }) {
+  const field = (name: keyof SubmissionRecord & string, label: string, value: string | null, extra: Record<string, unknown> = {}) => (
+    <>
+      <label for={`corectie-${name}`}>{label}</label>
+      <input id={`corectie-${name}`} name={name} value={value ?? ''} maxlength={name === 'dataPrestatie' ? 32 : 100} {...extra} />
+    </>
+  );
+  return (
+    <section class="box">
+      <h3>Corectați datele</h3>
+      <form hx-post={`/trimitere/${record.id}/corecteaza`} hx-target="#panou" class="correct">
+        {field('vin', 'VIN (17 caractere)', record.vin, { required: true, class: 'mono' })}
+        {field('nrInm', 'Nr. înmatriculare', record.nrInm, { required: true })}
+        {field('dataPrestatie', 'Data prestației (AAAA-LL-ZZ)', record.dataPrestatie, { required: true })}
+        {field('odometruInitial', 'Odometru inițial (km, opțional)', record.odometruInitial, { inputmode: 'numeric' })}
+        {field('odometruFinal', 'Odometru final (km)', record.odometruFinal, { required: true, inputmode: 'numeric' })}
+        <button type="submit">Salvează și verifică</button>
+      </form>
+    </section>
+  );
+}
+
 export type PanelNotice = { kind: 'ok'; text: string } | { kind: 'error'; cod: 'CONFLICT_STARE' | 'CERERE_INVALIDA'; cauza: string };
 
 /** The detail panel: only allow-listed fields (never the payload, image or credentials). */
@@ -129,6 +152,8 @@ export function SubmissionPanel({ record, attempts, notice, mapping }: { record:
         <dd class="mono">{record.vin}</dd>
         <dt>Data prestației</dt>
         <dd>{showDate(record.dataPrestatie)}</dd>
+        <dt>Odometru</dt>
+        <dd>{record.odometruInitial ? `${record.odometruInitial} → ${record.odometruFinal ?? '—'} km` : `${record.odometruFinal ?? '—'} km`}</dd>
         <dt>Operații</dt>
         <dd>
           {record.prestatii.length === 0 ? (
@@ -159,6 +184,7 @@ export function SubmissionPanel({ record, attempts, notice, mapping }: { record:
       </dl>
       {mapping ? <MapCodes id={record.id} {...mapping} /> : null}
       <ContentErrors record={record} />
+      {allows(record.status, 'correct') ? <Correct record={record} /> : null}
       <RegistryError record={record} />
       <h3>Încercări de trimitere</h3>
       <Attempts attempts={attempts} />

@@ -4,6 +4,8 @@ import type { AppContext } from '../../context';
 import { AppError } from '../../errors';
 import { idParam } from '../../routes/params';
 import { deleteSubmission, requeueSubmission } from '../../services/submissions/lifecycle';
+import { correctSubmission } from '../../services/submissions/correct';
+import { CorrectionInput } from '../../domain/submission-input';
 import { countByStatus, getSubmission, listAttempts, listSubmissions, type SubmissionRecord } from '../../services/submissions/read';
 import { pendingOperations, saveMapping } from '../../services/operations/mappings';
 import { allows } from '../../domain/statuses';
@@ -108,6 +110,27 @@ export function coadaRoutes(ctx: AppContext) {
       return panel(c, ctx, id, { kind: 'ok', text: `Maparea ${mapare.cod_op_service} → ${mapare.cod_prestatie} a fost salvată; ${requeuedText(reclasificate.queued, reclasificate.needs_mapping)}` });
     } catch (error) {
       if (error instanceof AppError && error.status === 400) return panel(c, ctx, id, { kind: 'error', cod: 'CERERE_INVALIDA', cauza: 'Codul ales nu există în nomenclatorul registrului.' }, 422);
+      throw error;
+    }
+  });
+
+  /** The correction of a needs_data submission: classified again, queued when valid; a 409 (a twin, a changed state) is a notice. */
+  app.post('/trimitere/:id/corecteaza', async (c) => {
+    const id = idParam(c.req.param('id'));
+    const accountId = c.get('actor').accountId;
+    await getSubmission({ ctx, accountId, id });
+    const form = CorrectionInput.safeParse(await c.req.parseBody());
+    if (!form.success) return panel(c, ctx, id, { kind: 'error', cod: 'CERERE_INVALIDA', cauza: 'Completați VIN-ul, numărul, data și odometrul final.' }, 422);
+    try {
+      const { status } = await correctSubmission({ ctx, accountId, id, changes: form.data, requestId: c.get('requestId') });
+      c.header('HX-Trigger', 'coada:schimbata');
+      const notice: PanelNotice =
+        status === 'needs_data'
+          ? { kind: 'error', cod: 'CERERE_INVALIDA', cauza: 'Datele au fost salvate, dar mai sunt de corectat (vedeți mai jos).' }
+          : { kind: 'ok', text: status === 'queued' ? 'Datele sunt corecte: trimiterea a intrat în coadă.' : 'Datele sunt corecte; trimiterea așteaptă maparea unui cod.' };
+      return panel(c, ctx, id, notice);
+    } catch (error) {
+      if (error instanceof AppError && error.status === 409) return panel(c, ctx, id, { kind: 'error', cod: 'CONFLICT_STARE', cauza: error.cauza }, 409);
       throw error;
     }
   });
