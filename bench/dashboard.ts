@@ -1,0 +1,124 @@
+// npm run bench:dashboard — the dashboard's list and journal against a large account, in one
+// run: 100,000 submissions in one account (a few hundred held, the rest sent) and 1,000,000
+// journal rows. For each case it prints p50/p95 of the fragment as a browser gets it (through
+// the app: session, CSRF-free GET, queries, rendering) beside the same queries run directly
+// through the services, and their ratio. Targets (issue 11): p95 ≤ 50 ms for the submissions
+// fragment, ≤ 100 ms for the journal page, rendering ≤ 1.5 × the bare queries.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import postgres from 'postgres';
+import { startEmbedded } from '../db/embedded';
+import { preserveExitCode } from '../db/exit-code';
+import { migrate } from '../db/migrate';
+import { createApp } from '../src/app';
+import { parseConfig } from '../src/config';
+import { createContext } from '../src/runtime';
+import { listJournal } from '../src/services/journal/list';
+import { countByStatus, listSubmissions } from '../src/services/submissions/read';
+import { createUser } from '../src/services/users/users';
+import { listFilters, CoadaQuery } from '../src/web/coada/query';
+
+const SUBMISSIONS = Number(process.env.BENCH_ROWS ?? 100_000);
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
+const RUNS = Number(process.env.BENCH_RUNS ?? 200);
+const TEST_KEY = Buffer.alloc(32, 7).toString('base64');
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+async function measure(fn: () => Promise<unknown>): Promise<{ p50: number; p95: number }> {
+  for (let i = 0; i < 20; i++) await fn();
+  const times: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const started = performance.now();
+    await fn();
+    times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  return { p50: percentile(times, 50), p95: percentile(times, 95) };
+}
+
+async function main() {
+  preserveExitCode();
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-dashboard-'));
+  const pg = await startEmbedded({ dataDir });
+  const sql = postgres(pg.url, { max: 2, onnotice: () => {} });
+  try {
+    await migrate(sql);
+    console.log(`seeding ${SUBMISSIONS} submissions and ${EVENTS} journal rows…`);
+    await sql`INSERT INTO accounts (name) VALUES ('Service mare')`;
+    await sql`
+      INSERT INTO submissions (account_id, status, payload_json, vin, nr_inm, data_prestatie, idempotency_key, prestatii, nemapate, motiv, created_at, updated_at)
+      SELECT 1,
+        CASE WHEN i % 500 = 0 THEN 'needs_mapping' WHEN i % 700 = 0 THEN 'needs_data' WHEN i % 900 = 0 THEN 'error' ELSE 'sent' END,
+        jsonb_build_object('odometruFinal', 150000 + i), 'WDB' || lpad(i::text, 14, '0'), 'B' || lpad((i % 100000)::text, 6, '0') || 'X',
+        '2025-' || lpad((1 + i % 12)::text, 2, '0') || '-' || lpad((1 + i % 28)::text, 2, '0'), 'bench-' || i,
+        '[{"cod_prestatie":"OE-3","denumire":"REVIZIE","cod_client":"OE-3","sursa":"nomenclator"}]'::jsonb,
+        CASE WHEN i % 500 = 0 THEN '["SCH-X"]'::jsonb ELSE '[]'::jsonb END,
+        CASE WHEN i % 500 = 0 THEN 'Așteaptă maparea codurilor: SCH-X.' ELSE NULL END,
+        now() - (${SUBMISSIONS} - i) * interval '1 minute', now()
+      FROM generate_series(1, ${SUBMISSIONS}) AS i`;
+    await sql`
+      INSERT INTO app_events (ts, level, event, request_id, account_id, data)
+      SELECT now() - (${EVENTS} - i) * interval '1 second', CASE WHEN i % 50 = 0 THEN 'warn' ELSE 'info' END,
+        (ARRAY['api_prezentari', 'worker_sent', 'rar_login', 'submission_deleted'])[1 + i % 4], 'req-' || i, 1 + i % 20, jsonb_build_object('i', i)
+      FROM generate_series(1, ${EVENTS}) AS i`;
+    await sql`VACUUM ANALYZE`;
+
+    const config = parseConfig({ DATABASE_URL: pg.url, GATEWAY_DATA_DIR: dataDir, GATEWAY_SECRET_KEY: TEST_KEY, GATEWAY_SCRYPT_N: '1024', GATEWAY_LOG_LEVEL: 'error' });
+    const ctx = createContext({ config, databaseUrl: pg.url, secretKey: TEST_KEY, processName: 'bench' });
+    const app = createApp(ctx);
+    await createUser(ctx.db, { accountId: 1, email: 'bench@service.ro', password: 'parola-de-bench-lunga', admin: false, scryptN: 1024 });
+    const form = await app.request('http://localhost/login', { headers: { Host: 'localhost' } });
+    const loginCookie = form.headers.getSetCookie()[0]!.split(';')[0]!;
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())![1]!;
+    const login = await app.request('http://localhost/login', {
+      method: 'POST',
+      headers: { Host: 'localhost', Origin: 'http://localhost', Cookie: loginCookie, 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ _csrf: csrf, email: 'bench@service.ro', parola: 'parola-de-bench-lunga' }).toString(),
+    });
+    const cookie = login.headers.getSetCookie().find((c) => c.startsWith('gw_sesiune='))!.split(';')[0]!;
+    const get = async (path: string) => {
+      const res = await app.request(`http://localhost${path}`, { headers: { Host: 'localhost', Cookie: cookie, 'HX-Request': 'true' } });
+      if (res.status !== 200) throw new Error(`${path}: ${res.status}`);
+      await res.text();
+    };
+    const [row] = await sql<{ deep: number }[]>`SELECT id AS deep FROM submissions ORDER BY id OFFSET ${Math.floor(SUBMISSIONS * 0.1)} LIMIT 1`;
+    const deep = row!.deep;
+    const bare = (query: Record<string, string>) => {
+      const filters = listFilters(CoadaQuery.parse(query));
+      return () => Promise.all([countByStatus({ ctx, accountId: 1 }), listSubmissions({ ctx, accountId: 1, filters })]);
+    };
+    const cases: Array<{ name: string; path: string; direct: () => Promise<unknown>; target: number }> = [
+      { name: 'submissions, first page', path: '/_fragments/coada?vedere=toate', direct: bare({ vedere: 'toate' }), target: 50 },
+      { name: 'submissions, De rezolvat', path: '/_fragments/coada', direct: bare({}), target: 50 },
+      { name: 'submissions, plate search', path: '/_fragments/coada?vedere=toate&cauta=B012345X', direct: bare({ vedere: 'toate', cauta: 'B012345X' }), target: 50 },
+      { name: 'submissions, deep page', path: `/_fragments/coada?vedere=toate&dupa=${deep}`, direct: bare({ vedere: 'toate', dupa: String(deep) }), target: 50 },
+      { name: 'journal, first page', path: '/jurnal', direct: () => listJournal({ ctx, accountId: 1, filters: { limit: 100 } }), target: 100 },
+      { name: 'journal, one event', path: '/jurnal?eveniment=rar_login', direct: () => listJournal({ ctx, accountId: 1, filters: { event: 'rar_login', limit: 100 } }), target: 100 },
+    ];
+    console.log(`\n${RUNS} runs each (after 20 warm-up runs); times in ms`);
+    console.log('case                          fragment p50/p95     bare p50/p95     ratio p50   target p95');
+    let failed = false;
+    for (const c of cases) {
+      const fragment = await measure(() => get(c.path));
+      const direct = await measure(c.direct);
+      const ratio = fragment.p50 / direct.p50;
+      const ok = fragment.p95 <= c.target && ratio <= 1.5;
+      failed ||= !ok;
+      console.log(
+        `${c.name.padEnd(30)}${fragment.p50.toFixed(1).padStart(7)} / ${fragment.p95.toFixed(1).padEnd(8)}${direct.p50.toFixed(1).padStart(8)} / ${direct.p95.toFixed(1).padEnd(8)}${ratio.toFixed(2).padStart(8)}   ≤ ${c.target} ${ok ? 'ok' : 'MISSED'}`,
+      );
+    }
+    console.log(failed ? '\nsome targets missed (see MISSED)' : '\nall targets met');
+    await ctx.close();
+  } finally {
+    await sql.end();
+    await pg.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();
