@@ -1,7 +1,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, isAbsolute, join } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { RunAs } from './embedded-server';
 
 // Where the embedded PostgreSQL's binaries and cluster live. As root, PostgreSQL runs as the
@@ -26,8 +26,12 @@ export function postgresOsUser(): RunAs {
   }
 }
 
-/** Whether `runAs` may search (a directory) or execute (a file) `path`, every directory above it included. */
-export const reachable = (runAs: NonNullable<RunAs>, path: string) => spawnSync('test', ['-x', path], runAs).status === 0;
+/**
+ * Whether `runAs` may search (a directory) or execute (a file) `path`, every directory above
+ * it included: absolute, since a relative path would be looked up from our working directory,
+ * which PostgreSQL's user may be inside without being able to reach.
+ */
+export const reachable = (runAs: NonNullable<RunAs>, path: string) => spawnSync('test', ['-x', resolve(path)], runAs).status === 0;
 
 /** The directory of the package's binaries (`bin/`, `lib/`, `share/`) for this platform. */
 export async function packageNativeDir(): Promise<string> {

@@ -1,6 +1,6 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { clusterDir, packageNativeDir, placeBinaries, placeCluster, postgresOsUser, RELOCATION_DIR } from './embedded-placement';
 import { ensureCredentials, ensureRoles, readCredentials, roleUrl, writeHba } from './embedded-roles';
 import { initCluster, startServer } from './embedded-server';
@@ -90,7 +90,8 @@ export async function startEmbedded(options: {
   /** The package's binaries (tests give a copy of them out of reach). */
   nativeDir?: string;
 }): Promise<EmbeddedDb> {
-  const { dataDir } = options;
+  // Absolute: PostgreSQL runs elsewhere than in our working directory, as another user.
+  const dataDir = resolve(options.dataDir);
   const database = options.database ?? 'gateway';
   const log = options.onLog ?? (() => {});
   const running = livePostmaster(clusterDir(dataDir), log);

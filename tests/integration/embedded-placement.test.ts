@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import postgres from 'postgres';
@@ -67,6 +67,22 @@ describe.skipIf(process.getuid?.() !== 0)('as root, what the postgres OS user ca
       }
     } finally {
       await again.stop();
+    }
+  }, 120_000);
+
+  it('a relative data dir (the default ./.data) in a clone below a 0700 directory is placed as well', async () => {
+    // As /root/clone: the clone itself open (0755), a directory above it closed.
+    const clone = join(hiddenDir('gw-0700-'), 'clone');
+    mkdirSync(clone, { mode: 0o755 });
+    const cwd = process.cwd();
+    process.chdir(clone);
+    try {
+      const db = await startEmbedded({ dataDir: '.data', relocationDir });
+      await db.stop();
+      expect(db.pgDir).toMatch(new RegExp(`^${relocationDir}/data-[0-9a-f]{16}/pg$`));
+      expect(readFileSync(join(clone, '.data', 'pg-location'), 'utf8').trim()).toBe(db.pgDir);
+    } finally {
+      process.chdir(cwd);
     }
   }, 120_000);
 
