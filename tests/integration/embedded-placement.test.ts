@@ -90,9 +90,11 @@ describe.skipIf(process.getuid?.() !== 0)('as root, what the postgres OS user ca
     const packageDir = join(hiddenDir('gw-0700-pkg-'), 'package');
     cpSync(dirname(await packageNativeDir()), packageDir, { recursive: true, verbatimSymlinks: true });
     const { version } = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as { version: string };
-    const copy = join(relocationDir, `postgres-${version}`);
+    // Its own relocation dir: in a clone under /root, the other tests copy the binaries too.
+    const ownRelocationDir = hiddenDir('gw-relocation-');
+    const copy = join(ownRelocationDir, `postgres-${version}`);
     const dataDir = hiddenDir('gw-data-');
-    const options = { dataDir, relocationDir, nativeDir: join(packageDir, 'native') };
+    const options = { dataDir, relocationDir: ownRelocationDir, nativeDir: join(packageDir, 'native') };
 
     const lines: string[] = [];
     const db = await startEmbedded({ ...options, onLog: (line) => lines.push(line) });
@@ -109,7 +111,7 @@ describe.skipIf(process.getuid?.() !== 0)('as root, what the postgres OS user ca
     try {
       expect(lines.join('\n')).toContain(`PostgreSQL runs from its copy in ${copy}`);
       expect(statSync(copy).ino).toBe(copied);
-      expect(readdirSync(relocationDir).filter((name) => name.includes('.partial-'))).toEqual([]);
+      expect(readdirSync(ownRelocationDir).filter((name) => name.includes('.partial-'))).toEqual([]);
     } finally {
       await again.stop();
     }

@@ -1,10 +1,10 @@
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { describe, expect, it } from 'vitest';
 import { freePort, startEmbedded } from '../../db/embedded';
-import { packageNativeDir, postgresOsUser } from '../../db/embedded-placement';
+import { packageNativeDir, placeBinaries, postgresOsUser } from '../../db/embedded-placement';
 import { credentialsPath } from '../../db/embedded-roles';
 import { initCluster, startServer } from '../../db/embedded-server';
 
@@ -79,7 +79,10 @@ describe('a data dir of an earlier build is upgraded in place', () => {
     // What earlier builds made: superuser gateway/gateway-local, password auth, tables owned by it.
     chmodSync(dataDir, 0o755);
     const port = await freePort();
-    const cluster = { binDir: join(await packageNativeDir(), 'bin'), pgDir: join(dataDir, 'pg'), runAs: postgresOsUser() };
+    const runAs = postgresOsUser();
+    // As root in a clone the postgres OS user cannot reach, the binaries run from a copy (here, the test's own).
+    const binDir = placeBinaries(await packageNativeDir(), runAs, join(dataDir, 'binaries'), () => {});
+    const cluster = { binDir, pgDir: join(dataDir, 'pg'), runAs };
     await initCluster({ ...cluster, admin: { user: 'gateway', password: 'gateway-local' }, auth: 'password' });
     const legacy = await startServer({ ...cluster, port, flags: [] });
     const setup = connect(`postgres://gateway:gateway-local@127.0.0.1:${port}/postgres`);
@@ -115,5 +118,6 @@ describe('a data dir of an earlier build is upgraded in place', () => {
     } finally {
       await again.stop();
     }
+    rmSync(dataDir, { recursive: true, force: true });
   }, 120_000);
 });
