@@ -2,6 +2,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { credentialsPath } from './embedded-roles';
 import type { RunAs } from './embedded-server';
 
 // Where the embedded PostgreSQL's binaries and cluster live. As root, PostgreSQL runs as the
@@ -87,7 +88,15 @@ export function placeCluster(dataDir: string, runAs: RunAs, relocationDir: strin
   // A cluster already made here, then put out of reach (a data dir moved): it is the data.
   if (existsSync(join(local, 'PG_VERSION'))) throw unreachableError(local, 'iar acolo sunt deja datele');
   const hash = createHash('sha256').update(realpathSync(dataDir)).digest('hex').slice(0, 16);
-  const relocated = join(sharedDir(relocationDir, `data-${hash}`, runAs, dataDir), 'pg');
+  const home = sharedDir(relocationDir, `data-${hash}`, runAs, dataDir);
+  const relocated = join(home, 'pg');
+  // A cluster there with no credentials here belongs to an earlier data dir of this path,
+  // deleted since (a clone removed and made again): of no use to this one, but data, so kept.
+  if (existsSync(relocated) && !existsSync(credentialsPath(dataDir))) {
+    const aside = join(home, `pg-orphaned-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+    renameSync(relocated, aside);
+    log(`${relocated} held the cluster of an earlier data dir at ${dataDir}: kept as ${aside} (delete it if you do not need it)`);
+  }
   writeFileSync(join(dataDir, LOCATION_FILE), `${relocated}\n`, { mode: 0o600 });
   log(`The postgres OS user cannot reach ${dataDir}: its PostgreSQL cluster is placed in ${relocated} (recorded in ${join(dataDir, LOCATION_FILE)})`);
   return relocated;

@@ -94,12 +94,13 @@ export async function startEmbedded(options: {
   const dataDir = resolve(options.dataDir);
   const database = options.database ?? 'gateway';
   const log = options.onLog ?? (() => {});
-  const running = livePostmaster(clusterDir(dataDir), log);
+  const recorded = clusterDir(dataDir);
+  const running = livePostmaster(recorded, log);
   const known = readCredentials(dataDir);
   if (running && known) {
     const ownerFile = join(dataDir, OWNER_FILE);
     const owner = existsSync(ownerFile) ? Number(readFileSync(ownerFile, 'utf8')) : 0;
-    const attached = { url: roleUrl(known.app, running.port, database), adminUrl: roleUrl(known.admin, running.port, 'postgres'), pgDir: clusterDir(dataDir) };
+    const attached = { url: roleUrl(known.app, running.port, database), adminUrl: roleUrl(known.admin, running.port, 'postgres'), pgDir: recorded };
     // Its starter is alive (the server, while a tool or the worker attaches): use it, leave it.
     if (owner > 0 && owner !== process.pid && alive(owner)) return { ...attached, stop: async () => {} };
     // Its starter is gone (killed outright): this process takes it over and stops it when done.

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import postgres from 'postgres';
@@ -70,6 +70,29 @@ describe.skipIf(process.getuid?.() !== 0)('as root, what the postgres OS user ca
     }
   }, 120_000);
 
+  it('a new data dir where a deleted one was: the old cluster is kept aside, not used', async () => {
+    const dataDir = join(hiddenDir('gw-0700-'), 'data');
+    const first = await startEmbedded({ dataDir, relocationDir });
+    const sql = postgres(first.url, { max: 1 });
+    await sql`CREATE TABLE kept (v text)`;
+    await sql.end();
+    await first.stop();
+    rmSync(dataDir, { recursive: true });
+
+    const lines: string[] = [];
+    const db = await startEmbedded({ dataDir, relocationDir, onLog: (line) => lines.push(line) });
+    try {
+      expect(db.pgDir).toBe(first.pgDir);
+      const aside = /kept as (\S+) /.exec(lines.join('\n'))?.[1];
+      expect(aside && existsSync(join(aside, 'PG_VERSION'))).toBe(true);
+      const fresh = postgres(db.url, { max: 1 });
+      expect(await fresh`SELECT to_regclass('kept') AS t`).toEqual([{ t: null }]);
+      await fresh.end();
+    } finally {
+      await db.stop();
+    }
+  }, 120_000);
+
   it('a relative data dir (the default ./.data) in a clone below a 0700 directory is placed as well', async () => {
     // As /root/clone: the clone itself open (0755), a directory above it closed.
     const clone = join(hiddenDir('gw-0700-'), 'clone');
@@ -116,6 +139,16 @@ describe.skipIf(process.getuid?.() !== 0)('as root, what the postgres OS user ca
       await again.stop();
     }
   }, 120_000);
+
+  it('a cluster already in a data dir put out of reach (moved) is refused in one Romanian line, not left behind', async () => {
+    const dataDir = join(hiddenDir('gw-0700-'), 'data');
+    mkdirSync(join(dataDir, 'pg'), { recursive: true });
+    writeFileSync(join(dataDir, 'pg', 'PG_VERSION'), '18\n');
+    await expect(startEmbedded({ dataDir, relocationDir })).rejects.toThrow(
+      new RegExp(`^Utilizatorul de sistem postgres nu poate ajunge la ${dataDir}/pg .*iar acolo sunt deja datele: mutați clona [^\n]*DATABASE_URL\\.$`),
+    );
+    expect(existsSync(join(dataDir, 'pg-location'))).toBe(false);
+  });
 
   it('where nothing can be placed either, the start is refused in one Romanian line saying what to do, before initdb', async () => {
     const dataDir = join(hiddenDir('gw-0700-'), 'data');
