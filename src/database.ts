@@ -13,10 +13,10 @@ export async function openDatabase(config: Config, log: (message: string) => voi
   let stop = async () => {};
   if (!url) {
     preserveExitCode();
-    const embedded = await startEmbedded({ dataDir: config.GATEWAY_DATA_DIR });
+    const embedded = await startEmbedded({ dataDir: config.GATEWAY_DATA_DIR, onLog: log });
     url = embedded.url;
     stop = embedded.stop;
-    log(`Embedded PostgreSQL in ${config.GATEWAY_DATA_DIR}/pg`);
+    log(`Embedded PostgreSQL in ${embedded.pgDir}`);
   }
   const { sql, close } = createDb(url, { max: 1 });
   try {

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createDb, type DbHandle } from '../../db/client';
+import { clusterDir } from '../../db/embedded-placement';
 import { ConfigError, parseConfig, type Config } from '../config';
 import { openDatabase } from '../database';
 
@@ -21,7 +22,7 @@ export async function runCli(usage: string, fn: (db: DbHandle, args: string[], c
     const config = parseConfig(process.env);
     // A tool must never create a second, empty database: a key it issued there would be
     // refused by the server, which reads another one.
-    const pgDir = resolve(config.GATEWAY_DATA_DIR, 'pg');
+    const pgDir = clusterDir(resolve(config.GATEWAY_DATA_DIR));
     if (!config.DATABASE_URL && !existsSync(join(pgDir, 'PG_VERSION'))) {
       throw new UsageError(
         `Nu există nicio bază de date în ${pgDir}. Dați aceleași GATEWAY_DATA_DIR (sau DATABASE_URL) ca serverului, ori porniți întâi serverul (npm start) ca să o creeze.`,

@@ -1,10 +1,12 @@
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { describe, expect, it } from 'vitest';
-import { freePort, loadEmbeddedPostgres, startEmbedded } from '../../db/embedded';
+import { freePort, startEmbedded } from '../../db/embedded';
+import { packageNativeDir, placeBinaries, postgresOsUser } from '../../db/embedded-placement';
 import { credentialsPath } from '../../db/embedded-roles';
+import { initCluster, startServer } from '../../db/embedded-server';
 
 // Issue 9: the embedded PostgreSQL accepts no password from the source, listens on loopback
 // only, checks passwords by SCRAM, and the product connects as a role that is no superuser.
@@ -76,15 +78,16 @@ describe('a data dir of an earlier build is upgraded in place', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'gateway-embedded-legacy-'));
     // What earlier builds made: superuser gateway/gateway-local, password auth, tables owned by it.
     chmodSync(dataDir, 0o755);
-    const EmbeddedPostgres = await loadEmbeddedPostgres();
     const port = await freePort();
-    const legacy = new EmbeddedPostgres({
-      databaseDir: join(dataDir, 'pg'), port, user: 'gateway', password: 'gateway-local', persistent: true,
-      createPostgresUser: process.getuid?.() === 0, onLog: () => {}, onError: () => {},
-    });
-    await legacy.initialise();
-    await legacy.start();
-    await legacy.createDatabase('gateway');
+    const runAs = postgresOsUser();
+    // As root in a clone the postgres OS user cannot reach, the binaries run from a copy (here, the test's own).
+    const binDir = placeBinaries(await packageNativeDir(), runAs, join(dataDir, 'binaries'), () => {});
+    const cluster = { binDir, pgDir: join(dataDir, 'pg'), runAs };
+    await initCluster({ ...cluster, admin: { user: 'gateway', password: 'gateway-local' }, auth: 'password' });
+    const legacy = await startServer({ ...cluster, port, flags: [] });
+    const setup = connect(`postgres://gateway:gateway-local@127.0.0.1:${port}/postgres`);
+    await setup`CREATE DATABASE gateway`;
+    await setup.end();
     const old = connect(`postgres://gateway:gateway-local@127.0.0.1:${port}/gateway`);
     await old`CREATE TABLE kept (id serial PRIMARY KEY, v text)`;
     await old`INSERT INTO kept (v) VALUES ('date vechi')`;
@@ -115,5 +118,6 @@ describe('a data dir of an earlier build is upgraded in place', () => {
     } finally {
       await again.stop();
     }
+    rmSync(dataDir, { recursive: true, force: true });
   }, 120_000);
 });

