@@ -4,10 +4,25 @@ const KEY_BYTES = 64;
 const R = 8;
 const P = 1;
 
-function derive(password: string, salt: Buffer, n: number, r: number, p: number): Promise<Buffer> {
-  // 128·N·r bytes of memory, above Node's 32 MiB default from N = 2^15.
-  const options: ScryptOptions = { N: n, r, p, maxmem: 256 * n * r + 1024 * 1024 };
-  return new Promise((resolve, reject) => scrypt(password.normalize('NFC'), salt, KEY_BYTES, options, (error, key) => (error ? reject(error) : resolve(key))));
+/**
+ * Hashes at once, at most: each takes 128·N·r bytes (128 MiB at OWASP's N) for about half a
+ * second, so a burst of sign-ins queues here instead of taking the server's memory.
+ */
+const MAX_CONCURRENT = 2;
+let running = 0;
+const waiting: Array<() => void> = [];
+
+async function derive(password: string, salt: Buffer, n: number, r: number, p: number): Promise<Buffer> {
+  if (running >= MAX_CONCURRENT) await new Promise<void>((resolve) => waiting.push(resolve));
+  running += 1;
+  try {
+    // 128·N·r bytes of memory, above Node's 32 MiB default from N = 2^15.
+    const options: ScryptOptions = { N: n, r, p, maxmem: 256 * n * r + 1024 * 1024 };
+    return await new Promise((resolve, reject) => scrypt(password.normalize('NFC'), salt, KEY_BYTES, options, (error, key) => (error ? reject(error) : resolve(key))));
+  } finally {
+    running -= 1;
+    waiting.shift()?.();
+  }
 }
 
 /**

@@ -84,6 +84,15 @@ describe('purge (daily)', () => {
     expect(await h.app.sql`SELECT 1 FROM import_rows WHERE batch_id = ${fresh}`).toHaveLength(2);
     expect(await h.app.sql`SELECT 1 FROM import_row_blocks WHERE batch_id = ${fresh}`).toHaveLength(1);
   });
+
+  it('removes dashboard sessions idle past GATEWAY_SESSION_IDLE_MIN and keeps live ones', async () => {
+    const [user] = await h.app.sql<{ id: number }[]>`
+      INSERT INTO web_users (account_id, email, password_hash) VALUES (1, 'purge@service.ro', 'scrypt$x') RETURNING id`;
+    await h.app.sql`INSERT INTO web_sessions (token_hash, user_id, csrf_token, last_seen_at) VALUES
+      ('idle', ${user!.id}, 'c', now() - interval '2 hours'), ('live', ${user!.id}, 'c', now() - interval '5 minutes')`;
+    expect((await purge(ctx)).sessions).toBe(1);
+    expect((await h.app.sql<{ token_hash: string }[]>`SELECT token_hash FROM web_sessions`).map((r) => r.token_hash)).toEqual(['live']);
+  });
 });
 
 describe('journal retention', () => {

@@ -18,13 +18,15 @@ export interface PurgeResult {
   importBatches: number;
   importRows: number;
   importBlocks: number;
+  sessions: number;
 }
 
 /**
  * The daily purge. Submissions past purge_after go (never `queued` or `sending`: those are
  * still owed to the registry), their attempts with them. Ephemeral credentials left on
  * submissions that no longer need them (`sent`, `error`) are erased; the account's durable
- * credentials are never touched. Staged import data past purge_after goes too (rows cascade).
+ * credentials are never touched. Staged import data past purge_after goes too (rows cascade),
+ * and dashboard sessions idle past GATEWAY_SESSION_IDLE_MIN (already refused when used).
  */
 export async function purge(ctx: WorkerContext): Promise<PurgeResult> {
   const { sql } = ctx;
@@ -39,7 +41,9 @@ export async function purge(ctx: WorkerContext): Promise<PurgeResult> {
     DELETE FROM import_row_blocks WHERE (batch_id, block_no) IN (SELECT batch_id, block_no FROM import_row_blocks WHERE purge_after < now() LIMIT ${limit})`);
   const importBatches = await deleteInChunks((limit) => sql`
     DELETE FROM import_batches WHERE id IN (SELECT id FROM import_batches WHERE purge_after < now() LIMIT ${limit})`);
-  const result = { submissions, credentials, importBatches, importRows, importBlocks };
+  const sessions = (await sql`
+    DELETE FROM web_sessions WHERE last_seen_at < now() - ${ctx.config.GATEWAY_SESSION_IDLE_MIN} * interval '1 minute'`).count;
+  const result = { submissions, credentials, importBatches, importRows, importBlocks, sessions };
   ctx.journal.write({ event: 'worker_purge', data: { ...result } });
   return result;
 }

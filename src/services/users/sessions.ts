@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { and, eq, isNull, lt, sql } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
 import { webSessions, webUsers } from '../../../db/schema';
 import type { AppContext } from '../../context';
 import { sha256Hex } from '../../crypto/hash';
@@ -75,10 +75,4 @@ export async function findSession(ctx: AppContext, token: string): Promise<Sessi
 
 export async function closeSession(ctx: AppContext, token: string): Promise<void> {
   await ctx.db.delete(webSessions).where(eq(webSessions.tokenHash, sha256Hex(token)));
-}
-
-/** Sessions idle past the limit, removed by the start-up housekeeping. */
-export async function pruneSessions(ctx: AppContext): Promise<void> {
-  const cutoff = new Date(ctx.clock().getTime() - ctx.config.GATEWAY_SESSION_IDLE_MIN * 60_000);
-  await ctx.db.delete(webSessions).where(lt(webSessions.lastSeenAt, cutoff));
 }
