@@ -21,6 +21,9 @@ export const webHeaders = secureHeaders({
   },
   referrerPolicy: 'same-origin',
   crossOriginEmbedderPolicy: false,
+  // Browsers ignore it (with a console error on every page) over plain HTTP on a LAN name,
+  // where a workshop's gateway often runs; the pages open no other window anyway.
+  crossOriginOpenerPolicy: false,
 });
 
 export function sameToken(given: string | undefined, expected: string): boolean {

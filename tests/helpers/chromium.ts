@@ -9,9 +9,9 @@ const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '
  * Debian's chromium (installed by .ci/run) in a fresh profile. Every page error, console
  * error (a CSP refusal is one), 404 and 5xx is collected: a test asserts there were none.
  */
-export async function launchChromium(): Promise<{ context: BrowserContext; page: Page; problems: string[]; close: () => Promise<void> }> {
+export async function launchChromium(extraArgs: string[] = []): Promise<{ context: BrowserContext; page: Page; problems: string[]; close: () => Promise<void> }> {
   const profile = mkdtempSync(join(tmpdir(), 'gateway-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, { executablePath: '/usr/bin/chromium', args: ARGS, locale: 'ro-RO', timezoneId: 'Europe/Bucharest', viewport: { width: 1360, height: 860 } });
+  const context = await chromium.launchPersistentContext(profile, { executablePath: '/usr/bin/chromium', args: [...ARGS, ...extraArgs], locale: 'ro-RO', timezoneId: 'Europe/Bucharest', viewport: { width: 1360, height: 860 } });
   const page = context.pages()[0] ?? (await context.newPage());
   const problems: string[] = [];
   page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
