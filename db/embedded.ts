@@ -108,7 +108,14 @@ export async function startEmbedded(options: {
     log(`Took over the embedded PostgreSQL (pid ${running.pid}) left running by process ${owner || 'unknown'}`);
     await ensureRoles(known, running.port, database);
     let adopted = true;
-    return { ...attached, stop: async () => (adopted ? ((adopted = false), stopPostmaster(running.pid)) : undefined) };
+    return {
+      ...attached,
+      stop: async () => {
+        if (!adopted) return;
+        adopted = false;
+        await stopPostmaster(running.pid);
+      },
+    };
   }
 
   mkdirSync(dataDir, { recursive: true });

@@ -138,7 +138,7 @@ export function openApiDocument(routes: readonly RouterRoute[]) {
     if (!doc) continue;
     const { path, params } = openApiPath(route.path);
     const method = route.method.toLowerCase();
-    (paths[path] ??= {})[method] = operationObject(method, path, params, doc);
+    paths[path] = { ...paths[path], [method]: operationObject(method, path, params, doc) };
   }
   return {
     openapi: '3.1.0',

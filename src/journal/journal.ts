@@ -37,7 +37,7 @@ export function createJournal(options: { sql: Sql; logDir: string; processName: 
     const rows = buffer;
     buffer = [];
     if (rows.length === 0) return;
-    file.write(rows.map((r) => JSON.stringify({ ...r, process: options.processName })).join('\n') + '\n');
+    file.write(`${rows.map((r) => JSON.stringify({ ...r, process: options.processName })).join('\n')}\n`);
     const batch = rows.map((r) => ({
       ts: r.ts.toISOString(),
       level: r.level,
@@ -73,7 +73,7 @@ export function createJournal(options: { sql: Sql; logDir: string; processName: 
       }
       const failure = describeError(error);
       // The file still has the event; a journal failure must never fail the request.
-      file.write(JSON.stringify({ ts: new Date(), level: 'error', event: 'journal_write_failed', error: failure }) + '\n');
+      file.write(`${JSON.stringify({ ts: new Date(), level: 'error', event: 'journal_write_failed', error: failure })}\n`);
       if (batch[0]!.data === null) return;
       await insert([{ ...batch[0], data: { jurnal: 'date_neinregistrabile', sqlstate: failure.sqlstate ?? null } }]).catch(() => undefined);
     }

@@ -37,7 +37,9 @@ export function createBatcher<I, O>(run: (items: I[]) => Promise<O[]>, options: 
             if (result.ok) b.resolve(result.value);
             else b.reject(result.error);
           }),
-          (error: unknown) => batch.forEach((b) => b.reject(error)),
+          (error: unknown) => {
+            for (const b of batch) b.reject(error);
+          },
         )
         .finally(() => {
           inFlight -= 1;

@@ -86,7 +86,7 @@ describe('the dashboard in Chromium', () => {
     await expect.poll(() => rows.count()).toBe(2);
     expect(await rows.nth(0).getAttribute('id')).toBe(`t-${ids.mapping}`);
     expect(await page.content()).not.toContain('TM99ZZZ');
-    expect(await page.locator('#coada .chips a[aria-current="true"]').innerText()).toContain('De rezolvat');
+    expect(await page.locator('#coada .chips a[aria-current="true"]').textContent()).toContain('De rezolvat');
     await shot(page, '03-trimiteri');
 
     // Polling: a poll every 5 s, answered 304 while nothing changed.
@@ -102,7 +102,7 @@ describe('the dashboard in Chromium', () => {
     await page.locator(`#t-${ids.data} button`).focus();
     await page.keyboard.press('Enter');
     await page.waitForSelector('#panou .panel');
-    expect(await page.locator('#panou').innerText()).toContain('VIN-ul nu este valid');
+    expect(await page.locator('#panou').textContent()).toContain('VIN-ul nu este valid');
     await shot(page, '04-panou-date');
     const before = polls.length;
     await page.clock.runFor(16_000);
@@ -124,7 +124,7 @@ describe('the dashboard in Chromium', () => {
     page.once('dialog', (dialog) => void dialog.accept());
     await page.click('#panou button:has-text("Repune în coadă")');
     await page.waitForSelector('#panou .notice.error');
-    expect(await page.locator('#panou .notice.error').innerText()).toContain('SCH-ULEI-X');
+    expect(await page.locator('#panou .notice.error').textContent()).toContain('SCH-ULEI-X');
     await shot(page, '05-panou-409');
 
     // Delete behind the confirmation; the list refreshes without it.
@@ -143,12 +143,12 @@ describe('the dashboard in Chromium', () => {
     await expect.poll(() => rows.count()).toBe(1);
     await page.reload();
     await expect.poll(() => rows.count()).toBe(1);
-    expect(await rows.first().innerText()).toContain('B100AAA');
+    expect(await rows.first().textContent()).toContain('B100AAA');
     await shot(page, '06-cautare');
 
     for (const [i, tab] of ['Mapări', 'Jurnal', 'Cont', 'Integrare'].entries()) {
       await page.click(`.top nav a:has-text("${tab}")`);
-      await expect.poll(() => page.locator('h1').innerText()).toContain(tab === 'Cont' ? 'Contul' : tab);
+      await expect.poll(() => page.locator('h1').textContent()).toContain(tab === 'Cont' ? 'Contul' : tab);
       await shot(page, `0${7 + i}-${tab.toLowerCase()}`);
     }
 

@@ -49,12 +49,12 @@ describe('mapping a held submission until it is sent', () => {
     await page.selectOption('#panou select[name=cod_prestatie]', 'OE-3');
     await page.click('#panou button:has-text("Salvează maparea")');
     await page.waitForSelector('#panou .notice.ok');
-    expect(await page.locator('#panou .notice.ok').innerText()).toContain('o trimitere a fost repusă în coadă');
+    expect(await page.locator('#panou .notice.ok').textContent()).toContain('o trimitere a fost repusă în coadă');
     await page.keyboard.press('Escape');
 
     await h.waitForStatus(submissionId, 'sent', 20_000);
     await page.click('#coada .chips a:has-text("Toate")');
-    await expect.poll(() => page.locator(`#t-${submissionId} .chip`).innerText(), { timeout: 15_000 }).toBe('Trimisă');
+    await expect.poll(() => page.locator(`#t-${submissionId} .chip`).textContent(), { timeout: 15_000 }).toBe('Trimisă');
     expect(problems).toEqual([]);
   }, 60_000);
 });

@@ -61,7 +61,7 @@ export function hostileStrings(token: string): fc.Arbitrary<Labeled<string>> {
 }
 
 const deepArray = (depth: number) => new RawJson('['.repeat(depth) + ']'.repeat(depth));
-const deepObject = (depth: number) => new RawJson('{"a":'.repeat(depth) + 'null' + '}'.repeat(depth));
+const deepObject = (depth: number) => new RawJson(`${'{"a":'.repeat(depth)}null${'}'.repeat(depth)}`);
 
 /** A hostile JSON value of any type, for a field whose schema wants something else. */
 export function hostileValues(token: string): fc.Arbitrary<Labeled<unknown>> {
@@ -145,7 +145,7 @@ export function hostileRawBodies(): fc.Arbitrary<Labeled<string | Uint8Array>> {
       labeled('raw-utf16', new Uint8Array(Buffer.from(`{"vin":"${CANARY}"}`, 'utf16le'))),
     ),
     fc.integer({ min: 1_000, max: 200_000 }).map((d) => labeled('raw-deep', '['.repeat(d) + ']'.repeat(d))),
-    fc.integer({ min: 1_000, max: 50_000 }).map((d) => labeled('raw-deep', `{"${CANARY}":`.repeat(d) + '1' + '}'.repeat(d))),
+    fc.integer({ min: 1_000, max: 50_000 }).map((d) => labeled('raw-deep', `${`{"${CANARY}":`.repeat(d)}1${'}'.repeat(d)}`)),
     fc.integer({ min: 1_000, max: 100_000 }).map((d) => labeled('raw-unclosed-deep', `{"vin":${'['.repeat(d)}`)),
     fc.integer({ min: 100_000, max: 2_000_000 }).map((n) => labeled('raw-huge', `{"vin":"${CANARY}${'A'.repeat(n)}"}`)),
   );

@@ -83,7 +83,7 @@ function queryArb(op: Operation): fc.Arbitrary<{ query: string; labels: string[]
       seen.add(name);
       return repeated ? 'repeated-query' : v.label;
     });
-    return { query: '?' + pairs.map(([name, v]) => `${encodeSegment(name)}=${encodeSegment(v.value)}`).join('&'), labels };
+    return { query: `?${pairs.map(([name, v]) => `${encodeSegment(name)}=${encodeSegment(v.value)}`).join('&')}`, labels };
   });
 }
 

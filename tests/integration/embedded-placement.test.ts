@@ -23,7 +23,9 @@ const hiddenDir = (prefix: string) => {
 };
 // The tests' own relocation dir, not /var/lib/gateway.
 const relocationDir = hiddenDir('gw-relocation-');
-afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
 
 const postmasterOf = (pgDir: string) => Number(readFileSync(join(pgDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
 

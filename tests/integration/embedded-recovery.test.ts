@@ -21,7 +21,9 @@ const tempDir = (prefix: string) => {
 };
 // The tests' own, not /var/lib/gateway.
 const relocationDir = tempDir('gw-relocation-');
-afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
 
 const placements = [
   { where: 'in the data dir', dataDir: () => tempDir('gw-recovery-'), rootOnly: false },

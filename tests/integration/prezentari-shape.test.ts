@@ -67,6 +67,7 @@ describe('POST /v1/prezentari: a wrong shape is a 422 with type/loc/msg only', (
 
   it.each([
     ['prestatii not an array', { prestatii: 'OE-3' }, ['body', 'prestatii']],
+    // biome-ignore lint/correctness/noPrecisionLoss: any number will do; this one is a VIN's 17 digits, as a client might send it
     ['a number where a string belongs', { vin: 12345678901234567 }, ['body', 'vin']],
     ['an item with neither form', { prestatii: [{ denumire: 'x' }] }, ['body', 'prestatii', 0]],
     ['a boolean odometer', { odometruFinal: true }, ['body', 'odometruFinal']],

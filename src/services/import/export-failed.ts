@@ -6,7 +6,7 @@ import { COMMITTED_STATES, stateReason } from '../../domain/import-state';
 import { CSV_BOM, csvLine } from '../audit/csv';
 import type { ChunkSink, ExportFile } from '../export/file';
 import { formatDate } from '../export/format';
-import { writeXlsx, type XlsxCell } from '../export/xlsx-writer';
+import { writeXlsx } from '../export/xlsx-writer';
 import { loadBatch, type LoadedBatch } from './batch';
 import { refreshDerived, type Derivation } from './freshness';
 import { readRow, stagedRowsAt } from './rows';

@@ -10,7 +10,7 @@ import type { CoadaQuery } from './query';
 /** The filters: plain GET form (works without script), swapped in place by htmx. */
 function Filters({ q }: { q: CoadaQuery }) {
   return (
-    <form id="filtre" class="filters" method="get" action="/" hx-get="/_fragments/coada" hx-target="#coada" hx-swap="outerMorph" role="search">
+    <form id="filtre" class="filters" method="get" action="/" hx-get="/_fragments/coada" hx-target="#coada" hx-swap="outerMorph">
       <ViewField q={q} />
       <label>
         Nr. înmatriculare sau VIN

@@ -11,7 +11,7 @@ const PAGE_SIZE = 100;
 
 function Filters({ q }: { q: JurnalQuery }) {
   return (
-    <form class="filters" method="get" action="/jurnal" role="search">
+    <form class="filters" method="get" action="/jurnal">
       <label>
         Eveniment
         <input name="eveniment" value={q.eveniment ?? ''} maxlength={64} placeholder="ex. submission_deleted" />

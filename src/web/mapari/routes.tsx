@@ -9,7 +9,7 @@ import { MappingEditor, type EditorNotice } from './editor';
 import { MappingForm, requeuedText } from './form';
 
 
-async function editor(c: Context<WebEnv>, ctx: AppContext, notice?: EditorNotice, status: 200 | 404 | 422 = 200) {
+async function editor(c: Context<WebEnv>, ctx: AppContext, notice?: EditorNotice) {
   const accountId = c.get('actor').accountId;
   const [pending, saved, rules, nomenclator] = await Promise.all([
     pendingOperations({ ctx, accountId }),
