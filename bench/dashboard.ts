@@ -79,7 +79,10 @@ async function main() {
       headers: { Host: 'localhost', Origin: 'http://localhost', Cookie: loginCookie, 'Content-Type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ _csrf: csrf, email: 'bench@service.ro', parola: 'parola-de-bench-lunga' }).toString(),
     });
-    const cookie = login.headers.getSetCookie().find((c) => c.startsWith('gw_sesiune='))!.split(';')[0]!;
+    const cookie = login.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('gw_sesiune='))!
+      .split(';')[0]!;
     const get = async (path: string) => {
       const res = await app.request(`http://localhost${path}`, { headers: { Host: 'localhost', Cookie: cookie, 'HX-Request': 'true' } });
       if (res.status !== 200) throw new Error(`${path}: ${res.status}`);
@@ -97,7 +100,12 @@ async function main() {
       { name: 'submissions, plate search', path: '/_fragments/coada?vedere=toate&cauta=B012345X', direct: bare({ vedere: 'toate', cauta: 'B012345X' }), target: 50 },
       { name: 'submissions, deep page', path: `/_fragments/coada?vedere=toate&dupa=${deep}`, direct: bare({ vedere: 'toate', dupa: String(deep) }), target: 50 },
       { name: 'journal, first page', path: '/jurnal', direct: () => listJournal({ ctx, accountId: 1, filters: { limit: 100 } }), target: 100 },
-      { name: 'journal, one event', path: '/jurnal?eveniment=rar_login', direct: () => listJournal({ ctx, accountId: 1, filters: { event: 'rar_login', limit: 100 } }), target: 100 },
+      {
+        name: 'journal, one event',
+        path: '/jurnal?eveniment=rar_login',
+        direct: () => listJournal({ ctx, accountId: 1, filters: { event: 'rar_login', limit: 100 } }),
+        target: 100,
+      },
     ];
     console.log(`\n${RUNS} runs each (after 20 warm-up runs); times in ms`);
     console.log('case                          fragment p50/p95     bare p50/p95     ratio p50   target p95');

@@ -25,7 +25,9 @@ const resetPeak = (pid: number) => writeFileSync(`/proc/${pid}/clear_refs`, '5')
 function failedCsv(): Buffer {
   const lines = ['Serie șasiu (VIN);Nr. înmatriculare;Data prestației;Km ieșire;Cod operație;Denumire operație'];
   for (let i = 0; i < ROWS; i++) {
-    lines.push(`WDB${String(i).padStart(8, '0')}A${String(i % 100_000).padStart(5, '0')};B-${100 + (i % 900)}-ABC;${String(1 + (i % 28)).padStart(2, '0')}.03.2025;${150_000 + i};NECUNOSCUT;"Schimb ulei; =1+1 înlocuire filtru"`);
+    lines.push(
+      `WDB${String(i).padStart(8, '0')}A${String(i % 100_000).padStart(5, '0')};B-${100 + (i % 900)}-ABC;${String(1 + (i % 28)).padStart(2, '0')}.03.2025;${150_000 + i};NECUNOSCUT;"Schimb ulei; =1+1 înlocuire filtru"`,
+    );
   }
   return Buffer.from(lines.join('\r\n'), 'utf8');
 }

@@ -151,18 +151,31 @@ async function main() {
   await sql`INSERT INTO api_keys (account_id, key_hash, prefix) VALUES (1, ${key.hash}, ${key.prefix})`;
   await sql`INSERT INTO operation_mappings (account_id, cod_op_service, cod_prestatie) VALUES (1, 'SCH-ULEI', 'OE-2'), (1, 'FILTRU', 'OE-2')`;
 
-  const { port, child: server, stop } = await startServerProcess({
+  const {
+    port,
+    child: server,
+    stop,
+  } = await startServerProcess({
     databaseUrl: pg.url,
     dataDir,
     nodeArgs: process.env.BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROF}`] : [],
   });
   // Reads mappings and the nomenclator only: its key encrypts nothing.
   const secretKey = randomBytes(32).toString('base64');
-  const ctx = createContext({ config: parseConfig({ GATEWAY_DATA_DIR: dataDir, GATEWAY_SECRET_KEY: secretKey }), databaseUrl: pg.url, secretKey, processName: 'bench', poolSize: 2 });
+  const ctx = createContext({
+    config: parseConfig({ GATEWAY_DATA_DIR: dataDir, GATEWAY_SECRET_KEY: secretKey }),
+    databaseUrl: pg.url,
+    secretKey,
+    processName: 'bench',
+    poolSize: 2,
+  });
   try {
     console.log(`${ROWS} rows; server pid ${server.pid}, idle RSS ${peakRss(server.pid!).toFixed(0)} MB`);
     let lastBatch = 0;
-    for (const [label, path] of [['xlsx', xlsxPath], ['csv', csvPath]] as const) {
+    for (const [label, path] of [
+      ['xlsx', xlsxPath],
+      ['csv', csvPath],
+    ] as const) {
       const bytes = readFileSync(path);
       const parseMs = await medianOfThree(() => parseOnce(bytes));
       const classifyMs = await medianOfThree(() => parseAndClassifyOnce(ctx, bytes));

@@ -78,7 +78,10 @@ async function main() {
     };
     const totals = { a: { n: 0, seconds: 0 }, b: { n: 0, seconds: 0 } };
     for (let r = 0; r < ROUNDS; r++) {
-      for (const [phase, once] of [['a', raw], ['b', post]] as const) {
+      for (const [phase, once] of [
+        ['a', raw],
+        ['b', post],
+      ] as const) {
         const result = await round(once, totals[phase].n);
         totals[phase].n += result.n;
         totals[phase].seconds += result.seconds;

@@ -45,8 +45,7 @@ async function main() {
   const { port, child, stop } = await startServerProcess({ databaseUrl: pg.url, dataDir });
   const base = `http://127.0.0.1:${port}`;
   const deep = '['.repeat(BODY_BYTES / 2) + ']'.repeat(BODY_BYTES / 2);
-  const post = () =>
-    fetch(`${base}/v1/prezentari`, { method: 'POST', headers: { 'X-API-Key': key.plain, 'Content-Type': 'application/json' }, body: deep }).then((r) => r.status);
+  const post = () => fetch(`${base}/v1/prezentari`, { method: 'POST', headers: { 'X-API-Key': key.plain, 'Content-Type': 'application/json' }, body: deep }).then((r) => r.status);
   try {
     const baseline = await slowestWhile(base, () => new Promise((resolve) => setTimeout(resolve, 2000)));
     const statuses: number[] = [];

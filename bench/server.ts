@@ -34,7 +34,13 @@ export async function startServerProcess(options: { databaseUrl: string; dataDir
   };
   for (let i = 0; ; i++) {
     // Up when it answers: without a worker /healthz says 503 (degraded), which is an answer.
-    if (await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.status === 200 || r.status === 503, () => false)) break;
+    if (
+      await fetch(`http://127.0.0.1:${port}/healthz`).then(
+        (r) => r.status === 200 || r.status === 503,
+        () => false,
+      )
+    )
+      break;
     if (i > 150) {
       await stop();
       throw new Error('the server did not start');

@@ -21,7 +21,13 @@ const rows = text
   .slice(1)
   .map((l) => {
     const [name = '', codes = ''] = l.split('\t');
-    return { name: name.trim(), accepted: codes.split(',').map((c) => c.trim()).filter(Boolean) };
+    return {
+      name: name.trim(),
+      accepted: codes
+        .split(',')
+        .map((c) => c.trim())
+        .filter(Boolean),
+    };
   });
 const nomenclator = new Map(FALLBACK_NOMENCLATOR.map((n) => [n.cod, n.denumire]));
 

@@ -39,7 +39,19 @@ const BASELINE_USER = 'baseline';
  * and counters are then cleared and the latency set again. The worker itself starts cold.
  */
 async function baseline(simUrl: string, concurrency: number): Promise<{ sent: number; seconds: number }> {
-  const args = ['--import', 'tsx', join(import.meta.dirname, 'worker-baseline.ts'), '--url', simUrl, '--user', BASELINE_USER, '--sends', String(SUBMISSIONS), '--concurrency', String(concurrency)];
+  const args = [
+    '--import',
+    'tsx',
+    join(import.meta.dirname, 'worker-baseline.ts'),
+    '--url',
+    simUrl,
+    '--user',
+    BASELINE_USER,
+    '--sends',
+    String(SUBMISSIONS),
+    '--concurrency',
+    String(concurrency),
+  ];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
@@ -56,11 +68,18 @@ async function main() {
   const dataDir = mkdtempSync(join(tmpdir(), 'gateway-bench-worker-'));
   const pg = await startEmbedded({ dataDir });
   const simPort = await freePort();
-  const sim = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '..', 'worker', 'registry', 'sim-main.ts'), '--port', String(simPort), '--latency', String(LATENCY_MS)], {
-    stdio: 'ignore',
-    // One registry login per account, so the simulator can report each account's concurrency.
-    env: { PATH: process.env.PATH, GATEWAY_SIM_USERS: [...Array.from({ length: ACCOUNTS }, (_, i) => `bench${i + 1}:pw${i + 1}`), `${BASELINE_USER}:${BASELINE_USER}`].join(',') },
-  });
+  const sim = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(import.meta.dirname, '..', 'worker', 'registry', 'sim-main.ts'), '--port', String(simPort), '--latency', String(LATENCY_MS)],
+    {
+      stdio: 'ignore',
+      // One registry login per account, so the simulator can report each account's concurrency.
+      env: {
+        PATH: process.env.PATH,
+        GATEWAY_SIM_USERS: [...Array.from({ length: ACCOUNTS }, (_, i) => `bench${i + 1}:pw${i + 1}`), `${BASELINE_USER}:${BASELINE_USER}`].join(','),
+      },
+    },
+  );
   const simUrl = `http://127.0.0.1:${simPort}`;
   try {
     const secret = randomBytes(32).toString('base64');
@@ -93,10 +112,15 @@ async function main() {
     const load0 = loadavg()[0]!;
     const cpu0 = process.cpuUsage();
     const worker = await startWorker(ctx);
-    await waitUntil(async () => {
-      const [r] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM submissions WHERE status IN ('queued', 'sending')`;
-      return r!.n === 0;
-    }, 300_000, 'the queue to drain', 250);
+    await waitUntil(
+      async () => {
+        const [r] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM submissions WHERE status IN ('queued', 'sending')`;
+        return r!.n === 0;
+      },
+      300_000,
+      'the queue to drain',
+      250,
+    );
     const cpu = process.cpuUsage(cpu0);
     await worker.stop();
     await ctx.close();

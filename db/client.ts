@@ -16,8 +16,7 @@ export function createDb(url: string, options: { max?: number } = {}) {
   const prepared = new Proxy(sql, {
     get(target, prop, receiver) {
       if (prop === 'unsafe') {
-        return (query: string, params?: unknown[], options?: { prepare?: boolean }) =>
-          target.unsafe(query, params as never, { ...options, prepare: true });
+        return (query: string, params?: unknown[], options?: { prepare?: boolean }) => target.unsafe(query, params as never, { ...options, prepare: true });
       }
       return Reflect.get(target, prop, receiver) as unknown;
     },

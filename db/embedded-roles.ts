@@ -57,8 +57,7 @@ export function writeHba(pgDir: string): void {
   writeFileSync(join(pgDir, 'pg_hba.conf'), HBA);
 }
 
-const url = (role: Role, port: number, database: string) =>
-  `postgres://${encodeURIComponent(role.user)}:${encodeURIComponent(role.password)}@127.0.0.1:${port}/${database}`;
+const url = (role: Role, port: number, database: string) => `postgres://${encodeURIComponent(role.user)}:${encodeURIComponent(role.password)}@127.0.0.1:${port}/${database}`;
 
 export const roleUrl = url;
 

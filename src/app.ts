@@ -31,7 +31,10 @@ export function createApp(ctx: AppContext) {
     ctx.metrics.httpDuration.observe({ method: c.req.method, route }, (performance.now() - started) / 1000);
   });
   app.route('/', healthRoutes(ctx));
-  app.route('/', docsRoutes(() => app.routes));
+  app.route(
+    '/',
+    docsRoutes(() => app.routes),
+  );
   app.use('/v1/*', apiKeyAuth(ctx));
   // After authentication: nobody without a key makes the server read a body.
   app.use(

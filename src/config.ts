@@ -24,21 +24,44 @@ export const Config = z.object({
   GATEWAY_OLD_SECRET_KEYS: z
     .string()
     .optional()
-    .transform((v) => (v ? v.split(',').map((k) => k.trim()).filter(Boolean) : []))
+    .transform((v) =>
+      v
+        ? v
+            .split(',')
+            .map((k) => k.trim())
+            .filter(Boolean)
+        : [],
+    )
     .pipe(z.array(z.string().refine((k) => Buffer.from(k, 'base64').length === 32, 'each must be base64 of 32 bytes'))),
   GATEWAY_DATA_DIR: z.string().min(1).default('./.data'),
   GATEWAY_REGISTRY_URL: z.string().url().optional(),
   GATEWAY_SIM_USERS: z.string().default('demo:demo'),
   GATEWAY_SIM_PORT: z.coerce.number().int().min(0).max(65535).default(4010),
   GATEWAY_SENDING_STALE_S: z.coerce.number().int().positive().default(60),
-  GATEWAY_MAX_BODY_BYTES: z.coerce.number().int().positive().default(15 * 1024 * 1024),
+  GATEWAY_MAX_BODY_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(15 * 1024 * 1024),
   // A JSON body: a submission with the largest photo allowed (base64 is 4/3 of the bytes).
-  GATEWAY_MAX_JSON_BYTES: z.coerce.number().int().positive().default(14 * 1024 * 1024),
+  GATEWAY_MAX_JSON_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(14 * 1024 * 1024),
   // A submission's photo (b64Image), decoded; a larger one holds the submission as needs_data.
-  GATEWAY_MAX_IMAGE_BYTES: z.coerce.number().int().positive().default(10 * 1024 * 1024),
+  GATEWAY_MAX_IMAGE_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(10 * 1024 * 1024),
   // File import limits (docs/import.md): data rows per file, and the inflated size of an xlsx.
   GATEWAY_IMPORT_MAX_ROWS: z.coerce.number().int().positive().default(100_000),
-  GATEWAY_IMPORT_MAX_UNCOMPRESSED_BYTES: z.coerce.number().int().positive().default(200 * 1024 * 1024),
+  GATEWAY_IMPORT_MAX_UNCOMPRESSED_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(200 * 1024 * 1024),
   GATEWAY_RUN_WORKER: bool(true),
   // Abuse limits (README, Security): failed authentications per client address and minute,
   // requests per API key and minute (0: no limit), and whether X-Forwarded-For is believed.
@@ -55,7 +78,12 @@ export const Config = z.object({
   // OWASP value, ~1 s on 2 cores; lower only in tests: existing hashes keep their own N).
   GATEWAY_SESSION_IDLE_MIN: z.coerce.number().int().positive().default(60),
   GATEWAY_LOGIN_FAILURES_PER_EMAIL: z.coerce.number().int().positive().default(10),
-  GATEWAY_SCRYPT_N: z.coerce.number().int().min(1024).refine((n) => (n & (n - 1)) === 0, 'must be a power of 2').default(2 ** 17),
+  GATEWAY_SCRYPT_N: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .refine((n) => (n & (n - 1)) === 0, 'must be a power of 2')
+    .default(2 ** 17),
   GATEWAY_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   // Worker and registry client (docs/worker.md explains each).
   GATEWAY_REGISTRY_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),

@@ -29,10 +29,7 @@ export interface AppContext {
  * an API key, a signed-in web user (an admin also sees every account's journal), or
  * development mode (no key required: account 1).
  */
-export type Actor =
-  | { kind: 'key'; accountId: number; keyId: number }
-  | { kind: 'user'; accountId: number; userId: number; admin: boolean }
-  | { kind: 'dev'; accountId: number };
+export type Actor = { kind: 'key'; accountId: number; keyId: number } | { kind: 'user'; accountId: number; userId: number; admin: boolean } | { kind: 'dev'; accountId: number };
 
 /** How an attestation or the journal names the actor. */
 export function actorLabel(actor: Actor): string {

@@ -7,15 +7,24 @@ export const CATALOG = {
   VIN_INVALID: { problema: 'VIN-ul nu este valid.', fix: 'Introduceți cele 17 caractere ale VIN-ului, fără literele O, I și Q.' },
   NRINM_INVALID: { problema: 'Numărul de înmatriculare nu este valid.', fix: 'Folosiți 1–10 litere și cifre, fără spații sau cratime (ex. B123ABC).' },
   DATA_INVALIDA: { problema: 'Data prestației nu este o dată validă.', fix: 'Scrieți data în forma AAAA-LL-ZZ (ex. 2025-03-14).' },
-  DATA_PREA_VECHE: { problema: 'Data prestației este anterioară datei de 2024-12-01.', fix: 'Raportarea este obligatorie doar pentru prestațiile de la 2024-12-01; verificați data.' },
+  DATA_PREA_VECHE: {
+    problema: 'Data prestației este anterioară datei de 2024-12-01.',
+    fix: 'Raportarea este obligatorie doar pentru prestațiile de la 2024-12-01; verificați data.',
+  },
   DATA_IN_VIITOR: { problema: 'Data prestației este în viitor.', fix: 'Folosiți data la care s-a făcut prestația (ora României).' },
   ODOMETRU_INVALID: { problema: 'Valoarea odometrului nu este numerică.', fix: 'Trimiteți kilometrajul ca număr (ex. 154200).' },
   ODOMETRU_INITIAL_LIPSA: { problema: 'Lipsește odometrul inițial.', fix: 'Operațiile R-ODO și I-ODO cer odometruInitial; completați-l.' },
   ODOMETRU_INVERSAT: { problema: 'Odometrul inițial este mai mare decât cel final.', fix: 'Verificați valorile: odometruInitial trebuie să fie cel mult odometruFinal.' },
   PRESTATII_GOALE: { problema: 'Lista de prestații este goală.', fix: 'Adăugați cel puțin o operație în prestatii.' },
   IMAGINE_INVALIDA: { problema: 'Imaginea nu este base64 valid.', fix: 'Trimiteți conținutul fișierului codat base64, fără prefixul „data:”.' },
-  TEXT_NEPERMIS: { problema: 'Textul conține un caracter care nu poate fi păstrat.', fix: 'Ștergeți din celulă caracterele invizibile (de exemplu NUL) și încărcați fișierul din nou sau corectați rândul.' },
-  COD_NEMAPAT: { problema: 'Există operații fără corespondent în nomenclatorul registrului.', fix: 'Asociați codurile în editorul de mapări (sau prin POST /v1/mapari), apoi retrimiteți.' },
+  TEXT_NEPERMIS: {
+    problema: 'Textul conține un caracter care nu poate fi păstrat.',
+    fix: 'Ștergeți din celulă caracterele invizibile (de exemplu NUL) și încărcați fișierul din nou sau corectați rândul.',
+  },
+  COD_NEMAPAT: {
+    problema: 'Există operații fără corespondent în nomenclatorul registrului.',
+    fix: 'Asociați codurile în editorul de mapări (sau prin POST /v1/mapari), apoi retrimiteți.',
+  },
   // Delivery to the registry (reg_error), written by the worker.
   REG_LOGIN_RESPINS: { problema: 'Registrul a respins autentificarea.', fix: 'Verificați utilizatorul și parola registrului în contul dvs., apoi repuneți trimiterea în coadă.' },
   REG_CONTINUT_RESPINS: { problema: 'Registrul a refuzat conținutul înregistrării.', fix: 'Corectați datele conform mesajului registrului și retrimiteți.' },
@@ -29,27 +38,51 @@ export const CATALOG = {
   NEAUTENTIFICAT: { problema: 'Cheia API lipsește sau nu este validă.', fix: 'Trimiteți cheia în antetul X-API-Key sau Authorization: Bearer.' },
   NEGASIT: { problema: 'Resursa nu există.', fix: 'Verificați identificatorul.' },
   CONFLICT_STARE: { problema: 'Operația nu este permisă în starea curentă.', fix: 'Verificați starea resursei.' },
-  PREA_MULTE_CERERI: { problema: 'Prea multe cereri într-un timp scurt.', fix: 'Așteptați numărul de secunde din antetul Retry-After, apoi reîncercați; verificați că folosiți cheia corectă.' },
+  PREA_MULTE_CERERI: {
+    problema: 'Prea multe cereri într-un timp scurt.',
+    fix: 'Așteptați numărul de secunde din antetul Retry-After, apoi reîncercați; verificați că folosiți cheia corectă.',
+  },
   PREA_MARE: { problema: 'Cererea depășește dimensiunea maximă.', fix: 'Trimiteți un corp mai mic.' },
-  IMAGINE_PREA_MARE: { problema: 'Imaginea (b64Image) depășește dimensiunea maximă.', fix: 'Micșorați fotografia (de exemplu la 1600 px pe latura mare) sau trimiteți-o în format JPEG.' },
-  AUTENTIFICARE_ESUATA: { problema: 'E-mailul sau parola nu sunt corecte.', fix: 'Verificați datele și încercați din nou; dacă ați uitat parola, cereți administratorului o parolă nouă.' },
+  IMAGINE_PREA_MARE: {
+    problema: 'Imaginea (b64Image) depășește dimensiunea maximă.',
+    fix: 'Micșorați fotografia (de exemplu la 1600 px pe latura mare) sau trimiteți-o în format JPEG.',
+  },
+  AUTENTIFICARE_ESUATA: {
+    problema: 'E-mailul sau parola nu sunt corecte.',
+    fix: 'Verificați datele și încercați din nou; dacă ați uitat parola, cereți administratorului o parolă nouă.',
+  },
   NEAUTORIZAT_CSRF: { problema: 'Cererea nu a putut fi verificată (lipsește jetonul de siguranță sau vine de pe alt site).', fix: 'Reîncărcați pagina și repetați acțiunea.' },
   EROARE_INTERNA: { problema: 'A apărut o eroare neprevăzută.', fix: 'Reîncercați; dacă persistă, trimiteți request_id echipei de suport.' },
   // File import (issue 4).
   IMPORT_TIP_NESUPORTAT: { problema: 'Fișierul nu este un tabel xlsx sau csv.', fix: 'Salvați tabelul ca „Excel Workbook (.xlsx)” sau „CSV UTF-8” și încărcați-l din nou.' },
-  IMPORT_FISIER_GOL: { problema: 'Fișierul nu conține rânduri de importat.', fix: 'Verificați că ați exportat foaia cu date: un rând de antet urmat de câte un rând pe prestație.' },
-  IMPORT_FARA_ANTET: { problema: 'Fișierul nu are un rând de antet.', fix: 'Adăugați deasupra datelor un rând cu numele coloanelor (ex. VIN, Nr. înmatriculare, Data prestației).' },
+  IMPORT_FISIER_GOL: {
+    problema: 'Fișierul nu conține rânduri de importat.',
+    fix: 'Verificați că ați exportat foaia cu date: un rând de antet urmat de câte un rând pe prestație.',
+  },
+  IMPORT_FARA_ANTET: {
+    problema: 'Fișierul nu are un rând de antet.',
+    fix: 'Adăugați deasupra datelor un rând cu numele coloanelor (ex. VIN, Nr. înmatriculare, Data prestației).',
+  },
   IMPORT_PAROLAT: { problema: 'Fișierul este protejat cu parolă.', fix: 'Deschideți-l în Excel sau LibreOffice, eliminați parola (Fișier → Protejare) și salvați-l din nou.' },
-  IMPORT_CODARE: { problema: 'Codarea caracterelor fișierului CSV nu este recunoscută.', fix: 'Salvați fișierul ca „CSV UTF-8”; sunt acceptate și UTF-16 cu BOM și Windows-1250 / ISO-8859-2.' },
+  IMPORT_CODARE: {
+    problema: 'Codarea caracterelor fișierului CSV nu este recunoscută.',
+    fix: 'Salvați fișierul ca „CSV UTF-8”; sunt acceptate și UTF-16 cu BOM și Windows-1250 / ISO-8859-2.',
+  },
   IMPORT_FISIER_CORUPT: { problema: 'Fișierul nu poate fi citit.', fix: 'Deschideți-l în aplicația de calcul tabelar și salvați-l din nou ca xlsx sau csv.' },
   IMPORT_PREA_MULTE_RANDURI: { problema: 'Fișierul are prea multe rânduri.', fix: 'Împărțiți fișierul în mai multe fișiere mai mici.' },
   IMPORT_PREA_MULTE_COLOANE: { problema: 'Fișierul are prea multe coloane.', fix: 'Exportați doar coloanele necesare prezentării.' },
-  IMPORT_ARHIVA_PREA_MARE: { problema: 'Conținutul dezarhivat al fișierului xlsx depășește limita.', fix: 'Împărțiți fișierul sau eliminați foile și imaginile care nu sunt necesare.' },
+  IMPORT_ARHIVA_PREA_MARE: {
+    problema: 'Conținutul dezarhivat al fișierului xlsx depășește limita.',
+    fix: 'Împărțiți fișierul sau eliminați foile și imaginile care nu sunt necesare.',
+  },
   IMPORT_FOAIE: { problema: 'Foaia aleasă nu poate fi importată.', fix: 'Alegeți una dintre foile listate; foile importate împreună trebuie să aibă același antet.' },
   IMPORT_MAPARE_INVALIDA: { problema: 'Maparea coloanelor nu este validă.', fix: 'Asociați fiecare câmp cu o singură coloană existentă în antetul fișierului.' },
   IMPORT_DEJA_CONFIRMAT: { problema: 'Importul a fost deja confirmat.', fix: 'Un import confirmat nu se mai modifică; încărcați fișierul din nou pentru alte rânduri.' },
   IMPORT_CONFIRMARE_NUMAR: { problema: 'Numărul de rânduri confirmat nu corespunde.', fix: 'Reîncărcați previzualizarea și confirmați numărul de rânduri afișat (n_to_commit).' },
-  IMPORT_CONFIRMARE_HASH: { problema: 'Rândurile s-au schimbat de la previzualizare.', fix: 'Reîncărcați previzualizarea, verificați rândurile și confirmați din nou cu noul rows_hash.' },
+  IMPORT_CONFIRMARE_HASH: {
+    problema: 'Rândurile s-au schimbat de la previzualizare.',
+    fix: 'Reîncărcați previzualizarea, verificați rândurile și confirmați din nou cu noul rows_hash.',
+  },
 } as const satisfies Record<string, { problema: string; fix: string }>;
 
 export type ErrorCode = keyof typeof CATALOG;

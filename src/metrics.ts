@@ -61,8 +61,7 @@ function registerDeliveryMetrics(registry: Registry, sql: Sql) {
     name: 'gateway_worker_errors_total',
     help: 'Submissions the worker moved to error, by reg_error code',
     label: 'cod',
-    read: () =>
-      sql`SELECT coalesce(error_code, 'REG_EROARE') AS label, count(*)::int AS n FROM submission_attempts WHERE result_status = 'error' GROUP BY 1`,
+    read: () => sql`SELECT coalesce(error_code, 'REG_EROARE') AS label, count(*)::int AS n FROM submission_attempts WHERE result_status = 'error' GROUP BY 1`,
   });
   countsFromDatabase(registry, {
     name: 'gateway_worker_attempts_total',
@@ -82,7 +81,11 @@ function registerDeliveryMetrics(registry: Registry, sql: Sql) {
                percentile_cont(0.99) WITHIN GROUP (ORDER BY latency_ms) AS p99
         FROM submission_attempts WHERE ended_at > now() - interval '5 minutes' AND latency_ms IS NOT NULL`;
       this.reset();
-      for (const [quantile, value] of [['0.5', row?.p50], ['0.9', row?.p90], ['0.99', row?.p99]] as const) {
+      for (const [quantile, value] of [
+        ['0.5', row?.p50],
+        ['0.9', row?.p90],
+        ['0.99', row?.p99],
+      ] as const) {
         if (value !== null && value !== undefined) this.set({ quantile }, Number(value) / 1000);
       }
     },
@@ -113,10 +116,7 @@ function registerDeliveryMetrics(registry: Registry, sql: Sql) {
 }
 
 /** A counter whose values are counts per label read from the database at scrape time. */
-function countsFromDatabase(
-  registry: Registry,
-  options: { name: string; help: string; label: string; read: () => Promise<ReadonlyArray<{ label: string; n: number }>> },
-) {
+function countsFromDatabase(registry: Registry, options: { name: string; help: string; label: string; read: () => Promise<ReadonlyArray<{ label: string; n: number }>> }) {
   new Counter({
     name: options.name,
     help: options.help,

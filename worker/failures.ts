@@ -65,7 +65,13 @@ export interface FailureContext {
 export function outcomeOfFailure(error: unknown, f: FailureContext): Outcome {
   const { phase, attempts, settings } = f;
   const backoff = (n: number) => backoffSeconds(n, settings.backoffBaseS, settings.backoffMaxS, f.random);
-  const retryOr = (outcome: AttemptOutcome, cod: ErrorCode, cauza: string, delayS: number, http: { mesaj?: string | null; httpStatus?: number | null; latencyMs?: number | null }): Outcome => {
+  const retryOr = (
+    outcome: AttemptOutcome,
+    cod: ErrorCode,
+    cauza: string,
+    delayS: number,
+    http: { mesaj?: string | null; httpStatus?: number | null; latencyMs?: number | null },
+  ): Outcome => {
     const reg = regError(cod, cauza, http);
     const latencyMs = http.latencyMs ?? null;
     if (attempts >= settings.maxAttempts) {
@@ -80,7 +86,13 @@ export function outcomeOfFailure(error: unknown, f: FailureContext): Outcome {
     return { kind: 'requeue', outcome: 'no_credentials', regError: reg, delayS, countsAsAttempt: false, httpStatus: null, latencyMs: null };
   }
   if (error instanceof RecordError) {
-    return { kind: 'error', outcome: 'invalid_record', regError: regError('REG_EROARE', `Înregistrarea stocată nu poate fi trimisă: ${error.message}.`), httpStatus: null, latencyMs: null };
+    return {
+      kind: 'error',
+      outcome: 'invalid_record',
+      regError: regError('REG_EROARE', `Înregistrarea stocată nu poate fi trimisă: ${error.message}.`),
+      httpStatus: null,
+      latencyMs: null,
+    };
   }
   if (error instanceof RegistryNetworkError) {
     const outcome: AttemptOutcome = phase === 'send' ? 'in_doubt' : 'network_error';
@@ -95,14 +107,26 @@ export function outcomeOfFailure(error: unknown, f: FailureContext): Outcome {
     const http = { mesaj: error.mesaj, httpStatus: error.status, latencyMs: error.latencyMs };
     const said = error.mesaj ? ` Registrul: ${error.cod ? `${error.cod}: ` : ''}${error.mesaj}` : '';
     if (phase === 'login' && (error.status === 401 || error.status === 400 || error.status === 403)) {
-      return { kind: 'error', outcome: 'login_rejected', regError: regError('REG_LOGIN_RESPINS', `Autentificarea a fost refuzată (HTTP ${error.status}).${said}`, http), httpStatus: error.status, latencyMs: error.latencyMs };
+      return {
+        kind: 'error',
+        outcome: 'login_rejected',
+        regError: regError('REG_LOGIN_RESPINS', `Autentificarea a fost refuzată (HTTP ${error.status}).${said}`, http),
+        httpStatus: error.status,
+        latencyMs: error.latencyMs,
+      };
     }
     if (error.status === 401) {
       // Token expired or revoked: a fresh login follows at once; repeated refusals back off.
       return retryOr('token_expired', 'REG_TOKEN_EXPIRAT', `Registrul a refuzat sesiunea la ${PHASE_TEXT[phase]}.`, attempts <= 1 ? 0 : backoff(attempts - 1), http);
     }
     if (error.status >= 500) {
-      return { kind: 'error', outcome: 'registry_error', regError: regError('REG_EROARE_SERVER', `Registrul a răspuns HTTP ${error.status} la ${PHASE_TEXT[phase]}.${said}`, http), httpStatus: error.status, latencyMs: error.latencyMs };
+      return {
+        kind: 'error',
+        outcome: 'registry_error',
+        regError: regError('REG_EROARE_SERVER', `Registrul a răspuns HTTP ${error.status} la ${PHASE_TEXT[phase]}.${said}`, http),
+        httpStatus: error.status,
+        latencyMs: error.latencyMs,
+      };
     }
     const cod: ErrorCode = phase === 'send' && error.status === 400 ? 'REG_CONTINUT_RESPINS' : 'REG_EROARE';
     const cauza = error.mesaj ? `${error.cod ? `${error.cod}: ` : ''}${error.mesaj}` : `Registrul a răspuns HTTP ${error.status} la ${PHASE_TEXT[phase]}.`;

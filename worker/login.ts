@@ -45,7 +45,8 @@ export async function login(ctx: WorkerContext, accountId: number, epoch: number
     }
     return session;
   } catch (error) {
-    const outcome = error instanceof RegistryHttpError ? (error.status === 401 ? 'rejected' : 'registry_error') : error instanceof RegistryNetworkError ? 'network_error' : 'failed';
+    const outcome =
+      error instanceof RegistryHttpError ? (error.status === 401 ? 'rejected' : 'registry_error') : error instanceof RegistryNetworkError ? 'network_error' : 'failed';
     ctx.journal.write({
       event: 'rar_login',
       level: 'warn',

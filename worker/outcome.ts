@@ -134,7 +134,10 @@ export function createOutcomeWriter(ctx: WorkerContext): OutcomeWriter {
     pending = [];
     if (batch.length === 0) return;
     try {
-      const written = await writeOutcomes(ctx, batch.map((p) => toRow(ctx, p.job, p.outcome)));
+      const written = await writeOutcomes(
+        ctx,
+        batch.map((p) => toRow(ctx, p.job, p.outcome)),
+      );
       for (const p of batch) {
         const held = written.has(p.job.id);
         journal(ctx, p.job, p.outcome, held);

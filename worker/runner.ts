@@ -53,13 +53,29 @@ export async function startWorker(ctx: WorkerContext): Promise<RunningWorker> {
 
   // The listen callback also fires on every (re)connection: a wake then catches anything
   // queued while the notification connection was down.
-  const listener = await ctx.sql.listen(QUEUE_CHANNEL, () => loop.wake(), () => loop.wake());
+  const listener = await ctx.sql.listen(
+    QUEUE_CHANNEL,
+    () => loop.wake(),
+    () => loop.wake(),
+  );
   const jobs = [
     new Cron('* * * * * *', { protect: true }, () => loop.wake()),
     new Cron('* * * * * *', { protect: true, interval: ctx.settings.heartbeatS }, beat),
-    new Cron('0 17 3 * * *', { protect: true }, track('purge', () => purge(ctx))),
-    new Cron('0 47 3 * * *', { protect: true }, track('journal_retention', () => pruneJournal(ctx))),
-    new Cron('0 7 4 * * *', { protect: true }, track('nomenclator_refresh', () => nomenclatorRefresh(ctx))),
+    new Cron(
+      '0 17 3 * * *',
+      { protect: true },
+      track('purge', () => purge(ctx)),
+    ),
+    new Cron(
+      '0 47 3 * * *',
+      { protect: true },
+      track('journal_retention', () => pruneJournal(ctx)),
+    ),
+    new Cron(
+      '0 7 4 * * *',
+      { protect: true },
+      track('nomenclator_refresh', () => nomenclatorRefresh(ctx)),
+    ),
   ];
   // A worker that is never up at 03:17 still purges: once shortly after start-up as well.
   const startupMaintenance = setTimeout(() => {

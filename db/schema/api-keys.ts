@@ -5,7 +5,9 @@ export const apiKeys = pgTable(
   'api_keys',
   {
     id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
-    accountId: integer('account_id').notNull().references(() => accounts.id),
+    accountId: integer('account_id')
+      .notNull()
+      .references(() => accounts.id),
     name: text('name'),
     // SHA-256 hex of the plain key; the plain key is shown once by the CLI.
     keyHash: text('key_hash').notNull().unique(),

@@ -92,10 +92,7 @@ export const columnMappings = pgTable(
     mapping: jsonb('mapping').notNull(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [
-    unique('column_mappings_account_sig_uq').on(t.accountId, t.signature),
-    index('column_mappings_account_updated_idx').on(t.accountId, t.updatedAt),
-  ],
+  (t) => [unique('column_mappings_account_sig_uq').on(t.accountId, t.signature), index('column_mappings_account_updated_idx').on(t.accountId, t.updatedAt)],
 );
 
 export const importAttestations = pgTable('import_attestations', {

@@ -48,8 +48,6 @@ export const submissions = pgTable(
     // The dashboard: a search by plate, and the "De rezolvat" view (what waits for the
     // workshop, oldest first) without walking the rows already sent.
     index('submissions_nr_inm_idx').on(t.nrInm),
-    index('submissions_to_resolve_idx')
-      .on(sql`coalesce(${t.accountId}, 1)`, t.id)
-      .where(sql`${t.status} IN ('needs_data', 'needs_mapping', 'error')`),
+    index('submissions_to_resolve_idx').on(sql`coalesce(${t.accountId}, 1)`, t.id).where(sql`${t.status} IN ('needs_data', 'needs_mapping', 'error')`),
   ],
 );

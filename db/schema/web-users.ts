@@ -7,7 +7,9 @@ export const webUsers = pgTable(
   'web_users',
   {
     id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
-    accountId: integer('account_id').notNull().references(() => accounts.id),
+    accountId: integer('account_id')
+      .notNull()
+      .references(() => accounts.id),
     // Stored as typed; compared lower-cased (the unique index below).
     email: text('email').notNull(),
     // scrypt$N$r$p$salt$hash (base64): the parameters travel with the hash, so raising the

@@ -26,7 +26,10 @@ const NUMERIC = /^-?\d+(\.\d+)?$/;
 export function canonicalOdometer(value: number | string | null | undefined): number | string | null {
   if (value === null || value === undefined) return null;
   if (typeof value === 'number') return value;
-  const text = value.trim().replace(/(\.\d*?)0+$/, '$1').replace(/\.$/, '');
+  const text = value
+    .trim()
+    .replace(/(\.\d*?)0+$/, '$1')
+    .replace(/\.$/, '');
   if (text === '') return null;
   return NUMERIC.test(text) ? Number(text) : text;
 }

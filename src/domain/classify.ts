@@ -33,22 +33,18 @@ export interface ClassifyOptions {
   found?: readonly ContentError[];
 }
 
-export function classify(
-  input: Omit<SubmissionInput, 'reg_credentials' | 'on_unmapped_error'>,
-  ctx: ResolutionContext,
-  options: ClassifyOptions,
-): Classification {
+export function classify(input: Omit<SubmissionInput, 'reg_credentials' | 'on_unmapped_error'>, ctx: ResolutionContext, options: ClassifyOptions): Classification {
   const content = canonicalize(input);
   return classifyContent(content, ctx, options);
 }
 
-export function classifyContent(
-  content: CanonicalContent,
-  ctx: ResolutionContext,
-  options: ClassifyOptions,
-): Classification {
+export function classifyContent(content: CanonicalContent, ctx: ResolutionContext, options: ClassifyOptions): Classification {
   const { prestatii, nemapate, ruleHits } = resolvePrestatii(content.prestatii, ctx);
-  const validated = validateContent(content, options.now, prestatii.map((p) => p.cod_prestatie));
+  const validated = validateContent(
+    content,
+    options.now,
+    prestatii.map((p) => p.cod_prestatie),
+  );
   const erori = options.found?.length ? [...options.found, ...validated] : validated;
   // One object literal, not a spread of a shared base: this runs for every row of an import.
   const verdict = (status: Verdict, found: ContentError[], motiv: string | null): Classification => ({ status, content, prestatii, erori: found, nemapate, motiv, ruleHits });

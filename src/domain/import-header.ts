@@ -3,16 +3,7 @@ import { CmpStr } from 'cmpstr';
 import { normalizeText, replaceUnstorable } from './text';
 
 /** The canonical fields a file column can be mapped to (the spec's names). */
-export const IMPORT_FIELDS = [
-  'vin',
-  'nrInm',
-  'dataPrestatie',
-  'odometruInitial',
-  'odometruFinal',
-  'cod_op_service',
-  'denumire_op',
-  'cod_prestatie',
-] as const;
+export const IMPORT_FIELDS = ['vin', 'nrInm', 'dataPrestatie', 'odometruInitial', 'odometruFinal', 'cod_op_service', 'denumire_op', 'cod_prestatie'] as const;
 export type ImportField = (typeof IMPORT_FIELDS)[number];
 
 /** Field → 0-based column index of the file header. Unmapped fields are absent. */
@@ -87,7 +78,9 @@ export function suggestMapping(header: readonly string[], seed: ColumnMapping = 
  * share a saved mapping only when their full headers agree, not merely the mapped columns.
  */
 export function headerSignature(header: readonly string[]): string {
-  return createHash('sha256').update(JSON.stringify(header.map(headerKey))).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify(header.map(headerKey)))
+    .digest('hex');
 }
 
 export interface HeaderDrift {

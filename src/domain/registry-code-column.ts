@@ -39,10 +39,7 @@ export function preferRegistryCodes(
 ): RegistryColumnJudgement {
   if (mapping.cod_prestatie !== undefined || sample.length === 0) return { mapping, observatii: [] };
   const used = new Set(Object.values(mapping));
-  const candidates = [
-    ...(mapping.cod_op_service !== undefined ? [mapping.cod_op_service] : []),
-    ...header.map((_, i) => i).filter((i) => !used.has(i)),
-  ];
+  const candidates = [...(mapping.cod_op_service !== undefined ? [mapping.cod_op_service] : []), ...header.map((_, i) => i).filter((i) => !used.has(i))];
   for (const column of candidates) {
     const share = registryShare(column, sample, isRegistryCode);
     if (share === null || share < REGISTRY_SHARE) continue;

@@ -53,9 +53,7 @@ const MAX_REMEMBERED_NAMES = 10_000;
 function prepared(ctx: ResolutionContext): PreparedRules {
   let found = preparedRules.get(ctx.textRules);
   if (!found) {
-    const rules = [...ctx.textRules]
-      .sort((a, b) => a.priority - b.priority || a.id - b.id)
-      .map((rule) => ({ rule, normalizedPattern: normalizeText(rule.pattern) }));
+    const rules = [...ctx.textRules].sort((a, b) => a.priority - b.priority || a.id - b.id).map((rule) => ({ rule, normalizedPattern: normalizeText(rule.pattern) }));
     const names = new Map<string, string>();
     const normalized = (text: string) => {
       let name = names.get(text);

@@ -4,10 +4,7 @@ const NON_ASCII = /[^\x00-\x7f]/;
 export function normalizeText(text: string): string {
   // ASCII is its own NFD and has no combining marks: most names skip the decomposition.
   const decomposed = NON_ASCII.test(text) ? text.normalize('NFD').replace(/[\u0300-\u036f]/g, '') : text;
-  return decomposed
-    .toLowerCase()
-    .replace(/\s+/g, ' ')
-    .trim();
+  return decomposed.toLowerCase().replace(/\s+/g, ' ').trim();
 }
 
 /** Tokens sorted alphabetically, punctuation dropped: "Periodică revizie" → "periodica revizie". */

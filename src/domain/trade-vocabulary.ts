@@ -161,4 +161,23 @@ export const ABBREVIATIONS: ReadonlyMap<string, string> = new Map([
 ]);
 
 /** Words that carry nothing for the choice. */
-export const STOP_WORDS: ReadonlySet<string> = new Set(['a', 'al', 'ale', 'la', 'de', 'din', 'si', 'cu', 'pe', 'in', 'sistemul', 'sistem', 'dupa', 'pentru', 'fata', 'spate', 'fat', 'sp']);
+export const STOP_WORDS: ReadonlySet<string> = new Set([
+  'a',
+  'al',
+  'ale',
+  'la',
+  'de',
+  'din',
+  'si',
+  'cu',
+  'pe',
+  'in',
+  'sistemul',
+  'sistem',
+  'dupa',
+  'pentru',
+  'fata',
+  'spate',
+  'fat',
+  'sp',
+]);

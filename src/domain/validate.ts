@@ -54,7 +54,12 @@ export function validateContent(content: CanonicalContent, now: Date, resolvedCo
     erori.push(contentError('VIN_INVALID', 'vin', cauza));
   }
   if (!PLATE.test(nrInm)) {
-    const cauza = nrInm.length === 0 ? 'Câmpul este gol.' : nrInm.length > 10 ? `Are ${nrInm.length} caractere; maximum 10.` : `„${describe(nrInm)}” conține alte caractere decât litere și cifre.`;
+    const cauza =
+      nrInm.length === 0
+        ? 'Câmpul este gol.'
+        : nrInm.length > 10
+          ? `Are ${nrInm.length} caractere; maximum 10.`
+          : `„${describe(nrInm)}” conține alte caractere decât litere și cifre.`;
     erori.push(contentError('NRINM_INVALID', 'nrInm', cauza));
   }
   if (!isIsoDate(dataPrestatie)) {

@@ -36,8 +36,16 @@ export function decodeCsv(buffer: Buffer): { text: string; encoding: string } {
 
 /** The separator of the first non-empty line: the most frequent of `;` `,` tab outside quotes. */
 export function detectDelimiter(text: string): string {
-  const line = text.slice(0, 65_536).split(/\r?\n/).find((l) => l.trim() !== '') ?? '';
-  const counts = new Map<string, number>([[';', 0], [',', 0], ['\t', 0]]);
+  const line =
+    text
+      .slice(0, 65_536)
+      .split(/\r?\n/)
+      .find((l) => l.trim() !== '') ?? '';
+  const counts = new Map<string, number>([
+    [';', 0],
+    [',', 0],
+    ['\t', 0],
+  ]);
   let quoted = false;
   for (const ch of line) {
     if (ch === '"') quoted = !quoted;

@@ -38,7 +38,13 @@ export function sqlState(error: unknown): string | undefined {
 const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
 
 export function describeError(error: unknown): ErrorDescription {
-  const stack = error instanceof Error && error.stack ? error.stack.split('\n').filter((line) => line.startsWith('    at ')).slice(0, 20) : [];
+  const stack =
+    error instanceof Error && error.stack
+      ? error.stack
+          .split('\n')
+          .filter((line) => line.startsWith('    at '))
+          .slice(0, 20)
+      : [];
   const name = error instanceof Error ? error.name : typeof error;
   const db = databaseError(error);
   const failedQuery = error instanceof Error && error.message.startsWith('Failed query');

@@ -30,13 +30,17 @@ export function createBatcher<I, O>(run: (items: I[]) => Promise<O[]>, options: 
       const batch = queue.slice(0, maxBatch);
       queue = queue.slice(maxBatch);
       inFlight += 1;
-      runIsolated(run, batch.map((b) => b.item))
+      runIsolated(
+        run,
+        batch.map((b) => b.item),
+      )
         .then(
-          (results) => batch.forEach((b, i) => {
-            const result = results[i]!;
-            if (result.ok) b.resolve(result.value);
-            else b.reject(result.error);
-          }),
+          (results) =>
+            batch.forEach((b, i) => {
+              const result = results[i]!;
+              if (result.ok) b.resolve(result.value);
+              else b.reject(result.error);
+            }),
           (error: unknown) => {
             for (const b of batch) b.reject(error);
           },

@@ -9,7 +9,10 @@ export function integrareRoutes() {
     return c.html(
       <Layout title="Integrare" tab="integrare" user={user} csrfToken={csrfToken}>
         <h1>Integrare</h1>
-        <p class="muted">Exemplele de integrare (API JSON și import de fișiere, în mai multe limbaje) urmează. Până atunci: documentația API este la /docs, iar descrierea OpenAPI la /openapi.json.</p>
+        <p class="muted">
+          Exemplele de integrare (API JSON și import de fișiere, în mai multe limbaje) urmează. Până atunci: documentația API este la /docs, iar descrierea OpenAPI la
+          /openapi.json.
+        </p>
       </Layout>,
     );
   });

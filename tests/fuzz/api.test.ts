@@ -91,10 +91,16 @@ async function seed(key: string, prefix: string) {
   await ok(call('POST', '/v1/conturi/reg-creds', { username: `${prefix}-user`, password: 'parola-registru' }));
   const submissions: number[] = [];
   for (const prestatii of [[{ cod_prestatie: 'OE-3' }], [{ cod_op_service: `${prefix}-NEMAPAT`, denumire: 'Ceva' }], [{ cod_op_service: `${prefix}1`, denumire: 'Ulei' }]]) {
-    const s = await ok(call('POST', '/v1/prezentari', { vin: 'WDB1234561A654321', nrInm: 'B123ABC', dataPrestatie: '2025-03-14', odometruFinal: 1000 + submissions.length, prestatii }));
+    const s = await ok(
+      call('POST', '/v1/prezentari', { vin: 'WDB1234561A654321', nrInm: 'B123ABC', dataPrestatie: '2025-03-14', odometruFinal: 1000 + submissions.length, prestatii }),
+    );
     submissions.push(s.submission_id as number);
   }
-  const file = csvFile([HEADER, ['WDB1234561A654321', 'B123ABC', '2025-03-14', 100, 200, `${prefix}1`, 'Ulei'], ['WDB1234561A654321', 'B77XYZ', '2025-03-15', 300, 400, 'NECUNOSCUT', 'Altceva']]);
+  const file = csvFile([
+    HEADER,
+    ['WDB1234561A654321', 'B123ABC', '2025-03-14', 100, 200, `${prefix}1`, 'Ulei'],
+    ['WDB1234561A654321', 'B77XYZ', '2025-03-15', 300, 400, 'NECUNOSCUT', 'Altceva'],
+  ]);
   const batch = await ok(upload(t, key, file, 'prestatii.csv'), 201);
   const batchId = batch.batch_id as number;
   const preview = await ok(call('GET', `/v1/import/${batchId}/preview`));
@@ -115,7 +121,16 @@ async function check(op: Operation, req: FuzzRequest): Promise<Violation[]> {
   if (overHttp) stats.http += 1;
   const started = performance.now();
   let answer = '';
-  const v = (kind: Violation['kind'], status: number, detail: string): Violation => ({ op: req.op, url: req.url.slice(0, 120), body: preview(req.body), kind, status, labels: req.labels, detail, answer });
+  const v = (kind: Violation['kind'], status: number, detail: string): Violation => ({
+    op: req.op,
+    url: req.url.slice(0, 120),
+    body: preview(req.body),
+    kind,
+    status,
+    labels: req.labels,
+    detail,
+    answer,
+  });
   let res: Response;
   let utf8: string;
   try {
@@ -154,7 +169,13 @@ async function check(op: Operation, req: FuzzRequest): Promise<Violation[]> {
 }
 
 const isKnown = (f: Violation) =>
-  KNOWN_FINDINGS.some((k) => k.kind === f.kind && (k.op === '*' || k.op === f.op) && (k.label === undefined || f.labels.some((l) => l === k.label || l.endsWith(`-${k.label}`))) && (k.detail === undefined || k.detail.test(f.answer)));
+  KNOWN_FINDINGS.some(
+    (k) =>
+      k.kind === f.kind &&
+      (k.op === '*' || k.op === f.op) &&
+      (k.label === undefined || f.labels.some((l) => l === k.label || l.endsWith(`-${k.label}`))) &&
+      (k.detail === undefined || k.detail.test(f.answer)),
+  );
 
 function preview(body: FuzzRequest['body']): string {
   if (body === undefined) return '';
@@ -178,11 +199,19 @@ beforeAll(async () => {
     });
   });
   const doc = await json(await t.call('GET', '/openapi.json'));
-  operations = Object.entries(doc.paths as Record<string, Record<string, OperationDoc>>).flatMap(([path, ops]) => Object.entries(ops).map(([method, d]) => ({ method, path, doc: d })));
+  operations = Object.entries(doc.paths as Record<string, Record<string, OperationDoc>>).flatMap(([path, ops]) =>
+    Object.entries(ops).map(([method, d]) => ({ method, path, doc: d })),
+  );
   const own = (values: Array<string | number>) => values.map((x) => ({ label: 'own-id', value: String(x) }));
   const other = (values: Array<string | number>) => values.map((x) => ({ label: 'other-account-id', value: String(x) }));
   const row = { vin: 'WDB1234561A654321', nrInm: 'B123ABC', dataPrestatie: '2025-03-14', odometruInitial: 10, odometruFinal: 20 };
-  const submission = { ...row, prestatii: [{ cod_prestatie: 'OE-3' }, { cod_op_service: 'A1', denumire: 'Ulei' }], b64Image: 'QUJD', reg_credentials: { username: 'u', password: 'p' }, on_unmapped_error: false };
+  const submission = {
+    ...row,
+    prestatii: [{ cod_prestatie: 'OE-3' }, { cod_op_service: 'A1', denumire: 'Ulei' }],
+    b64Image: 'QUJD',
+    reg_credentials: { username: 'u', password: 'p' },
+    on_unmapped_error: false,
+  };
   targets = {
     key: keyA,
     uploadFile: a.file,
@@ -193,7 +222,9 @@ beforeAll(async () => {
       'POST /v1/reguli-text': { pattern: 'revizie', cod_prestatie: 'OE-3', priority: 5 },
       'PUT /v1/reguli-text/{id}': { pattern: 'revizie', cod_prestatie: 'OE-3', priority: 5 },
       'POST /v1/conturi/reg-creds': { username: 'user', password: 'parola' },
-      'POST /v1/import/{id}/column-mapping': { column_mapping: { vin: 0, nrInm: HEADER[1], dataPrestatie: 2, odometruInitial: 3, odometruFinal: 4, cod_op_service: 5, denumire_op: 6 } },
+      'POST /v1/import/{id}/column-mapping': {
+        column_mapping: { vin: 0, nrInm: HEADER[1], dataPrestatie: 2, odometruInitial: 3, odometruFinal: 4, cod_op_service: 5, denumire_op: 6 },
+      },
       'POST /v1/import/{id}/rand/{i}/editeaza': { ...row, cod_op_service: 'A1', denumire_op: 'Ulei', cod_prestatie: 'OE-3' },
       'POST /v1/import/{id}/rand/{i}/revizuire': { include: true },
       'POST /v1/import/{id}/commit': { n_confirmed: a.preview.n_to_commit, rows_hash: a.preview.rows_hash },
@@ -213,7 +244,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   const seconds = ((performance.now() - stats.started) / 1000).toFixed(1);
-  const statuses = [...stats.statuses].sort(([x], [y]) => x - y).map(([s, n]) => `${s}×${n}`).join(' ');
+  const statuses = [...stats.statuses]
+    .sort(([x], [y]) => x - y)
+    .map(([s, n]) => `${s}×${n}`)
+    .join(' ');
   const lines = [
     `fuzz: ${operations?.length ?? 0} operations × ${RUNS} runs = ${stats.runs} runs, ${stats.requests} requests (${stats.http} over HTTP, ${stats.resent} resent after the server closed a keep-alive socket) in ${seconds} s; slowest ${Math.round(stats.slowestMs)} ms`,
     `fuzz: statuses ${statuses}`,
@@ -225,7 +259,9 @@ afterAll(async () => {
     grouped.set(k, { n: (grouped.get(k)?.n ?? 0) + 1, example: f });
   }
   // Under `npm test` only what is new is listed; `npm run fuzz` and FUZZ_RECORD_ALL list the known too.
-  for (const [k, { n, example }] of grouped) if (RECORD_ALL || RUNS > 50 || !isKnown(example)) lines.push(`  ${isKnown(example) ? 'known' : 'NEW'} ${n}× ${k} ${example.url} ${example.body} → ${example.detail.replace(/\s+/g, ' ').slice(0, 160)}`);
+  for (const [k, { n, example }] of grouped)
+    if (RECORD_ALL || RUNS > 50 || !isKnown(example))
+      lines.push(`  ${isKnown(example) ? 'known' : 'NEW'} ${n}× ${k} ${example.url} ${example.body} → ${example.detail.replace(/\s+/g, ' ').slice(0, 160)}`);
   console.log(lines.join('\n'));
   await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
   await t?.close();
@@ -263,7 +299,9 @@ describe('fuzzing every operation of the OpenAPI document as account A', () => {
         if (result.failed) {
           const example = result.counterexample?.[0] as FuzzRequest | undefined;
           const seen = lastUnknown.map((f) => `${f.kind} ${f.status}: ${f.detail.slice(0, 200)}`).join('; ');
-          failures.push(`${opName(op)}: seed ${result.seed}, path ${result.counterexamplePath}: ${example ? `${example.method} ${example.url.slice(0, 200)} [${example.labels.join(',')}]` : String(result.errorInstance)} → ${seen}`);
+          failures.push(
+            `${opName(op)}: seed ${result.seed}, path ${result.counterexamplePath}: ${example ? `${example.method} ${example.url.slice(0, 200)} [${example.labels.join(',')}]` : String(result.errorInstance)} → ${seen}`,
+          );
         }
       }
       expect(failures).toEqual([]);

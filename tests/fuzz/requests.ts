@@ -1,5 +1,19 @@
 import fc from 'fast-check';
-import { CANARY, contentTypes, RawJson, encodeSegment, hostileKeys, hostileRawBodies, hostileStrings, hostileValues, type Labeled, oddIds, SECRET, SECRET_FIELDS, toJson } from './hostile';
+import {
+  CANARY,
+  contentTypes,
+  RawJson,
+  encodeSegment,
+  hostileKeys,
+  hostileRawBodies,
+  hostileStrings,
+  hostileValues,
+  type Labeled,
+  oddIds,
+  SECRET,
+  SECRET_FIELDS,
+  toJson,
+} from './hostile';
 
 // Requests for one operation of the OpenAPI document: its path parameters, query string and
 // body are generated from what the document says (parameter names, body schema) and from a
@@ -70,7 +84,13 @@ function queryArb(op: Operation): fc.Arbitrary<{ query: string; labels: string[]
   const pair = fc.tuple(
     fc.constantFrom(...names),
     fc.oneof(
-      { weight: 2, arbitrary: fc.nat({ max: documented.length }).chain((i) => plausible(documented[i]?.schema)).map((v) => ({ label: 'plausible', value: v })) },
+      {
+        weight: 2,
+        arbitrary: fc
+          .nat({ max: documented.length })
+          .chain((i) => plausible(documented[i]?.schema))
+          .map((v) => ({ label: 'plausible', value: v })),
+      },
       { weight: 2, arbitrary: hostileStrings(CANARY) },
       { weight: 1, arbitrary: fc.constantFrom(...oddIds).map((o) => ({ label: o.label, value: decodeURIComponentSafe(o.value) })) },
     ),
@@ -170,14 +190,16 @@ function jsonBodyArb(op: Operation, targets: Targets): fc.Arbitrary<{ body?: str
   const example = targets.examples[opName(op)] as Json | undefined;
   if (example === undefined) throw new Error(`No valid example body for ${opName(op)}: add one to the fuzz test's examples.`);
   const properties = Object.keys(op.doc.requestBody?.content['application/json']?.schema?.properties ?? {});
-  return fc.tuple(
-    fc.oneof(
-      { weight: 2, arbitrary: fc.constant({ body: JSON.stringify(example) as string | Uint8Array, labels: ['valid'] }) },
-      { weight: 6, arbitrary: mutatedExample(example, properties) as fc.Arbitrary<{ body: string | Uint8Array; labels: string[] }> },
-      { weight: 3, arbitrary: hostileRawBodies().map((r) => ({ body: r.value as string | Uint8Array, labels: [r.label] })) },
-    ),
-    contentTypes,
-  ).map(([b, type]) => ({ body: b.body, contentType: type.value, labels: type.label === 'content-type:json' ? [...b.labels] : [...b.labels, type.label] }));
+  return fc
+    .tuple(
+      fc.oneof(
+        { weight: 2, arbitrary: fc.constant({ body: JSON.stringify(example) as string | Uint8Array, labels: ['valid'] }) },
+        { weight: 6, arbitrary: mutatedExample(example, properties) as fc.Arbitrary<{ body: string | Uint8Array; labels: string[] }> },
+        { weight: 3, arbitrary: hostileRawBodies().map((r) => ({ body: r.value as string | Uint8Array, labels: [r.label] })) },
+      ),
+      contentTypes,
+    )
+    .map(([b, type]) => ({ body: b.body, contentType: type.value, labels: type.label === 'content-type:json' ? [...b.labels] : [...b.labels, type.label] }));
 }
 
 function csv(rows: string[][]): Uint8Array {
@@ -193,12 +215,21 @@ function uploadArb(targets: Targets): fc.Arbitrary<{ body?: FormData | string | 
       row[col] = h.value;
       return { label: `cell-${h.label}`, value: csv([header, row]) };
     }),
-    hostileStrings(CANARY).map((h) => ({ label: `header-${h.label}`, value: csv([[h.value, ...header.slice(1)], ['WDB1234561A654321', 'B123ABC', '2025-03-14', '1', '2', 'X1', 'Ulei']]) })),
+    hostileStrings(CANARY).map((h) => ({
+      label: `header-${h.label}`,
+      value: csv([
+        [h.value, ...header.slice(1)],
+        ['WDB1234561A654321', 'B123ABC', '2025-03-14', '1', '2', 'X1', 'Ulei'],
+      ]),
+    })),
     fc.uint8Array({ maxLength: 2_000 }).map((b) => ({ label: 'random-bytes', value: b })),
     fc.uint8Array({ maxLength: 500 }).map((b) => ({ label: 'fake-xlsx', value: new Uint8Array([0x50, 0x4b, 0x03, 0x04, ...b]) })),
     fc.constant({ label: 'empty-file', value: new Uint8Array() }),
   );
-  const filename = fc.oneof(fc.constant({ label: 'valid', value: 'prestatii.csv' }), hostileStrings(CANARY).map((h) => ({ label: `filename-${h.label}`, value: h.value.slice(0, 5_000) })));
+  const filename = fc.oneof(
+    fc.constant({ label: 'valid', value: 'prestatii.csv' }),
+    hostileStrings(CANARY).map((h) => ({ label: `filename-${h.label}`, value: h.value.slice(0, 5_000) })),
+  );
   const form = fc
     .record({ file, filename, twoFiles: fc.boolean(), fileAsText: fc.boolean(), sheets: fc.array(hostileStrings(CANARY), { maxLength: 3 }) })
     .map(({ file, filename, twoFiles, fileAsText, sheets }) => {

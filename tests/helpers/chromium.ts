@@ -11,7 +11,13 @@ const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '
  */
 export async function launchChromium(extraArgs: string[] = []): Promise<{ context: BrowserContext; page: Page; problems: string[]; close: () => Promise<void> }> {
   const profile = mkdtempSync(join(tmpdir(), 'gateway-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, { executablePath: '/usr/bin/chromium', args: [...ARGS, ...extraArgs], locale: 'ro-RO', timezoneId: 'Europe/Bucharest', viewport: { width: 1360, height: 860 } });
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: '/usr/bin/chromium',
+    args: [...ARGS, ...extraArgs],
+    locale: 'ro-RO',
+    timezoneId: 'Europe/Bucharest',
+    viewport: { width: 1360, height: 860 },
+  });
   const page = context.pages()[0] ?? (await context.newPage());
   const problems: string[] = [];
   page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));

@@ -67,7 +67,19 @@ export async function startWorkerHarness(env: Record<string, string> = {}) {
   }
 
   async function row(id: number) {
-    const [r] = await app.sql<Array<{ status: string; reg_error: Record<string, unknown> | null; registry_id: string | null; reg_creds_enc: string | null; attempts: number; next_attempt_at: Date | null; purge_after: Date | null; worker_id: string | null; motiv: string | null }>>`
+    const [r] = await app.sql<
+      Array<{
+        status: string;
+        reg_error: Record<string, unknown> | null;
+        registry_id: string | null;
+        reg_creds_enc: string | null;
+        attempts: number;
+        next_attempt_at: Date | null;
+        purge_after: Date | null;
+        worker_id: string | null;
+        motiv: string | null;
+      }>
+    >`
       SELECT status, reg_error, registry_id, reg_creds_enc, attempts, next_attempt_at, purge_after, worker_id, motiv FROM submissions WHERE id = ${id}`;
     if (!r) throw new Error(`no submission ${id}`);
     // drizzle's driver makes this client return timestamps as text.
@@ -76,7 +88,17 @@ export async function startWorkerHarness(env: Record<string, string> = {}) {
   }
 
   async function attempts(id: number) {
-    return app.sql<Array<{ attempt_no: number; outcome: string | null; http_status: number | null; error_code: string | null; registry_id: string | null; ended_at: Date | null; worker_id: string | null }>>`
+    return app.sql<
+      Array<{
+        attempt_no: number;
+        outcome: string | null;
+        http_status: number | null;
+        error_code: string | null;
+        registry_id: string | null;
+        ended_at: Date | null;
+        worker_id: string | null;
+      }>
+    >`
       SELECT attempt_no, outcome, http_status, error_code, registry_id, ended_at, worker_id FROM submission_attempts WHERE submission_id = ${id} ORDER BY attempt_no`;
   }
 
@@ -109,10 +131,14 @@ export async function startWorkerHarness(env: Record<string, string> = {}) {
     /** Waits until the submission reaches one of `statuses`. */
     async waitForStatus(id: number, statuses: string | string[], timeoutMs = 10_000) {
       const wanted = Array.isArray(statuses) ? statuses : [statuses];
-      return waitFor(async () => {
-        const r = await row(id);
-        return wanted.includes(r.status) ? r : undefined;
-      }, timeoutMs, `submission ${id} to reach ${wanted.join('|')}`);
+      return waitFor(
+        async () => {
+          const r = await row(id);
+          return wanted.includes(r.status) ? r : undefined;
+        },
+        timeoutMs,
+        `submission ${id} to reach ${wanted.join('|')}`,
+      );
     },
     async close() {
       for (const w of running) await w.stop();

@@ -124,10 +124,16 @@ describe('slow and greedy clients', () => {
   });
 
   it('connections past the cap are closed at once; the server serves again when they go', async () => {
-    const held = await Promise.all(Array.from({ length: 3 }, () => new Promise<Socket>((resolve) => {
-      const s = connect(port, '127.0.0.1', () => resolve(s));
-      s.on('error', () => undefined);
-    })));
+    const held = await Promise.all(
+      Array.from(
+        { length: 3 },
+        () =>
+          new Promise<Socket>((resolve) => {
+            const s = connect(port, '127.0.0.1', () => resolve(s));
+            s.on('error', () => undefined);
+          }),
+      ),
+    );
     const extra = await closedAfter(() => undefined, 2_000);
     expect(extra.ms).not.toBeNull();
     for (const s of held) s.destroy();

@@ -46,7 +46,8 @@ describe('durable registry credentials', () => {
 describe('GET /v1/audit/export', () => {
   it('streams the account CSV with purge_after and without the image; filters by status and dates', async () => {
     const auditKey = await t.createKey(await t.createAccount('Audit'));
-    const a = (await json(await t.call('POST', '/v1/prezentari', { key: auditKey, body: makeSubmission({ b64Image: 'SU1BR0lORQ==', dataPrestatie: '2025-02-01' }) }))).submission_id as number;
+    const a = (await json(await t.call('POST', '/v1/prezentari', { key: auditKey, body: makeSubmission({ b64Image: 'SU1BR0lORQ==', dataPrestatie: '2025-02-01' }) })))
+      .submission_id as number;
     const b = (await json(await t.call('POST', '/v1/prezentari', { key: auditKey, body: makeSubmission({ dataPrestatie: '2025-03-01' }) }))).submission_id as number;
     await t.ctx.sql`UPDATE submissions SET status = 'sent', registry_id = '98765', motiv = '=HYPERLINK("x")' WHERE id = ${a}`;
     await t.call('POST', '/v1/prezentari', { key: otherKey, body: makeSubmission({ vin: 'WVWZZZ1JZXW999999' }) });
@@ -95,7 +96,10 @@ describe('health, metrics, OpenAPI', () => {
   it('/openapi.json is OpenAPI 3.1 generated from the request schemas, and /docs renders it locally', async () => {
     const doc = await json(await t.call('GET', '/openapi.json'));
     expect(doc.openapi).toBe('3.1.0');
-    const paths = doc.paths as Record<string, Record<string, { requestBody?: { content: Record<string, { schema: { properties: Record<string, unknown>; required: string[] } }> }; parameters?: Array<{ name: string }> }>>;
+    const paths = doc.paths as Record<
+      string,
+      Record<string, { requestBody?: { content: Record<string, { schema: { properties: Record<string, unknown>; required: string[] } }> }; parameters?: Array<{ name: string }> }>
+    >;
     const body = paths['/v1/prezentari']!.post!.requestBody!.content['application/json']!.schema;
     expect(Object.keys(body.properties)).toEqual(expect.arrayContaining(['vin', 'nrInm', 'dataPrestatie', 'prestatii', 'reg_credentials', 'on_unmapped_error']));
     expect(body.required).toEqual(expect.arrayContaining(['vin', 'prestatii']));

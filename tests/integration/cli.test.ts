@@ -14,7 +14,10 @@ afterAll(() => t.close());
 
 async function cli(tool: 'accounts' | 'keys', args: string[]) {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', `src/cli/${tool}.ts`, ...args], { env: { ...process.env, DATABASE_URL: t.databaseUrl }, timeout: 30_000 });
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', `src/cli/${tool}.ts`, ...args], {
+      env: { ...process.env, DATABASE_URL: t.databaseUrl },
+      timeout: 30_000,
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const e = error as { code: number; stdout: string; stderr: string };
@@ -43,7 +46,12 @@ describe('accounts and keys command-line tools', () => {
 
     const list = await cli('keys', ['list']);
     expect(list.stdout).not.toContain(plain);
-    const keyId = Number(list.stdout.split('\n').find((l) => l.includes('atelier'))!.split('\t')[0]);
+    const keyId = Number(
+      list.stdout
+        .split('\n')
+        .find((l) => l.includes('atelier'))!
+        .split('\t')[0],
+    );
 
     const rotated = await cli('keys', ['rotate', String(keyId)]);
     const replacement = lastLine(rotated.stdout);
@@ -66,4 +74,3 @@ describe('accounts and keys command-line tools', () => {
     expect((await cli('accounts', ['create'])).code).toBe(2);
   }, 60_000);
 });
-

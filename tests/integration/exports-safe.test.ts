@@ -44,7 +44,8 @@ describe('GET /v1/audit/export is safe to open', () => {
     const auditKey = await t.createKey(await t.createAccount('Audit sigur'));
     const ids: number[] = [];
     for (const [i, hostile] of HOSTILE.entries()) {
-      const id = (await json(await t.call('POST', '/v1/prezentari', { key: auditKey, body: makeSubmission({ vin: VIN(900 + i), dataPrestatie: '2025-03-14' }) }))).submission_id as number;
+      const id = (await json(await t.call('POST', '/v1/prezentari', { key: auditKey, body: makeSubmission({ vin: VIN(900 + i), dataPrestatie: '2025-03-14' }) })))
+        .submission_id as number;
       await t.ctx.sql`UPDATE submissions SET motiv = ${hostile}, registry_id = ${hostile}, created_at = '2025-07-14T22:30:00Z', sent_at = '2025-01-14T22:30:00Z' WHERE id = ${id}`;
       ids.push(id);
     }
@@ -59,7 +60,13 @@ describe('GET /v1/audit/export is safe to open', () => {
     const header = rows[0]!;
     expect(rows).toHaveLength(HOSTILE.length + 1);
     const first = Object.fromEntries(header.map((h, i) => [h, rows[1]![i]]));
-    expect(first).toMatchObject({ submission_id: String(ids[0]), dataPrestatie: '14.03.2025', created_at: '15.07.2025 01:30:00', sent_at: '15.01.2025 00:30:00', motiv: "X;'=1+1;" });
+    expect(first).toMatchObject({
+      submission_id: String(ids[0]),
+      dataPrestatie: '14.03.2025',
+      created_at: '15.07.2025 01:30:00',
+      sent_at: '15.01.2025 00:30:00',
+      motiv: "X;'=1+1;",
+    });
   });
 });
 
@@ -126,7 +133,14 @@ describe('GET /v1/import/{id}/export-failed is safe to open', () => {
   it('round trip: upload → commit → export-failed xlsx → re-upload reads the same rows with the same mapping, and adds only what was not there', async () => {
     const k = await t.createKey(await t.createAccount('Dus-întors'));
     const good = (n: number, code = 'OE-3') => [VIN(n), `B${n}XYZ`, '14.03.2025', null, 120_000 + n, null, null, code];
-    const original = [HEADER_DIRECT, good(1), good(2), [VIN(3), 'B3XYZ', '14.03.2025', null, 120_003, 'REV-77', 'Revizie =1+1', null], good(1), ['SCURT', 'B4XYZ', '14.03.2025', null, 5, null, null, 'OE-3']];
+    const original = [
+      HEADER_DIRECT,
+      good(1),
+      good(2),
+      [VIN(3), 'B3XYZ', '14.03.2025', null, 120_003, 'REV-77', 'Revizie =1+1', null],
+      good(1),
+      ['SCURT', 'B4XYZ', '14.03.2025', null, 5, null, null, 'OE-3'],
+    ];
     const first = await stage(t, k, await xlsxFile({ Date: original }));
     const p1 = await preview(t, k, first);
     expect(p1.counts).toMatchObject({ ok: 2, needs_mapping: 1, duplicate_in_file: 1, needs_data: 1 });

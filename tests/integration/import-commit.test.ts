@@ -23,17 +23,31 @@ const commit = (batchId: number, body: unknown, k = key) => t.call('POST', `/v1/
 
 describe('POST /v1/import/{id}/commit', () => {
   it('stores ready and invalid rows as submissions, leaves the rest, and writes the attestation', async () => {
-    const batchId = await stage(t, key, await xlsxFile({ Date: [HEADER_DIRECT, row(1), row(2), row(3, 'NECUNOSCUT'), ['SCURT', 'B4ABC', '14.03.2025', null, 5, null, null, 'OE-3'], row(1)] }));
+    const batchId = await stage(
+      t,
+      key,
+      await xlsxFile({ Date: [HEADER_DIRECT, row(1), row(2), row(3, 'NECUNOSCUT'), ['SCURT', 'B4ABC', '14.03.2025', null, 5, null, null, 'OE-3'], row(1)] }),
+    );
     const p = await preview(t, key, batchId);
     expect(p.counts).toMatchObject({ ok: 2, needs_mapping: 1, needs_data: 1, duplicate_in_file: 1 });
     const res = await commit(batchId, { n_confirmed: p.n_to_commit, rows_hash: p.rows_hash });
     expect(res.status).toBe(200);
     const body = await json(res);
-    expect(body).toMatchObject({ status: 'committed', inserted: 3, by_status: { queued: 2, needs_data: 1 }, not_committed: 2, attestation: { rows_hash: p.rows_hash, n_confirmed: 3, confirmed_by: expect.stringMatching(/^cheie_api:\d+$/) } });
+    expect(body).toMatchObject({
+      status: 'committed',
+      inserted: 3,
+      by_status: { queued: 2, needs_data: 1 },
+      not_committed: 2,
+      attestation: { rows_hash: p.rows_hash, n_confirmed: 3, confirmed_by: expect.stringMatching(/^cheie_api:\d+$/) },
+    });
 
     const stored = await t.ctx.sql<{ status: string; row_index: number; account_id: number; purge_after: string | null }[]>`
       SELECT status, row_index, account_id, purge_after FROM submissions WHERE batch_id = ${batchId} ORDER BY row_index`;
-    expect(stored.map((s) => [s.row_index, s.status])).toEqual([[1, 'queued'], [2, 'queued'], [4, 'needs_data']]);
+    expect(stored.map((s) => [s.row_index, s.status])).toEqual([
+      [1, 'queued'],
+      [2, 'queued'],
+      [4, 'needs_data'],
+    ]);
     expect(stored.every((s) => s.account_id === accountId)).toBe(true);
     expect(stored[0]!.purge_after).toBeNull();
     expect(stored[2]!.purge_after).not.toBeNull();
@@ -47,12 +61,22 @@ describe('POST /v1/import/{id}/commit', () => {
     const batchId = await stage(t, key, await xlsxFile({ Date: [HEADER_DIRECT, [VIN(20), 'B-20-ABC', '14.03.2025', null, '154200.0', null, null, 'oe-3']] }));
     const p = await preview(t, key, batchId);
     await commit(batchId, { n_confirmed: 1, rows_hash: p.rows_hash });
-    const api = await json(await t.call('POST', '/v1/prezentari', { key, body: { vin: VIN(20), nrInm: 'B20ABC', dataPrestatie: '2025-03-14', odometruFinal: 154200, prestatii: [{ cod_prestatie: 'OE-3' }] } }));
+    const api = await json(
+      await t.call('POST', '/v1/prezentari', {
+        key,
+        body: { vin: VIN(20), nrInm: 'B20ABC', dataPrestatie: '2025-03-14', odometruFinal: 154200, prestatii: [{ cod_prestatie: 'OE-3' }] },
+      }),
+    );
     const [fromFile] = await t.ctx.sql`SELECT id FROM submissions WHERE batch_id = ${batchId}`;
     expect(api).toMatchObject({ duplicate: true, submission_id: Number(fromFile!.id) });
 
     // API first, then the file: the row is already_sent and nothing new is stored.
-    const first = await json(await t.call('POST', '/v1/prezentari', { key, body: { vin: VIN(21), nrInm: 'B21ABC', dataPrestatie: '2025-03-14', odometruFinal: 5000, prestatii: [{ cod_prestatie: 'OE-3' }] } }));
+    const first = await json(
+      await t.call('POST', '/v1/prezentari', {
+        key,
+        body: { vin: VIN(21), nrInm: 'B21ABC', dataPrestatie: '2025-03-14', odometruFinal: 5000, prestatii: [{ cod_prestatie: 'OE-3' }] },
+      }),
+    );
     const again = await stage(t, key, await xlsxFile({ Date: [HEADER_DIRECT, [VIN(21), 'B21ABC', 45730, null, 5000.0, null, null, 'OE-3']] }));
     const p2 = await preview(t, key, again);
     expect(p2.rows[0]).toMatchObject({ state: 'already_sent', existing_submission: { id: first.submission_id } });
@@ -92,7 +116,10 @@ describe('POST /v1/import/{id}/commit', () => {
   });
 
   it('commits a row held for review only after the user includes it', async () => {
-    await t.call('POST', '/v1/prezentari', { key, body: { vin: VIN(60), nrInm: 'B60ABC', dataPrestatie: '2025-03-01', odometruFinal: 300000, prestatii: [{ cod_prestatie: 'OE-3' }] } });
+    await t.call('POST', '/v1/prezentari', {
+      key,
+      body: { vin: VIN(60), nrInm: 'B60ABC', dataPrestatie: '2025-03-01', odometruFinal: 300000, prestatii: [{ cod_prestatie: 'OE-3' }] },
+    });
     const batchId = await stage(t, key, await xlsxFile({ Date: [HEADER_DIRECT, row(60, 'OE-3', 1000)] }));
     const held = await preview(t, key, batchId);
     expect(held).toMatchObject({ counts: { needs_review: 1 }, n_to_commit: 0 });
@@ -103,7 +130,7 @@ describe('POST /v1/import/{id}/commit', () => {
     expect(await json(await commit(batchId, { n_confirmed: 1, rows_hash: p.rows_hash }))).toMatchObject({ inserted: 1, by_status: { queued: 1 } });
   });
 
-  it('answers 422 for a body of the wrong shape, and 404 for another account\'s batch', async () => {
+  it("answers 422 for a body of the wrong shape, and 404 for another account's batch", async () => {
     const batchId = await stage(t, key, await xlsxFile({ Date: [HEADER_DIRECT, row(70)] }));
     const bad = await commit(batchId, { n_confirmed: '1', rows_hash: 'x' });
     expect(bad.status).toBe(422);
@@ -118,7 +145,11 @@ describe('POST /v1/import/{id}/commit', () => {
 
 describe('GET /v1/import/{id}/export-failed', () => {
   it('lists the rows not committed with their reason, formulas neutralised', async () => {
-    const batchId = await stage(t, key, await xlsxFile({ Date: [HEADER_DIRECT, row(80), [VIN(81), 'B81ABC', '14.03.2025', null, 5, '=HYPERLINK("http://x")', '+cmd', null], row(80)] }));
+    const batchId = await stage(
+      t,
+      key,
+      await xlsxFile({ Date: [HEADER_DIRECT, row(80), [VIN(81), 'B81ABC', '14.03.2025', null, 5, '=HYPERLINK("http://x")', '+cmd', null], row(80)] }),
+    );
     const before = await t.call('GET', `/v1/import/${batchId}/export-failed`, { key });
     expect(before.status).toBe(200);
     expect(before.headers.get('content-type')).toContain('text/csv');

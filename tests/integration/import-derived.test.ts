@@ -61,7 +61,11 @@ describe('derived once, derived again only where it changed', () => {
   });
 
   it('a text rule saved after the upload resolves the rows left to the rules', async () => {
-    const batchId = await stage(t, key, await xlsxFile({ Date: [HEADER_DIRECT, [VIN(15), 'B15XYZ', '14.03.2025', null, 1015, 'X-77', 'Înlocuire plăcuțe frână', null], direct(16)] }));
+    const batchId = await stage(
+      t,
+      key,
+      await xlsxFile({ Date: [HEADER_DIRECT, [VIN(15), 'B15XYZ', '14.03.2025', null, 1015, 'X-77', 'Înlocuire plăcuțe frână', null], direct(16)] }),
+    );
     expect((await preview(t, key, batchId)).counts).toMatchObject({ needs_mapping: 1, ok: 1 });
     await t.call('POST', '/v1/reguli-text', { key, body: { pattern: 'placute frana', cod_prestatie: 'OE-1', priority: 5 } });
     const after = await preview(t, key, batchId);
@@ -83,13 +87,19 @@ describe('derived once, derived again only where it changed', () => {
     const res = await json(await t.call('POST', `/v1/import/${batchId}/rand/1/editeaza`, { key, body: { vin: 'SCURT' } }));
     expect(res).toMatchObject({ row: { state: 'needs_data' }, counts: { ok: 1, needs_data: 1 } });
     const rows = await facts(batchId);
-    expect(rows.map((r) => [r.verdict, r.vin_hmac === 'marca'])).toEqual([['needs_data', false], ['queued', true]]);
+    expect(rows.map((r) => [r.verdict, r.vin_hmac === 'marca'])).toEqual([
+      ['needs_data', false],
+      ['queued', true],
+    ]);
   });
 
   it('a reading stored after the upload holds the row for review at the next preview', async () => {
     const batchId = await stage(t, key, await xlsxFile({ Date: [HEADER_DIRECT, direct(40)] }));
     expect((await preview(t, key, batchId)).counts.ok).toBe(1);
-    await t.call('POST', '/v1/prezentari', { key, body: { vin: VIN(40), nrInm: 'B40XYZ', dataPrestatie: '2025-03-01', odometruFinal: 500000, prestatii: [{ cod_prestatie: 'OE-3' }] } });
+    await t.call('POST', '/v1/prezentari', {
+      key,
+      body: { vin: VIN(40), nrInm: 'B40XYZ', dataPrestatie: '2025-03-01', odometruFinal: 500000, prestatii: [{ cod_prestatie: 'OE-3' }] },
+    });
     const p = await preview(t, key, batchId);
     expect(p.rows[0]).toMatchObject({ state: 'needs_review', review: { data: '2025-03-01', odometru: 500000, inclus: false } });
   });

@@ -6,7 +6,8 @@ import { preview, stage } from '../helpers/import-flow';
 let t: TestApp;
 let key: string;
 
-const file = () => xlsxFile({ Date: [HEADER, ['WDB123', 'B1ABC', '14.03.2025', null, 1000, 'OP-1', 'Revizie'], ['WDB1234561A000002', 'B2ABC', '14.03.2025', null, 2000, 'OP-1', 'Revizie']] });
+const file = () =>
+  xlsxFile({ Date: [HEADER, ['WDB123', 'B1ABC', '14.03.2025', null, 1000, 'OP-1', 'Revizie'], ['WDB1234561A000002', 'B2ABC', '14.03.2025', null, 2000, 'OP-1', 'Revizie']] });
 const edit = (batchId: number, i: number | string, body: unknown, k = key) => t.call('POST', `/v1/import/${batchId}/rand/${i}/editeaza`, { key: k, body });
 
 beforeAll(async () => {
@@ -23,13 +24,17 @@ describe('POST /v1/import/{id}/rand/{i}/editeaza', () => {
     const res = await edit(batchId, 1, { vin: ' wdb1234561a000001 ', odometruFinal: '1.500' });
     expect(res.status).toBe(200);
     const body = await json(res);
-    expect(body).toMatchObject({ row: { row_index: 1, state: 'ok', values: { vin: 'WDB1234561A000001', odometruFinal: 1500 }, overridden_fields: ['vin', 'odometruFinal'] }, counts: { ok: 2 }, n_to_commit: 2 });
+    expect(body).toMatchObject({
+      row: { row_index: 1, state: 'ok', values: { vin: 'WDB1234561A000001', odometruFinal: 1500 }, overridden_fields: ['vin', 'odometruFinal'] },
+      counts: { ok: 2 },
+      n_to_commit: 2,
+    });
     const [stored] = await t.ctx.sql<{ override_json: string }[]>`SELECT override_json FROM import_rows WHERE batch_id = ${batchId} AND row_index = 1`;
     expect(stored!.override_json).toMatch(/^v1\./);
     expect(stored!.override_json).not.toContain('WDB1234561A000001');
   });
 
-  it('clears a field\'s override with an empty value (or null), back to the file value', async () => {
+  it("clears a field's override with an empty value (or null), back to the file value", async () => {
     const batchId = await stage(t, key, await file());
     await edit(batchId, 2, { odometruFinal: 9999, nrInm: 'CJ1XYZ' });
     const cleared = await json(await edit(batchId, 2, { odometruFinal: '' }));
@@ -72,11 +77,13 @@ describe('POST /v1/import/{id}/rand/{i}/editeaza', () => {
     expect(await json(res)).toMatchObject({ cod: 'IMPORT_DEJA_CONFIRMAT' });
   });
 
-  it('answers the same 404 for another account\'s batch, a missing batch and a missing row', async () => {
+  it("answers the same 404 for another account's batch, a missing batch and a missing row", async () => {
     const batchId = await stage(t, key, await file());
     const other = await t.createKey(await t.createAccount('Alt service'));
     const theirs = await edit(batchId, 1, { vin: 'X' }, other);
-    const bodies = await Promise.all([theirs, await edit(99_999, 1, { vin: 'X' }), await edit(batchId, 99, { vin: 'X' }), await edit(batchId, 'abc', { vin: 'X' })].map((r) => r.text()));
+    const bodies = await Promise.all(
+      [theirs, await edit(99_999, 1, { vin: 'X' }), await edit(batchId, 99, { vin: 'X' }), await edit(batchId, 'abc', { vin: 'X' })].map((r) => r.text()),
+    );
     expect(theirs.status).toBe(404);
     expect(new Set(bodies).size).toBe(1);
     const [row] = await t.ctx.sql`SELECT override_json FROM import_rows WHERE batch_id = ${batchId} AND row_index = 1`;

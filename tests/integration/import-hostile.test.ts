@@ -112,11 +112,18 @@ describe('malformed requests', () => {
       return (body.detail as Array<{ type: string; loc: string[] }>)[0]!;
     };
     expect(await json422(await t.call('POST', '/v1/import', { key, body: { file: 'x' } }))).toMatchObject({ type: 'multipart_required' });
-    const broken = await t.app.request('/v1/import', { method: 'POST', headers: { 'X-API-Key': key, 'Content-Type': 'multipart/form-data; boundary=abc' }, body: '--abc\r\nContent-Disposition: form-data; name="file"; filename="a.csv"\r\n\r\nno end' });
+    const broken = await t.app.request('/v1/import', {
+      method: 'POST',
+      headers: { 'X-API-Key': key, 'Content-Type': 'multipart/form-data; boundary=abc' },
+      body: '--abc\r\nContent-Disposition: form-data; name="file"; filename="a.csv"\r\n\r\nno end',
+    });
     expect(await json422(broken)).toMatchObject({ type: 'multipart_invalid' });
     const form = new FormData();
     form.append('fisier', 'text');
-    expect(await json422(await t.app.request('/v1/import', { method: 'POST', body: form, headers: { 'X-API-Key': key } }))).toMatchObject({ type: 'file_missing', loc: ['body', 'file'] });
+    expect(await json422(await t.app.request('/v1/import', { method: 'POST', body: form, headers: { 'X-API-Key': key } }))).toMatchObject({
+      type: 'file_missing',
+      loc: ['body', 'file'],
+    });
   });
 
   it('needs the API key like every /v1 call', async () => {

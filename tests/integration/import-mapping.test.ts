@@ -31,7 +31,11 @@ describe('GET/POST /v1/import/{id}/column-mapping', () => {
     expect((await preview(t, key, batchId)).rows[0]!.state).toBe('needs_data');
     const res = await save(batchId, { vin: 0, nrInm: 'auto', dataPrestatie: 'Zi', odometruFinal: 3, cod_prestatie: 'Lucrare' });
     expect(res.status).toBe(200);
-    expect(await json(res)).toMatchObject({ mapping_source: 'saved', missing_fields: [], column_mapping: { vin: 0, nrInm: 1, dataPrestatie: 2, odometruFinal: 3, cod_prestatie: 4 } });
+    expect(await json(res)).toMatchObject({
+      mapping_source: 'saved',
+      missing_fields: [],
+      column_mapping: { vin: 0, nrInm: 1, dataPrestatie: 2, odometruFinal: 3, cod_prestatie: 4 },
+    });
     expect((await preview(t, key, batchId)).rows[0]!.state).toBe('ok');
 
     const next = await json(await upload(t, key, await xlsxFile({ Altă: [ODD, ROW] })));
@@ -73,7 +77,7 @@ describe('GET/POST /v1/import/{id}/column-mapping', () => {
     expect(await json(shape)).toHaveProperty('detail');
   });
 
-  it('answers 404 for another account\'s batch and 409 once committed', async () => {
+  it("answers 404 for another account's batch and 409 once committed", async () => {
     const batchId = await stage(t, key, await xlsxFile({ Date: [ODD, ROW] }));
     const other = await t.createKey(await t.createAccount('Alt service'));
     expect((await t.call('GET', `/v1/import/${batchId}/column-mapping`, { key: other })).status).toBe(404);

@@ -15,11 +15,21 @@ beforeAll(async () => {
   key = await t.createKey(await t.createAccount());
   await t.call('POST', '/v1/mapari', { key, body: { cod_op_service: 'SCH-ULEI', cod_prestatie: 'OE-2' } });
   // Already recorded through the API: a reading of 200,000 km on 2025-03-01 for VIN 4 ...
-  await t.call('POST', '/v1/prezentari', { key, body: { vin: VIN(4), nrInm: 'B4XYZ', dataPrestatie: '2025-03-01', odometruFinal: 200000, prestatii: [{ cod_prestatie: 'OE-3' }] } });
+  await t.call('POST', '/v1/prezentari', {
+    key,
+    body: { vin: VIN(4), nrInm: 'B4XYZ', dataPrestatie: '2025-03-01', odometruFinal: 200000, prestatii: [{ cod_prestatie: 'OE-3' }] },
+  });
   // ... and exactly the content of row 5.
   await t.call('POST', '/v1/prezentari', {
     key,
-    body: { vin: VIN(5), nrInm: 'B5XYZ', dataPrestatie: '2025-03-14', odometruInitial: 99000, odometruFinal: 99500, prestatii: [{ cod_op_service: 'SCH-ULEI', denumire: 'Schimb ulei' }] },
+    body: {
+      vin: VIN(5),
+      nrInm: 'B5XYZ',
+      dataPrestatie: '2025-03-14',
+      odometruInitial: 99000,
+      odometruFinal: 99500,
+      prestatii: [{ cod_op_service: 'SCH-ULEI', denumire: 'Schimb ulei' }],
+    },
   });
   const file = await xlsxFile({
     Date: [
@@ -53,7 +63,14 @@ describe('GET /v1/import/{id}/preview: row states', () => {
       state: 'ok',
       sheet: 'Date',
       line: 2,
-      values: { vin: VIN(1), nrInm: 'B1ABC', dataPrestatie: '2025-03-14', odometruInitial: 154000, odometruFinal: 154200, prestatii: [{ cod_op_service: 'SCH-ULEI', denumire: 'Schimb ulei' }] },
+      values: {
+        vin: VIN(1),
+        nrInm: 'B1ABC',
+        dataPrestatie: '2025-03-14',
+        odometruInitial: 154000,
+        odometruFinal: 154200,
+        prestatii: [{ cod_op_service: 'SCH-ULEI', denumire: 'Schimb ulei' }],
+      },
       prestatii: [{ cod_prestatie: 'OE-2', cod_client: 'SCH-ULEI', sursa: 'mapare' }],
       erori: [],
       motiv: null,
@@ -67,7 +84,14 @@ describe('GET /v1/import/{id}/preview: row states', () => {
 
   it('needs_data: the errors in the API form {field, message, cod, problema, cauza, fix}', () => {
     expect(row(3).state).toBe('needs_data');
-    expect(row(3).erori[0]).toEqual({ field: 'vin', message: expect.any(String), cod: 'VIN_INVALID', problema: expect.any(String), cauza: expect.stringContaining('6 caractere'), fix: expect.any(String) });
+    expect(row(3).erori[0]).toEqual({
+      field: 'vin',
+      message: expect.any(String),
+      cod: 'VIN_INVALID',
+      problema: expect.any(String),
+      cauza: expect.stringContaining('6 caractere'),
+      fix: expect.any(String),
+    });
   });
 
   it('needs_review: an odometer below one recorded earlier for the VIN; an older entry is not', () => {
@@ -114,7 +138,7 @@ describe('GET /v1/import/{id}/preview: paging and filters', () => {
     expect(rows[0]).toMatchObject({ state: 'ok', values: { nrInm: 'B9ABC', odometruInitial: 154000, odometruFinal: 154200 } });
   });
 
-  it('answers the same 404 for another account\'s batch as for a missing one', async () => {
+  it("answers the same 404 for another account's batch as for a missing one", async () => {
     const other = await t.createKey(await t.createAccount('Alt service'));
     const theirs = await t.call('GET', `/v1/import/${batchId}/preview`, { key: other });
     const missing = await t.call('GET', '/v1/import/999999/preview', { key });

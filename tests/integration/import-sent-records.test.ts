@@ -20,7 +20,10 @@ const VIN = (n: number) => `WDB1234561A65${String(5000 + n).padStart(4, '0')}`;
 /** Stores a submission through the API with the registry's own code, and marks it sent. */
 async function sentThroughApi(k: string, vin: string, markSent = true): Promise<number> {
   const body = await json(
-    await t.call('POST', '/v1/prezentari', { key: k, body: { vin, nrInm: 'B1ABC', dataPrestatie: '2025-03-14', odometruInitial: 150000, odometruFinal: 154200, prestatii: [{ cod_prestatie: 'OE-3' }] } }),
+    await t.call('POST', '/v1/prezentari', {
+      key: k,
+      body: { vin, nrInm: 'B1ABC', dataPrestatie: '2025-03-14', odometruInitial: 150000, odometruFinal: 154200, prestatii: [{ cod_prestatie: 'OE-3' }] },
+    }),
   );
   const id = body.submission_id as number;
   if (markSent) await t.ctx.sql`UPDATE submissions SET status = 'sent', sent_at = now() WHERE id = ${id}`;

@@ -98,7 +98,7 @@ describe('row states in SQL agree with the domain rules', () => {
     expect(Object.values(counts).every((n) => n > 0)).toBe(true);
   });
 
-  it('recorded readings: the highest on or before the row date, for the row\'s VIN only', async () => {
+  it("recorded readings: the highest on or before the row date, for the row's VIN only", async () => {
     const rnd = random(7);
     const batchId = await newBatch();
     const hmac = vinHasher(randomBytes(32));
@@ -114,7 +114,13 @@ describe('row states in SQL agree with the domain rules', () => {
     await applyReadings(t.ctx.db, hmac, batchId, readings.slice(10));
     const got = await t.ctx.sql<{ row_index: number; recorded_odometru: number | null }[]>`
       SELECT row_index, recorded_odometru FROM import_rows WHERE batch_id = ${batchId} ORDER BY row_index`;
-    const expected = rows.map((r) => highestReadingUpTo(readings.filter((x) => x.vin === r.vin), r.data)?.odometru ?? null);
+    const expected = rows.map(
+      (r) =>
+        highestReadingUpTo(
+          readings.filter((x) => x.vin === r.vin),
+          r.data,
+        )?.odometru ?? null,
+    );
     expect(got.map((g) => g.recorded_odometru)).toEqual(expected);
     expect(expected.some((x) => x !== null) && expected.some((x) => x === null)).toBe(true);
   });

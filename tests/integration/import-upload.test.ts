@@ -17,7 +17,9 @@ const ROW = ['WDB1234561A654321', 'B-123-ABC', 45731, 154000, 154200.0, 'SCH-ULE
 
 describe('POST /v1/import happy path', () => {
   it('stages an xlsx with a Romanian header, a title row and blank lines, and suggests the mapping', async () => {
-    const file = await xlsxFile({ Prestații: [['Raport service martie 2025'], [], HEADER, ROW, [null, null], ['WDB1234561A654322', 'CJ10XYZ', '15.03.2025', '1.000', '1.250,0', 'OE-3', '']] });
+    const file = await xlsxFile({
+      Prestații: [['Raport service martie 2025'], [], HEADER, ROW, [null, null], ['WDB1234561A654322', 'CJ10XYZ', '15.03.2025', '1.000', '1.250,0', 'OE-3', '']],
+    });
     const res = await upload(t, key, file);
     expect(res.status).toBe(201);
     const body = await json(res);
@@ -47,7 +49,9 @@ describe('POST /v1/import happy path', () => {
     expect(rows[0]!.raw_enc).toBeNull();
     expect(Date.parse(rows[0]!.purge_after)).toBe(Date.parse(batch!.purge_after));
     // The raw cells live in the batch's encrypted, compressed blocks.
-    const blocks = await t.ctx.sql<{ block_no: number; raw_enc: string; purge_after: string }[]>`SELECT block_no, raw_enc, purge_after FROM import_row_blocks WHERE batch_id = ${batch_id as number}`;
+    const blocks = await t.ctx.sql<
+      { block_no: number; raw_enc: string; purge_after: string }[]
+    >`SELECT block_no, raw_enc, purge_after FROM import_row_blocks WHERE batch_id = ${batch_id as number}`;
     expect(blocks).toHaveLength(1);
     expect(blocks[0]!.raw_enc).toMatch(/^v1\./);
     expect(Date.parse(blocks[0]!.purge_after)).toBe(Date.parse(batch!.purge_after));
@@ -63,7 +67,12 @@ describe('POST /v1/import happy path', () => {
     const { batch_id } = await json(await upload(t, key, await xlsxFile({ Date: [HEADER, ...rows] })));
     const blocks = await t.ctx.sql<{ block_no: number }[]>`SELECT block_no FROM import_row_blocks WHERE batch_id = ${batch_id as number} ORDER BY block_no`;
     expect(blocks.map((b) => b.block_no)).toEqual([0, 1, 2]);
-    for (const [page, row] of [[1, 1], [3, 256], [3, 257], [6, 600]] as const) {
+    for (const [page, row] of [
+      [1, 1],
+      [3, 256],
+      [3, 257],
+      [6, 600],
+    ] as const) {
       const p = await json(await t.call('GET', `/v1/import/${batch_id}/preview?page=${page}&page_size=100`, { key }));
       const shown = (p.rows as Array<{ row_index: number; values: { vin: string; odometruFinal: number } }>).find((r) => r.row_index === row)!;
       expect(shown.values).toMatchObject({ vin: rows[row - 1]![0], odometruFinal: rows[row - 1]![4] });
@@ -78,7 +87,18 @@ describe('POST /v1/import happy path', () => {
   });
 
   it('reads a Windows-1250 csv with ș and ț and says which encoding it used', async () => {
-    const res = await upload(t, key, csvFile([['Serie şasiu', 'Nr. înmatriculare', 'Dată', 'Km ieşire', 'Operaţie', 'Cod operaţie'], ['WDB1234561A654321', 'B123ABC', '14.03.2025', '154200', 'Revizie', 'OP1']], { encoding: 'windows-1250' }), 'export.csv');
+    const res = await upload(
+      t,
+      key,
+      csvFile(
+        [
+          ['Serie şasiu', 'Nr. înmatriculare', 'Dată', 'Km ieşire', 'Operaţie', 'Cod operaţie'],
+          ['WDB1234561A654321', 'B123ABC', '14.03.2025', '154200', 'Revizie', 'OP1'],
+        ],
+        { encoding: 'windows-1250' },
+      ),
+      'export.csv',
+    );
     expect(res.status).toBe(201);
     const body = await json(res);
     expect(body.file).toMatchObject({ encoding: 'windows-1250' });
@@ -104,7 +124,18 @@ describe('POST /v1/import with several sheets', () => {
   const month = (vin: string) => [HEADER, [vin, 'B123ABC', '14.03.2025', 1, 2, 'OP1', 'Revizie']];
 
   it('stages every visible sheet with the same header by default and lists the others', async () => {
-    const file = await xlsxFile({ Ianuarie: month('WDB1234561A000001'), Februarie: month('WDB1234561A000002'), Note: [['Observații', 'Autor'], ['text', 'eu']], Arhivă: month('WDB1234561A000003') }, { hidden: ['Arhivă'] });
+    const file = await xlsxFile(
+      {
+        Ianuarie: month('WDB1234561A000001'),
+        Februarie: month('WDB1234561A000002'),
+        Note: [
+          ['Observații', 'Autor'],
+          ['text', 'eu'],
+        ],
+        Arhivă: month('WDB1234561A000003'),
+      },
+      { hidden: ['Arhivă'] },
+    );
     const body = await json(await upload(t, key, file));
     expect(body.row_count).toBe(2);
     expect(body.sheets).toEqual([

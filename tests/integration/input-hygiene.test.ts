@@ -59,7 +59,10 @@ describe('a NUL or a lone surrogate is refused at the edge, naming the field', (
   });
 
   it('in an upload: a sheet field is 422; a file name is stored without the character', async () => {
-    const file = csvFile([['VIN', 'Nr. înmatriculare', 'Data', 'Km ieșire', 'Cod prestație'], ['WDB1234561A654321', 'B1', '14.03.2025', '1', 'OE-3']]);
+    const file = csvFile([
+      ['VIN', 'Nr. înmatriculare', 'Data', 'Km ieșire', 'Cod prestație'],
+      ['WDB1234561A654321', 'B1', '14.03.2025', '1', 'OE-3'],
+    ]);
     await expect422(await upload(t, key, file, 'p.csv', { sheets: [`Foaie${NUL}`] }), ['body', 'sheet']);
     const res = await upload(t, key, file, `p${NUL}.csv`);
     expect(res.status).toBe(201);
@@ -85,7 +88,12 @@ describe('a spreadsheet cell that cannot be stored holds its row, and the commit
     const p = await preview(t, key, batchId);
     const held = p.rows.find((r) => r.row_index === 1)!;
     expect(held.state).toBe('needs_data');
-    expect(held.erori.map((e) => [e.cod, e.field])).toEqual(expect.arrayContaining([['TEXT_NEPERMIS', 'nrInm'], ['TEXT_NEPERMIS', 'prestatii']]));
+    expect(held.erori.map((e) => [e.cod, e.field])).toEqual(
+      expect.arrayContaining([
+        ['TEXT_NEPERMIS', 'nrInm'],
+        ['TEXT_NEPERMIS', 'prestatii'],
+      ]),
+    );
     expect(held.erori.find((e) => e.field === 'prestatii')!.cauza).toContain('coloana 6');
     expect(p.rows.find((r) => r.row_index === 2)!.state).toBe('ok');
 

@@ -40,9 +40,21 @@ describe('a rejected row fails its own request only', () => {
     // Straight into the batcher, past the edge's checks: jsonb cannot hold \u0000.
     const bad = Array.from({ length: 10 }, (_, i) =>
       t.ctx.inserts.insert({
-        account_id: accountB, status: 'queued', payload_json: { x: '\u0000' }, idempotency_key: `bad-${i}`, legacy_key: `bad-legacy-${i}`,
-        vin: 'WDB1234561A654321', nr_inm: 'B1', data_prestatie: '2025-03-14', prestatii: [], erori: [], nemapate: [], motiv: null,
-        reg_creds_enc: null, purge_after: null, request_id: 'r',
+        account_id: accountB,
+        status: 'queued',
+        payload_json: { x: '\u0000' },
+        idempotency_key: `bad-${i}`,
+        legacy_key: `bad-legacy-${i}`,
+        vin: 'WDB1234561A654321',
+        nr_inm: 'B1',
+        data_prestatie: '2025-03-14',
+        prestatii: [],
+        erori: [],
+        nemapate: [],
+        motiv: null,
+        reg_creds_enc: null,
+        purge_after: null,
+        request_id: 'r',
       }),
     );
     const honest = Array.from({ length: 100 }, () => t.call('POST', '/v1/prezentari', { key: keyB, body: makeSubmission() }));
@@ -104,10 +116,13 @@ describe('concurrent saves of one account queue behind each other instead of dea
     }
     const targets = ['OE-1', 'OE-2', 'OE-3', 'OE-4'];
     const mappings = Array.from({ length: 80 }, (_, i) => t.call('POST', '/v1/mapari', { key, body: { cod_op_service: codes[i % 20]!, cod_prestatie: targets[i % 4]! } }));
-    const rules = Array.from({ length: 80 }, (_, i) => t.call('POST', '/v1/reguli-text', { key, body: { pattern: `lucrare ${i % 20}`, cod_prestatie: targets[i % 4]!, priority: i } }));
+    const rules = Array.from({ length: 80 }, (_, i) =>
+      t.call('POST', '/v1/reguli-text', { key, body: { pattern: `lucrare ${i % 20}`, cod_prestatie: targets[i % 4]!, priority: i } }),
+    );
     const statuses = (await Promise.all([...mappings, ...rules])).map((r) => r.status);
     expect(statuses.filter((s) => s >= 300)).toEqual([]);
-    const [held] = await t.ctx.sql`SELECT count(*)::int AS n FROM submissions s JOIN api_keys k ON k.account_id = s.account_id WHERE k.key_hash IS NOT NULL AND s.status = 'needs_mapping' AND s.account_id = (SELECT account_id FROM operation_mappings ORDER BY id DESC LIMIT 1)`;
+    const [held] = await t.ctx
+      .sql`SELECT count(*)::int AS n FROM submissions s JOIN api_keys k ON k.account_id = s.account_id WHERE k.key_hash IS NOT NULL AND s.status = 'needs_mapping' AND s.account_id = (SELECT account_id FROM operation_mappings ORDER BY id DESC LIMIT 1)`;
     expect(held!.n).toBe(0);
   }, 60_000);
 });

@@ -106,7 +106,13 @@ describe('npm start stops on a signal, everything, once', () => {
 describe('a failed start leaves nothing behind', () => {
   it('a second start on a port in use exits non-zero with one clear line, starts nothing and creates nothing', async () => {
     const [port, simPort, simPort2] = [await freePort(), await freePort(), await freePort()];
-    const first = launch(process.execPath, ['dist/main.js'], { PORT: String(port), GATEWAY_SIM_PORT: String(simPort), DATABASE_URL: database.url, GATEWAY_SECRET_KEY: TEST_SECRET, GATEWAY_DATA_DIR: join(tempDir(), 'a') });
+    const first = launch(process.execPath, ['dist/main.js'], {
+      PORT: String(port),
+      GATEWAY_SIM_PORT: String(simPort),
+      DATABASE_URL: database.url,
+      GATEWAY_SECRET_KEY: TEST_SECRET,
+      GATEWAY_DATA_DIR: join(tempDir(), 'a'),
+    });
     try {
       await waitFor(() => healthy(port), 60_000, `the first server:\n${first.out()}`);
       const dataDir = join(tempDir(), 'b');
@@ -126,7 +132,13 @@ describe('a failed start leaves nothing behind', () => {
 
   it('a worker whose parent is killed with SIGKILL exits within a few seconds', async () => {
     const [port, simPort] = [await freePort(), await freePort()];
-    const run = launch(process.execPath, ['dist/main.js'], { PORT: String(port), GATEWAY_SIM_PORT: String(simPort), DATABASE_URL: database.url, GATEWAY_SECRET_KEY: TEST_SECRET, GATEWAY_DATA_DIR: join(tempDir(), 'a') });
+    const run = launch(process.execPath, ['dist/main.js'], {
+      PORT: String(port),
+      GATEWAY_SIM_PORT: String(simPort),
+      DATABASE_URL: database.url,
+      GATEWAY_SECRET_KEY: TEST_SECRET,
+      GATEWAY_DATA_DIR: join(tempDir(), 'a'),
+    });
     try {
       await waitFor(() => healthy(port), 60_000, `the server and its worker:\n${run.out()}`);
       const worker = await workerPid();
@@ -157,7 +169,13 @@ describe('a failed start leaves nothing behind', () => {
 
   it('prints the address it actually bound (HOST, default 127.0.0.1)', async () => {
     const [port, simPort] = [await freePort(), await freePort()];
-    const run = launch(process.execPath, ['dist/main.js'], { PORT: String(port), GATEWAY_SIM_PORT: String(simPort), DATABASE_URL: database.url, GATEWAY_SECRET_KEY: TEST_SECRET, GATEWAY_RUN_WORKER: 'false' });
+    const run = launch(process.execPath, ['dist/main.js'], {
+      PORT: String(port),
+      GATEWAY_SIM_PORT: String(simPort),
+      DATABASE_URL: database.url,
+      GATEWAY_SECRET_KEY: TEST_SECRET,
+      GATEWAY_RUN_WORKER: 'false',
+    });
     try {
       await waitFor(() => run.out().includes('Gateway listening') || undefined, 60_000, `the server:\n${run.out()}`);
       expect(run.out()).toContain(`Gateway listening on http://127.0.0.1:${port}`);
@@ -185,7 +203,11 @@ describe('command-line tools', () => {
   it('refuse, naming the data dir and the setting, when no database exists where they look; create nothing', () => {
     const dataDir = join(tempDir(), 'nowhere');
     for (const script of ['accounts', 'keys']) {
-      const r = spawnSync('npm', ['run', '--silent', script, '--', 'list'], { cwd: ROOT, encoding: 'utf8', env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? '/root', GATEWAY_DATA_DIR: dataDir } });
+      const r = spawnSync('npm', ['run', '--silent', script, '--', 'list'], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? '/root', GATEWAY_DATA_DIR: dataDir },
+      });
       expect(r.status, script).not.toBe(0);
       expect(r.stderr).toContain(join(dataDir, 'pg'));
       expect(r.stderr).toContain('GATEWAY_DATA_DIR');

@@ -69,7 +69,7 @@ describe('mappings', () => {
   });
 
   it('a wrong body is a 422', async () => {
-    expect((await t.call('POST', '/v1/mapari', { key, body: { cod_op_service: '' , cod_prestatie: 'OE-1' } })).status).toBe(422);
+    expect((await t.call('POST', '/v1/mapari', { key, body: { cod_op_service: '', cod_prestatie: 'OE-1' } })).status).toBe(422);
     expect((await t.call('POST', '/v1/mapari', { key, body: { cod_op_service: 5, cod_prestatie: 'OE-1' } })).status).toBe(422);
   });
 });
@@ -93,7 +93,9 @@ describe('text rules', () => {
 
     expect((await json(await t.call('GET', '/v1/reguli-text', { key: otherKey }))).items).toEqual([]);
     expect((await t.call('PUT', `/v1/reguli-text/${ruleId}`, { key: otherKey, body: { pattern: 'abc', cod_prestatie: 'OE-2' } })).status).toBe(404);
-    expect(await json(await t.call('PUT', `/v1/reguli-text/${ruleId}`, { key, body: { pattern: 'frana', cod_prestatie: 'OE-F' } }))).toMatchObject({ regula: { cod_prestatie: 'OE-F' } });
+    expect(await json(await t.call('PUT', `/v1/reguli-text/${ruleId}`, { key, body: { pattern: 'frana', cod_prestatie: 'OE-F' } }))).toMatchObject({
+      regula: { cod_prestatie: 'OE-F' },
+    });
     expect((await t.call('POST', '/v1/reguli-text', { key, body: { pattern: 'x', cod_prestatie: 'OE-1' } })).status).toBe(422);
     expect((await t.call('POST', '/v1/reguli-text', { key, body: { pattern: 'xyz', cod_prestatie: 'NU-EXISTA' } })).status).toBe(400);
     expect((await t.call('DELETE', `/v1/reguli-text/${ruleId}`, { key: otherKey })).status).toBe(404);

@@ -88,7 +88,8 @@ describe('a duplicate of an error submission reactivates it', () => {
     const body = makeSubmission();
     const first = await json(await post(body));
     const id = first.submission_id as number;
-    await t.ctx.sql`UPDATE submissions SET status = 'error', reg_error = ${JSON.stringify({ cod: 'REG_LOGIN_RESPINS', cauza: 'parolă greșită' })}::jsonb, attempts = 1 WHERE id = ${id}`;
+    await t.ctx
+      .sql`UPDATE submissions SET status = 'error', reg_error = ${JSON.stringify({ cod: 'REG_LOGIN_RESPINS', cauza: 'parolă greșită' })}::jsonb, attempts = 1 WHERE id = ${id}`;
     const [{ session_epoch: epochBefore }] = (await t.ctx.sql`SELECT session_epoch FROM accounts WHERE id = ${accountId}`) as unknown as [{ session_epoch: number }];
 
     const res = await json(await post({ ...body, reg_credentials: { username: 'u2', password: 'NouaParola1' } }));

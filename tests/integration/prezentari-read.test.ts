@@ -26,7 +26,22 @@ describe('GET /v1/prezentari/{id}', () => {
     const text = await res.text();
     for (const secret of ['ParolaAscunsa', 'QUJDRA', 'payload', 'idempotency', 'reg_creds']) expect(text).not.toContain(secret);
     const body = JSON.parse(text) as Record<string, unknown>;
-    for (const k of ['submission_id', 'status', 'vin', 'nrInm', 'dataPrestatie', 'prestatii', 'motiv', 'nemapate', 'erori', 'reg_error', 'batch_id', 'row_index', 'created_at', 'updated_at']) {
+    for (const k of [
+      'submission_id',
+      'status',
+      'vin',
+      'nrInm',
+      'dataPrestatie',
+      'prestatii',
+      'motiv',
+      'nemapate',
+      'erori',
+      'reg_error',
+      'batch_id',
+      'row_index',
+      'created_at',
+      'updated_at',
+    ]) {
       expect(body).toHaveProperty(k);
     }
     expect(body.prestatii).toEqual([{ cod_prestatie: 'OE-3', denumire: 'REVIZIE PERIODICĂ', cod_client: 'OE-3', sursa: 'nomenclator' }]);
@@ -81,7 +96,8 @@ describe('GET /v1/prezentari', () => {
     const page3 = await json(await t.call('GET', `/v1/prezentari?limit=2&cursor=${page2.next_cursor as string}`, { key: listKey }));
     expect(page3.next_cursor).toBeNull();
 
-    const only = async (q: string) => ((await json(await t.call('GET', `/v1/prezentari?${q}`, { key: listKey }))).items as Array<{ submission_id: number }>).map((i) => i.submission_id);
+    const only = async (q: string) =>
+      ((await json(await t.call('GET', `/v1/prezentari?${q}`, { key: listKey }))).items as Array<{ submission_id: number }>).map((i) => i.submission_id);
     expect(await only('status=error')).toEqual([ids[0]]);
     expect(await only('date_from=2025-01-02&date_to=2025-01-03')).toEqual([ids[2], ids[1]]);
     expect(await only('vin=wvwzzz1jzxw000001')).toEqual([ids[4]]);
@@ -136,7 +152,7 @@ describe('DELETE and requeue: scope first, then state', () => {
     const held = await create({ vin: 'BAD' });
     const res = await t.call('POST', `/v1/prezentari/${held}/repune`, { key });
     expect(res.status).toBe(409);
-    expect(((await json(res)).cauza as string)).toMatch(/VIN/i);
+    expect((await json(res)).cauza as string).toMatch(/VIN/i);
   });
 
   it('requeues a needs_mapping submission once its code is mapped', async () => {

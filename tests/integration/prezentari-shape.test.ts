@@ -60,7 +60,12 @@ describe('POST /v1/prezentari: a wrong shape is a 422 with type/loc/msg only', (
     const body = Buffer.from(await new Response(form).arrayBuffer());
     const type = new Response(form).headers.get('content-type')!;
     const declared = await overHttp('/v1/import', { method: 'POST', body, headers: { 'X-API-Key': key, 'Content-Type': type } });
-    const streamed = await overHttp('/v1/import', { method: 'POST', body: new Blob([body]).stream(), duplex: 'half', headers: { 'X-API-Key': key, 'Content-Type': type } } as RequestInit);
+    const streamed = await overHttp('/v1/import', {
+      method: 'POST',
+      body: new Blob([body]).stream(),
+      duplex: 'half',
+      headers: { 'X-API-Key': key, 'Content-Type': type },
+    } as RequestInit);
     for (const res of [declared, streamed]) expect(await json(res)).toMatchObject({ status: 413, cod: 'PREA_MARE' });
     expect(await t.ctx.sql`SELECT 1 FROM import_batches`).toHaveLength(0);
   });
@@ -126,7 +131,11 @@ describe('api_prezentari audits every call of the submission API', () => {
       await t.call('POST', '/v1/prezentari', { key, body: makeSubmission() }),
     ];
     await t.ctx.journal.flush();
-    for (const [res, status] of [[calls[0]!, 422], [calls[1]!, 404], [calls[2]!, 200]] as const) {
+    for (const [res, status] of [
+      [calls[0]!, 422],
+      [calls[1]!, 404],
+      [calls[2]!, 200],
+    ] as const) {
       const [event] = await t.ctx.sql`SELECT data FROM app_events WHERE event = 'api_prezentari' AND request_id = ${res.headers.get('x-request-id')!}`;
       expect(event?.data).toMatchObject({ http_status: status });
     }

@@ -41,7 +41,11 @@ describe('README examples', () => {
   it('the import flow, run literally: captures its ids, keeps the suggested mapping, commits every row', async () => {
     const [port, simPort] = [await freePort(), await freePort()];
     const env = { PATH: process.env.PATH!, HOME: process.env.HOME ?? '/root', DATABASE_URL: database.url, GATEWAY_SECRET_KEY: TEST_SECRET };
-    const server = spawn(process.execPath, ['dist/main.js'], { cwd: ROOT, env: { ...env, PORT: String(port), GATEWAY_SIM_PORT: String(simPort) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const server = spawn(process.execPath, ['dist/main.js'], {
+      cwd: ROOT,
+      env: { ...env, PORT: String(port), GATEWAY_SIM_PORT: String(simPort) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     server.stdout.on('data', (d: Buffer) => (out += d.toString()));
     server.stderr.on('data', (d: Buffer) => (out += d.toString()));
@@ -53,7 +57,9 @@ describe('README examples', () => {
       const run = spawnSync('bash', ['-e', '-c', `cd ${JSON.stringify(ROOT)}; ${script}`], { env: { ...env, KEY: key }, encoding: 'utf8', cwd: dir, timeout: 60_000 });
       expect(run.status, `${run.stdout}\n${run.stderr}`).toBe(0);
       rmSync(join(ROOT, 'netrimise.csv'), { force: true });
-      const [batch] = await sql<{ status: string; mapping: { mapping: Record<string, number> } }[]>`SELECT status, column_mapping AS mapping FROM import_batches ORDER BY id DESC LIMIT 1`;
+      const [batch] = await sql<
+        { status: string; mapping: { mapping: Record<string, number> } }[]
+      >`SELECT status, column_mapping AS mapping FROM import_batches ORDER BY id DESC LIMIT 1`;
       expect(batch!.status).toBe('committed');
       // The partial save kept the suggested columns: every required field is still mapped.
       expect(Object.keys(batch!.mapping.mapping)).toEqual(expect.arrayContaining(['vin', 'nrInm', 'dataPrestatie', 'odometruFinal']));

@@ -18,7 +18,13 @@ const pending = async (k: string) => (await json(await t.call('GET', '/v1/mapari
 
 describe('the pending list suggestion', () => {
   it('uses the trade vocabulary: "Revizie" → OE-3, "Schimb ulei" → OE-2, "Înlocuire filtru aer" → OE-2', async () => {
-    await post({ prestatii: [{ cod_op_service: 'R1', denumire: 'Revizie' }, { cod_op_service: 'U1', denumire: 'Schimb ulei' }, { cod_op_service: 'F1', denumire: 'Înlocuire filtru aer' }] });
+    await post({
+      prestatii: [
+        { cod_op_service: 'R1', denumire: 'Revizie' },
+        { cod_op_service: 'U1', denumire: 'Schimb ulei' },
+        { cod_op_service: 'F1', denumire: 'Înlocuire filtru aer' },
+      ],
+    });
     const byCode = Object.fromEntries((await pending(key)).map((i) => [i.cod_op_service, (i.sugestie as { cod_prestatie: string } | null)?.cod_prestatie]));
     expect(byCode).toMatchObject({ R1: 'OE-3', U1: 'OE-2', F1: 'OE-2' });
   });

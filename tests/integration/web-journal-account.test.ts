@@ -34,7 +34,7 @@ describe('journal screen', () => {
     const byEvent = await (await b.get('/jurnal?eveniment=submission_deleted')).text();
     expect(byEvent.match(/<tr class="lvl-/g)).toHaveLength(1);
     expect(await (await b.get('/jurnal?nivel=warn')).text()).toContain('worker_after_login_failed');
-    expect((await (await b.get('/jurnal?cerere=req-alt-1')).text())).toContain('Niciun eveniment');
+    expect(await (await b.get('/jurnal?cerere=req-alt-1')).text()).toContain('Niciun eveniment');
     expect(await (await b.get('/jurnal?de_la=2000-01-01&pana_la=2000-01-02')).text()).toContain('Niciun eveniment');
     const bad = await b.get('/jurnal?eveniment=DROP%20TABLE&nivel=panica');
     expect(bad.status).toBe(422);

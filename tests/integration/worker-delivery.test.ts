@@ -88,10 +88,14 @@ describe('queued → sent', () => {
   });
 
   it('refreshes the nomenclator at the first login: upserts the registry’s codes and keeps the 18 fallback ones', async () => {
-    const rows = await waitFor(async () => {
-      const r = await h.app.sql<{ cod: string; source: string }[]>`SELECT cod, source FROM nomenclator`;
-      return r.some((x) => x.cod === 'OE-X') ? r : undefined;
-    }, 5_000, 'the refreshed nomenclator');
+    const rows = await waitFor(
+      async () => {
+        const r = await h.app.sql<{ cod: string; source: string }[]>`SELECT cod, source FROM nomenclator`;
+        return r.some((x) => x.cod === 'OE-X') ? r : undefined;
+      },
+      5_000,
+      'the refreshed nomenclator',
+    );
     for (const { cod } of FALLBACK_NOMENCLATOR) expect(rows.map((r) => r.cod)).toContain(cod);
     expect(rows.find((r) => r.cod === 'OE-X')!.source).toBe('registry');
     expect(rows.length).toBe(FALLBACK_NOMENCLATOR.length + 1);

@@ -67,10 +67,14 @@ describe('npm start', () => {
         }),
       });
       const { submission_id: id } = (await res.json()) as { submission_id: number };
-      const view = await waitFor(async () => {
-        const body = (await (await fetch(`${base}/v1/prezentari/${id}`)).json()) as { status: string; registry_id: string | null };
-        return body.status === 'sent' ? body : undefined;
-      }, 30_000, `submission ${id} to be sent:\n${out}`);
+      const view = await waitFor(
+        async () => {
+          const body = (await (await fetch(`${base}/v1/prezentari/${id}`)).json()) as { status: string; registry_id: string | null };
+          return body.status === 'sent' ? body : undefined;
+        },
+        30_000,
+        `submission ${id} to be sent:\n${out}`,
+      );
       expect(view.registry_id).toMatch(/^\d+$/);
       const health = (await (await fetch(`${base}/healthz`)).json()) as { worker_alive: boolean; last_registry_login: string | null };
       expect(health).toMatchObject({ worker_alive: true });

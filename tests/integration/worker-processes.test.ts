@@ -42,10 +42,14 @@ describe('two worker processes on one database', () => {
     })();
     const ids: number[] = [];
     for (let i = 0; i < 150; i++) ids.push((await h.submit(accounts[i % 3]!, { vin: `WDB1234561B${String(i).padStart(6, '0')}`, reg_credentials: null })).id);
-    await waitFor(async () => {
-      const [r] = await h.app.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM submissions WHERE status = 'sent' AND id = ANY(${ids})`;
-      return r!.n === ids.length || undefined;
-    }, 30_000, 'all 150 submissions to be sent');
+    await waitFor(
+      async () => {
+        const [r] = await h.app.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM submissions WHERE status = 'sent' AND id = ANY(${ids})`;
+        return r!.n === ids.length || undefined;
+      },
+      30_000,
+      'all 150 submissions to be sent',
+    );
     sampling = false;
     await sampler;
 

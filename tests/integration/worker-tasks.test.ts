@@ -154,7 +154,21 @@ describe('outcome writer', () => {
     const jobs = await Promise.all(
       ids.map(async (id): Promise<ClaimedJob> => {
         const [a] = await h.app.sql<{ id: string }[]>`INSERT INTO submission_attempts (submission_id, attempt_no, worker_id) VALUES (${id}, 1, ${ctx.workerId}) RETURNING id`;
-        return { id, accountId: 1, payload: {}, prestatii: [], submissionCredsEnc: null, accountCredsEnc: null, requestId: null, attempts: 1, attemptId: Number(a!.id), attemptNo: 1, sessionEpoch: 0, inDoubt: false, credentialWaits: 0 };
+        return {
+          id,
+          accountId: 1,
+          payload: {},
+          prestatii: [],
+          submissionCredsEnc: null,
+          accountCredsEnc: null,
+          requestId: null,
+          attempts: 1,
+          attemptId: Number(a!.id),
+          attemptNo: 1,
+          sessionEpoch: 0,
+          inDoubt: false,
+          credentialWaits: 0,
+        };
       }),
     );
     const [low, high] = ids as [number, number];
@@ -165,7 +179,9 @@ describe('outcome writer', () => {
       await other`SELECT id FROM submissions WHERE id = ${low} FOR UPDATE`;
       // Finished in the opposite order: a writer locking in that order would hold `high` and wait for `low`.
       const writer = createOutcomeWriter(ctx);
-      const written = Promise.all([...jobs].reverse().map((job) => writer.record(job, { kind: 'sent', outcome: 'sent', registryId: `R-${job.id}`, httpStatus: 201, latencyMs: 5 })));
+      const written = Promise.all(
+        [...jobs].reverse().map((job) => writer.record(job, { kind: 'sent', outcome: 'sent', registryId: `R-${job.id}`, httpStatus: 201, latencyMs: 5 })),
+      );
       await new Promise((resolve) => setTimeout(resolve, 200));
       await expect(other`SELECT id FROM submissions WHERE id = ${high} FOR UPDATE`).resolves.toHaveLength(1);
       await other`COMMIT`;

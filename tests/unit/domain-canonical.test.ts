@@ -37,7 +37,10 @@ describe('canonicalize', () => {
       dataPrestatie: '2025-03-14',
       odometruInitial: null,
       odometruFinal: 154200,
-      prestatii: [{ cod_op_service: 'REV-01', denumire: 'Revizie' }, { cod_prestatie: 'OE-3', denumire: '' }],
+      prestatii: [
+        { cod_op_service: 'REV-01', denumire: 'Revizie' },
+        { cod_prestatie: 'OE-3', denumire: '' },
+      ],
       b64Image: 'QUJDREVG',
     });
   });

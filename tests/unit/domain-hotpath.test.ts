@@ -29,7 +29,11 @@ const PINNED: Array<{ name: string; account: number | null; input: object; key: 
       dataPrestatie: '2025-01-02',
       odometruInitial: '1000.50',
       odometruFinal: '154200.0',
-      prestatii: [{ cod_op_service: 'rev-01', denumire: ' Revizie periodică ' }, { cod_prestatie: 'R-ODO', denumire: 'Citire' }, { cod_op_service: 'A', denumire: 'b' }],
+      prestatii: [
+        { cod_op_service: 'rev-01', denumire: ' Revizie periodică ' },
+        { cod_prestatie: 'R-ODO', denumire: 'Citire' },
+        { cod_op_service: 'A', denumire: 'b' },
+      ],
       b64Image: 'QUJD\nREVG',
     },
     key: 'fbeef381008957d2f1e1008cbc2999660e47a7b3961ffb69c52663d34ce6379e',
@@ -44,7 +48,10 @@ const PINNED: Array<{ name: string; account: number | null; input: object; key: 
       dataPrestatie: '14.03.2025',
       odometruInitial: '12 km',
       odometruFinal: '9'.repeat(400),
-      prestatii: [{ cod_op_service: 'Ș\u2028"', denumire: 'tab\there\nnl 😀 \ud800' }, { cod_op_service: 'Ș\u2028"', denumire: '' }],
+      prestatii: [
+        { cod_op_service: 'Ș\u2028"', denumire: 'tab\there\nnl 😀 \ud800' },
+        { cod_op_service: 'Ș\u2028"', denumire: '' },
+      ],
       b64Image: 'data:x',
     },
     key: 'e13a7589d416a28225f265315818adea66f5dde732c56b53808eadaa49687f6d',
@@ -80,9 +87,11 @@ describe('the key serialisation', () => {
   const reference = (content: CanonicalContent) => {
     const by = (i: CanonicalContent['prestatii'][number]) => `${i.cod_prestatie ?? i.cod_op_service ?? ''}|${i.denumire}`;
     const prestatii = [...content.prestatii].sort((a, b) => (by(a) < by(b) ? -1 : by(a) > by(b) ? 1 : 0));
-    return createHash('sha256').update(stableJson({ ...content, prestatii })).digest('hex');
+    return createHash('sha256')
+      .update(stableJson({ ...content, prestatii }))
+      .digest('hex');
   };
-  const pick = <T,>(values: readonly T[], n: number) => values[n % values.length]!;
+  const pick = <T>(values: readonly T[], n: number) => values[n % values.length]!;
   const texts = ['', 'A', 'b"\\', 'ăîșț', '\u0000\n', '😀', 'x'.repeat(50)];
   const odometers = [null, 0, -0, 1.5, 154200, Number.POSITIVE_INFINITY, 'abc'];
 

@@ -26,7 +26,10 @@ describe('resolvePrestatii precedence', () => {
   });
 
   it('a mapping beats a text rule that would also match', () => {
-    const r = resolvePrestatii(items({ cod_op_service: 'X1', denumire: 'revizie' }), ctx({ mappings: new Map([['X1', 'OE-2']]), textRules: [{ id: 1, pattern: 'revizie', cod_prestatie: 'OE-3', priority: 1 }] }));
+    const r = resolvePrestatii(
+      items({ cod_op_service: 'X1', denumire: 'revizie' }),
+      ctx({ mappings: new Map([['X1', 'OE-2']]), textRules: [{ id: 1, pattern: 'revizie', cod_prestatie: 'OE-3', priority: 1 }] }),
+    );
     expect(r.prestatii[0]?.cod_prestatie).toBe('OE-2');
     expect(r.ruleHits).toEqual([]);
   });

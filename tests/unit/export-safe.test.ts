@@ -6,7 +6,6 @@ import { formatDate, formatInstant } from '../../src/services/export/format';
 import { columnName, writeXlsx, type XlsxCell } from '../../src/services/export/xlsx-writer';
 import { fieldsUnderEveryReader, HOSTILE, TRIGGER_AT_START } from '../helpers/csv';
 
-
 describe('CSV cells under ; and , readers (OWASP CSV injection)', () => {
   it('no field any reader makes starts with a trigger, for every hostile cell', () => {
     const text = CSV_BOM + csvLine(['id', 'text', 'end']) + HOSTILE.map((h, i) => csvLine([i, h, 'z'])).join('') + csvLine(HOSTILE);
@@ -50,9 +49,13 @@ describe('dates in exports', () => {
 
 async function xlsxBuffer(header: string[], rows: XlsxCell[][]): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  await writeXlsx(async (c) => void chunks.push(Buffer.from(c)), { sheetName: 'Netrimise', header }, async (row) => {
-    for (const r of rows) await row(r);
-  });
+  await writeXlsx(
+    async (c) => void chunks.push(Buffer.from(c)),
+    { sheetName: 'Netrimise', header },
+    async (row) => {
+      for (const r of rows) await row(r);
+    },
+  );
   return Buffer.concat(chunks);
 }
 
@@ -81,12 +84,16 @@ describe('the streaming xlsx writer', () => {
     const rows: XlsxCell[][] = Array.from({ length: 20_000 }, (_, i) => [`WDB1234561A${String(i).padStart(6, '0')}`, `rând ${i}`, 100_000 + i]);
     const chunks: number[] = [];
     const parts: Buffer[] = [];
-    await writeXlsx(async (c) => {
-      chunks.push(c.length);
-      parts.push(Buffer.from(c));
-    }, { sheetName: 'S', header: ['VIN', 'Text', 'Km'] }, async (row) => {
-      for (const r of rows) await row(r);
-    });
+    await writeXlsx(
+      async (c) => {
+        chunks.push(c.length);
+        parts.push(Buffer.from(c));
+      },
+      { sheetName: 'S', header: ['VIN', 'Text', 'Km'] },
+      async (row) => {
+        for (const r of rows) await row(r);
+      },
+    );
     expect(chunks.length).toBeGreaterThan(10);
     const { lines } = await readBack(Buffer.concat(parts));
     expect(lines).toHaveLength(20_001);

@@ -65,7 +65,15 @@ describe('plates and operation cells', () => {
   });
 
   it('makes one submission of a row, with internal and registry codes', () => {
-    const input = toSubmissionInput({ vin: ' wdb1234561a654321 ', nrInm: 'b-1-abc', dataPrestatie: 45730, odometruFinal: 1000, cod_op_service: 'A;B', denumire_op: 'Unu;Doi', cod_prestatie: 'OE-3' });
+    const input = toSubmissionInput({
+      vin: ' wdb1234561a654321 ',
+      nrInm: 'b-1-abc',
+      dataPrestatie: 45730,
+      odometruFinal: 1000,
+      cod_op_service: 'A;B',
+      denumire_op: 'Unu;Doi',
+      cod_prestatie: 'OE-3',
+    });
     expect(input).toEqual({
       vin: 'wdb1234561a654321',
       nrInm: 'b1abc',

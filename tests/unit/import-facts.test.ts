@@ -5,7 +5,16 @@ import { readFingerprint, staleScope, type Fingerprint } from '../../src/service
 
 describe('idempotencyKeys (both forms from one serialisation)', () => {
   it('gives exactly the keys of the API functions', () => {
-    const content = canonicalize({ vin: 'wdb1234561a000001', nrInm: 'B1ABC', dataPrestatie: '2025-03-14', odometruFinal: '154200.0', prestatii: [{ cod_op_service: 'b', denumire: 'Revizie' }, { cod_prestatie: 'OE-3', denumire: 'x' }] });
+    const content = canonicalize({
+      vin: 'wdb1234561a000001',
+      nrInm: 'B1ABC',
+      dataPrestatie: '2025-03-14',
+      odometruFinal: '154200.0',
+      prestatii: [
+        { cod_op_service: 'b', denumire: 'Revizie' },
+        { cod_prestatie: 'OE-3', denumire: 'x' },
+      ],
+    });
     for (const account of [null, 1, 42]) {
       expect(idempotencyKeys(account, content)).toEqual({ key: idempotencyKey(account, content), legacyKey: legacyIdempotencyKey(content) });
     }
@@ -13,7 +22,17 @@ describe('idempotencyKeys (both forms from one serialisation)', () => {
 });
 
 describe('staleScope: which derived rows a change reaches', () => {
-  const fp: Fingerprint = { columns: 'c', nomenclator: 'n', mappings: [['A', 'OE-2'], ['B', 'OE-3']], textRules: 'r', today: '2025-03-20', seen: 5 };
+  const fp: Fingerprint = {
+    columns: 'c',
+    nomenclator: 'n',
+    mappings: [
+      ['A', 'OE-2'],
+      ['B', 'OE-3'],
+    ],
+    textRules: 'r',
+    today: '2025-03-20',
+    seen: 5,
+  };
   it('nothing when only the readings watermark moved', () => {
     expect(staleScope(fp, { ...fp, seen: 9 })).toEqual({ kind: 'none' });
   });
@@ -23,7 +42,15 @@ describe('staleScope: which derived rows a change reaches', () => {
     expect(staleScope(null, fp)).toEqual({ kind: 'all' });
   });
   it('the rows with a code whose mapping was added, removed or changed; those left to the text rules', () => {
-    expect(staleScope(fp, { ...fp, mappings: [['B', 'OE-2'], ['C', 'OE-3']] })).toEqual({ kind: 'some', codes: ['A', 'B', 'C'], textRules: false, datedAfter: null });
+    expect(
+      staleScope(fp, {
+        ...fp,
+        mappings: [
+          ['B', 'OE-2'],
+          ['C', 'OE-3'],
+        ],
+      }),
+    ).toEqual({ kind: 'some', codes: ['A', 'B', 'C'], textRules: false, datedAfter: null });
     expect(staleScope(fp, { ...fp, textRules: 'x' })).toEqual({ kind: 'some', codes: [], textRules: true, datedAfter: null });
   });
   it('the rows dated after the earlier day for a new day (the clock may also go back)', () => {

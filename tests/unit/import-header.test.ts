@@ -4,7 +4,14 @@ import { carryOverMapping, classifyLeadingRow, headerDrift, headerSignature, sug
 describe('suggested column mapping', () => {
   it('reads Romanian headers with or without diacritics', () => {
     expect(suggestMapping(['Serie șasiu (VIN)', 'Nr. înmatriculare', 'Data prestației', 'Km intrare', 'Km ieșire', 'Cod operație', 'Denumire operație', 'Cod prestație'])).toEqual({
-      vin: 0, nrInm: 1, dataPrestatie: 2, odometruInitial: 3, odometruFinal: 4, cod_op_service: 5, denumire_op: 6, cod_prestatie: 7,
+      vin: 0,
+      nrInm: 1,
+      dataPrestatie: 2,
+      odometruInitial: 3,
+      odometruFinal: 4,
+      cod_op_service: 5,
+      denumire_op: 6,
+      cod_prestatie: 7,
     });
     expect(suggestMapping(['VIN', 'Numar inmatriculare', 'Data', 'Kilometraj', 'Operatie'])).toEqual({ vin: 0, nrInm: 1, dataPrestatie: 2, odometruFinal: 3, denumire_op: 4 });
     expect(suggestMapping(['vin', 'nrInm', 'dataPrestatie', 'odometruFinal', 'cod_op_service'])).toMatchObject({ nrInm: 1, dataPrestatie: 2, odometruFinal: 3, cod_op_service: 4 });

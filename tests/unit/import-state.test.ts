@@ -3,7 +3,15 @@ import { createRowsHasher, highestReadingUpTo, rowState, type RowFacts } from '.
 import { decodeCsv, detectDelimiter } from '../../src/import/csv';
 import { ImportError } from '../../src/import/errors';
 
-const facts = (over: Partial<RowFacts> = {}): RowFacts => ({ verdict: 'queued', existing: null, duplicateOf: null, recorded: null, odometruFinal: 1000, includeReview: false, ...over });
+const facts = (over: Partial<RowFacts> = {}): RowFacts => ({
+  verdict: 'queued',
+  existing: null,
+  duplicateOf: null,
+  recorded: null,
+  odometruFinal: 1000,
+  includeReview: false,
+  ...over,
+});
 
 describe('row state precedence', () => {
   it('already stored beats a repeat, which beats the content verdict', () => {
@@ -21,7 +29,11 @@ describe('row state precedence', () => {
   });
 
   it('compares with readings on or before the row date only', () => {
-    const readings = [{ data: '2025-01-01', odometru: 100 }, { data: '2025-03-01', odometru: 900 }, { data: '2025-02-01', odometru: 500 }];
+    const readings = [
+      { data: '2025-01-01', odometru: 100 },
+      { data: '2025-03-01', odometru: 900 },
+      { data: '2025-02-01', odometru: 500 },
+    ];
     expect(highestReadingUpTo(readings, '2025-02-15')).toEqual({ data: '2025-02-01', odometru: 500 });
     expect(highestReadingUpTo(readings, '2024-12-31')).toBeNull();
   });

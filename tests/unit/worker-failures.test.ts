@@ -62,13 +62,23 @@ describe('outcomeOfFailure: the spec’s outcome table', () => {
   });
 
   it('no credentials → queued with REG_CREDENTIALE_LIPSA, growing wait, not an attempt', () => {
-    expect(outcomeOfFailure(new NoCredentialsError(), at('login'))).toMatchObject({ kind: 'requeue', outcome: 'no_credentials', delayS: 300, countsAsAttempt: false, regError: { cod: 'REG_CREDENTIALE_LIPSA' } });
+    expect(outcomeOfFailure(new NoCredentialsError(), at('login'))).toMatchObject({
+      kind: 'requeue',
+      outcome: 'no_credentials',
+      delayS: 300,
+      countsAsAttempt: false,
+      regError: { cod: 'REG_CREDENTIALE_LIPSA' },
+    });
     expect(outcomeOfFailure(new NoCredentialsError(), at('login', 1, { credentialWaits: 2 }))).toMatchObject({ delayS: 1200 });
     expect(outcomeOfFailure(new NoCredentialsError(), at('login', 1, { credentialWaits: 10 }))).toMatchObject({ delayS: 3600 });
   });
 
   it('a stored record that cannot be built → error, nothing sent', () => {
-    expect(outcomeOfFailure(new RecordError('odometruFinal is missing'), at('prepare'))).toMatchObject({ kind: 'error', outcome: 'invalid_record', regError: { cod: 'REG_EROARE' } });
+    expect(outcomeOfFailure(new RecordError('odometruFinal is missing'), at('prepare'))).toMatchObject({
+      kind: 'error',
+      outcome: 'invalid_record',
+      regError: { cod: 'REG_EROARE' },
+    });
   });
 });
 

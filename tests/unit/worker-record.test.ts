@@ -9,7 +9,10 @@ const content: CanonicalContent = {
   dataPrestatie: '2025-03-14',
   odometruInitial: '1000',
   odometruFinal: 154200,
-  prestatii: [{ cod_op_service: 'SCH-ULEI', denumire: 'Schimb ulei' }, { cod_prestatie: 'OE-3', denumire: '' }],
+  prestatii: [
+    { cod_op_service: 'SCH-ULEI', denumire: 'Schimb ulei' },
+    { cod_prestatie: 'OE-3', denumire: '' },
+  ],
   b64Image: 'aGk=',
 };
 const items = [

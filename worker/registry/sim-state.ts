@@ -36,9 +36,7 @@ export const SentRecord = z
     odometruInitial: z.number().nullable(),
     odometruFinal: z.number(),
     obs: z.string(),
-    prestatii: z
-      .array(z.object({ codPrestatie: z.string().min(1), numePrestatie: z.string(), idPrezentare: z.number().nullable() }).strict())
-      .min(1),
+    prestatii: z.array(z.object({ codPrestatie: z.string().min(1), numePrestatie: z.string(), idPrezentare: z.number().nullable() }).strict()).min(1),
     sistemReparat: z.string().nullable(),
     status: z.literal('FINALIZATA'),
     b64Image: z.string(),
@@ -57,7 +55,10 @@ export const TOKEN_TTL_S = 108_000;
 
 export function parseSimUsers(spec: string): Map<string, string> {
   const users = new Map<string, string>();
-  for (const pair of spec.split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const pair of spec
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const at = pair.indexOf(':');
     if (at <= 0) throw new Error(`GATEWAY_SIM_USERS: "${pair.split(':')[0]}" needs the form user:password`);
     users.set(pair.slice(0, at), pair.slice(at + 1));
@@ -147,16 +148,22 @@ export function createSimState(users: Map<string, string>) {
     /** Records this login sent with a status of FINALIZATA, within the date range. */
     finalised(username: string, dataStart: string, dataEnd: string): StoredRecord[] {
       state.counters.listCalls += 1;
-      return state.records.filter(
-        (r) => r.username === username && r.record.dataPrestatie >= dataStart && r.record.dataPrestatie <= dataEnd,
-      );
+      return state.records.filter((r) => r.username === username && r.record.dataPrestatie >= dataStart && r.record.dataPrestatie <= dataEnd);
     },
     /** Records received more than once (same VIN, date, odometer and codes): must stay 0. */
     duplicates(): number {
       const seen = new Set<string>();
       let dup = 0;
       for (const { record: r } of state.records) {
-        const key = [r.vin, r.dataPrestatie, r.odometruFinal, r.prestatii.map((p) => p.codPrestatie).sort().join('|')].join('/');
+        const key = [
+          r.vin,
+          r.dataPrestatie,
+          r.odometruFinal,
+          r.prestatii
+            .map((p) => p.codPrestatie)
+            .sort()
+            .join('|'),
+        ].join('/');
         if (seen.has(key)) dup += 1;
         seen.add(key);
       }

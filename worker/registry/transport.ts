@@ -16,10 +16,7 @@ export class TransportError extends Error {
   }
 }
 
-export type Transport = (
-  url: URL,
-  init: { method: string; headers: Record<string, string>; body?: string; timeoutMs: number; signal?: AbortSignal },
-) => Promise<RawResponse>;
+export type Transport = (url: URL, init: { method: string; headers: Record<string, string>; body?: string; timeoutMs: number; signal?: AbortSignal }) => Promise<RawResponse>;
 
 /**
  * One HTTP exchange over node:http(s) with keep-alive connections. Chosen over fetch: at

@@ -7,7 +7,6 @@ import { IsoDateParam, validQuery } from '../../http/validate';
 import { describeRoute } from '../../openapi';
 import { exportSubmissionsCsv } from '../../services/audit/export';
 
-
 export const ExportQuery = z.object({
   status: z.enum(['sent', 'all']).default('sent'),
   date_from: IsoDateParam.optional(),
@@ -15,20 +14,25 @@ export const ExportQuery = z.object({
 });
 
 export function auditRoutes(ctx: AppContext) {
-  return new Hono<AppEnv>().get('/export', describeRoute({
-    summary: 'Export CSV (fără imagine)',
-    query: ExportQuery,
-    responses: { 200: { description: 'Fișierul CSV', contentType: 'text/csv' } },
-  }), validQuery(ExportQuery), async (c) => {
-    const q = c.req.valid('query');
-    const accountId = c.get('actor').accountId;
-    ctx.journal.write({ event: 'audit_export', requestId: c.get('requestId'), accountId, data: { ...q } });
-    return streamDownload(c, ctx.journal, {
-      contentType: 'text/csv; charset=utf-8',
-      filename: `prezentari-${q.status}.csv`,
-      async produce(write) {
-        for await (const chunk of exportSubmissionsCsv({ ctx, accountId, filters: q })) await write(chunk);
-      },
-    });
-  });
+  return new Hono<AppEnv>().get(
+    '/export',
+    describeRoute({
+      summary: 'Export CSV (fără imagine)',
+      query: ExportQuery,
+      responses: { 200: { description: 'Fișierul CSV', contentType: 'text/csv' } },
+    }),
+    validQuery(ExportQuery),
+    async (c) => {
+      const q = c.req.valid('query');
+      const accountId = c.get('actor').accountId;
+      ctx.journal.write({ event: 'audit_export', requestId: c.get('requestId'), accountId, data: { ...q } });
+      return streamDownload(c, ctx.journal, {
+        contentType: 'text/csv; charset=utf-8',
+        filename: `prezentari-${q.status}.csv`,
+        async produce(write) {
+          for await (const chunk of exportSubmissionsCsv({ ctx, accountId, filters: q })) await write(chunk);
+        },
+      });
+    },
+  );
 }

@@ -9,17 +9,24 @@ import { clearRegCredentials, hasRegCredentials, saveRegCredentials } from '../.
 
 export function conturiRoutes(ctx: AppContext) {
   const app = new Hono<AppEnv>();
-  app.post('/reg-creds', describeRoute({
-    summary: 'Salvează credențialele durabile ale registrului (criptate)',
-    body: RegCredentials,
-    responses: { 200: 'Salvate' },
-  }), jsonBody(RegCredentials), async (c) =>
-    c.json(await saveRegCredentials({ ctx, accountId: c.get('actor').accountId, creds: c.var.body, requestId: c.get('requestId') })),
+  app.post(
+    '/reg-creds',
+    describeRoute({
+      summary: 'Salvează credențialele durabile ale registrului (criptate)',
+      body: RegCredentials,
+      responses: { 200: 'Salvate' },
+    }),
+    jsonBody(RegCredentials),
+    async (c) => c.json(await saveRegCredentials({ ctx, accountId: c.get('actor').accountId, creds: c.var.body, requestId: c.get('requestId') })),
   );
-  app.delete('/reg-creds', describeRoute({
-    summary: 'Șterge credențialele durabile',
-    responses: { 200: 'Șterse' },
-  }), async (c) => c.json(await clearRegCredentials({ ctx, accountId: c.get('actor').accountId, requestId: c.get('requestId') })));
+  app.delete(
+    '/reg-creds',
+    describeRoute({
+      summary: 'Șterge credențialele durabile',
+      responses: { 200: 'Șterse' },
+    }),
+    async (c) => c.json(await clearRegCredentials({ ctx, accountId: c.get('actor').accountId, requestId: c.get('requestId') })),
+  );
   return app;
 }
 

@@ -28,10 +28,14 @@ export function docsRoutes(routes: () => readonly RouterRoute[]) {
     document ??= JSON.stringify(openApiDocument(routes()));
     return c.body(document, 200, { 'Content-Type': 'application/json' });
   });
-  app.get('/docs', describeRoute({
-    summary: 'Documentația interactivă (Swagger UI)',
-    responses: { 200: { description: 'Pagina HTML', contentType: 'text/html' } },
-  }), (c) => c.html(PAGE));
+  app.get(
+    '/docs',
+    describeRoute({
+      summary: 'Documentația interactivă (Swagger UI)',
+      responses: { 200: { description: 'Pagina HTML', contentType: 'text/html' } },
+    }),
+    (c) => c.html(PAGE),
+  );
   app.get('/docs/init.js', describeRoute({ summary: 'Pornirea Swagger UI', responses: { 200: { description: 'Script', contentType: 'text/javascript' } } }), (c) =>
     c.body("window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#ui' });", 200, { 'Content-Type': 'text/javascript; charset=utf-8' }),
   );

@@ -7,8 +7,14 @@ import { describeRoute } from '../../openapi';
 export function healthRoutes(ctx: AppContext) {
   const app = new Hono<AppEnv>();
 
-  app.get('/healthz', describeRoute({ summary: 'Starea serviciului: baza de date, worker-ul, coada', responses: { 200: 'Totul funcționează (JSON)', 503: 'Degradat: niciun worker viu (JSON, aceleași câmpuri)' } }), async (c) => {
-    const [row] = await ctx.sql<{ worker_alive: boolean; last_registry_login: Date | null; queue_size: number; sending: number; registry_available: boolean }[]>`
+  app.get(
+    '/healthz',
+    describeRoute({
+      summary: 'Starea serviciului: baza de date, worker-ul, coada',
+      responses: { 200: 'Totul funcționează (JSON)', 503: 'Degradat: niciun worker viu (JSON, aceleași câmpuri)' },
+    }),
+    async (c) => {
+      const [row] = await ctx.sql<{ worker_alive: boolean; last_registry_login: Date | null; queue_size: number; sending: number; registry_available: boolean }[]>`
       SELECT
         EXISTS (SELECT 1 FROM worker_state WHERE heartbeat_at > now() - make_interval(secs => ${WORKER_ALIVE_S})) AS worker_alive,
         (SELECT max(last_registry_login) FROM worker_state) AS last_registry_login,
@@ -16,26 +22,34 @@ export function healthRoutes(ctx: AppContext) {
         (SELECT count(*)::int FROM submissions WHERE status = 'sending') AS sending,
         -- The spec's availability indicator: a registry login within the token's 30-hour life.
         coalesce((SELECT max(last_registry_login) > now() - interval '30 hours' FROM worker_state), false) AS registry_available`;
-    const workerAlive = row?.worker_alive ?? false;
-    // A monitor sees a gateway whose submissions are not being delivered as unhealthy.
-    return c.json({
-      status: workerAlive ? 'ok' : 'degradat',
-      database: true,
-      worker_alive: workerAlive,
-      last_registry_login: row?.last_registry_login ? new Date(row.last_registry_login).toISOString() : null,
-      queue_size: row?.queue_size ?? 0,
-      sending: row?.sending ?? 0,
-      registry_available: row?.registry_available ?? false,
-    }, workerAlive ? 200 : 503);
-  });
+      const workerAlive = row?.worker_alive ?? false;
+      // A monitor sees a gateway whose submissions are not being delivered as unhealthy.
+      return c.json(
+        {
+          status: workerAlive ? 'ok' : 'degradat',
+          database: true,
+          worker_alive: workerAlive,
+          last_registry_login: row?.last_registry_login ? new Date(row.last_registry_login).toISOString() : null,
+          queue_size: row?.queue_size ?? 0,
+          sending: row?.sending ?? 0,
+          registry_available: row?.registry_available ?? false,
+        },
+        workerAlive ? 200 : 503,
+      );
+    },
+  );
 
-  app.get('/metrics', describeRoute({
-    summary: 'Metrici Prometheus',
-    responses: { 200: { description: 'Metricile, în formatul text Prometheus', contentType: 'text/plain' } },
-  }), async (c) => {
-    c.header('Content-Type', ctx.metrics.registry.contentType);
-    return c.body(await ctx.metrics.registry.metrics());
-  });
+  app.get(
+    '/metrics',
+    describeRoute({
+      summary: 'Metrici Prometheus',
+      responses: { 200: { description: 'Metricile, în formatul text Prometheus', contentType: 'text/plain' } },
+    }),
+    async (c) => {
+      c.header('Content-Type', ctx.metrics.registry.contentType);
+      return c.body(await ctx.metrics.registry.metrics());
+    },
+  );
 
   return app;
 }

@@ -35,10 +35,10 @@ async function readUpload(c: Context<AppEnv>): Promise<{ ok: true; file: File; s
   if (!(file instanceof File)) return fail('file_missing', ['body', 'file'], 'Câmpul file lipsește sau nu conține un fișier.');
   const sheets = form.getAll('sheet');
   if (sheets.some((s) => typeof s !== 'string' || s.length > 200)) return fail('sheet_invalid', ['body', 'sheet'], 'sheet este numele unei foi (text).');
-  if (sheets.some((s) => hasUnstorableChar(s as string))) return fail('unstorable_char', ['body', 'sheet'], 'Numele foii conține un caracter nepermis (NUL sau un surogat UTF-16 fără pereche).');
+  if (sheets.some((s) => hasUnstorableChar(s as string)))
+    return fail('unstorable_char', ['body', 'sheet'], 'Numele foii conține un caracter nepermis (NUL sau un surogat UTF-16 fără pereche).');
   return { ok: true, file, sheets: sheets as string[] };
 }
-
 
 /** File import (issue 4): upload, column mapping, preview, row edit, commit, export of failed rows. */
 export function importRoutes(ctx: AppContext) {
@@ -49,86 +49,134 @@ export function importRoutes(ctx: AppContext) {
   const audit = (c: { get(k: 'requestId'): string; get(k: 'actor'): Actor }, data: Record<string, unknown>) =>
     ctx.journal.write({ event: 'api_import', requestId: c.get('requestId'), accountId: c.get('actor').accountId, data });
 
-  app.post('/', describeRoute({
-    summary: 'Încarcă un fișier xlsx sau csv (rândurile sunt puse deoparte pentru previzualizare)',
-    rawBody: UploadForm,
-    responses: { 201: 'Importul creat, cu antetul și maparea coloanelor', 413: 'Fișier sau conținut peste limite', 415: 'Tip de fișier nesuportat', 422: 'Fișier care nu poate fi importat (gol, fără antet, parolat, corupt) sau corp multipart greșit' },
-  }), async (c) => {
-    const upload = await readUpload(c);
-    if (!upload.ok) return upload.response;
-    const bytes = Buffer.from(await upload.file.arrayBuffer());
-    const batch = await createImportBatch({ ctx, actor: c.get('actor'), filename: replaceUnstorable(upload.file.name.slice(0, 255)) || null, bytes, sheets: upload.sheets });
-    audit(c, { op: 'upload', batch_id: batch.batch_id, rows: batch.row_count, kind: batch.file.kind, size: bytes.length });
-    return c.json(batch, 201);
-  });
+  app.post(
+    '/',
+    describeRoute({
+      summary: 'Încarcă un fișier xlsx sau csv (rândurile sunt puse deoparte pentru previzualizare)',
+      rawBody: UploadForm,
+      responses: {
+        201: 'Importul creat, cu antetul și maparea coloanelor',
+        413: 'Fișier sau conținut peste limite',
+        415: 'Tip de fișier nesuportat',
+        422: 'Fișier care nu poate fi importat (gol, fără antet, parolat, corupt) sau corp multipart greșit',
+      },
+    }),
+    async (c) => {
+      const upload = await readUpload(c);
+      if (!upload.ok) return upload.response;
+      const bytes = Buffer.from(await upload.file.arrayBuffer());
+      const batch = await createImportBatch({ ctx, actor: c.get('actor'), filename: replaceUnstorable(upload.file.name.slice(0, 255)) || null, bytes, sheets: upload.sheets });
+      audit(c, { op: 'upload', batch_id: batch.batch_id, rows: batch.row_count, kind: batch.file.kind, size: bytes.length });
+      return c.json(batch, 201);
+    },
+  );
 
-  app.get('/:id/column-mapping', describeRoute({
-    summary: 'Maparea coloanelor importului',
-    responses: { 200: 'Antetul și maparea' },
-  }), async (c) => c.json(await getColumnMapping({ ctx, accountId: c.get('actor').accountId, batchId: batchId(c) })));
+  app.get(
+    '/:id/column-mapping',
+    describeRoute({
+      summary: 'Maparea coloanelor importului',
+      responses: { 200: 'Antetul și maparea' },
+    }),
+    async (c) => c.json(await getColumnMapping({ ctx, accountId: c.get('actor').accountId, batchId: batchId(c) })),
+  );
 
-  app.post('/:id/column-mapping', describeRoute({
-    summary: 'Salvează maparea coloanelor (reclasifică rândurile)',
-    body: ColumnMappingBody,
-    responses: { 200: 'Maparea salvată', 409: 'Importul a fost confirmat' },
-  }), jsonBody(ColumnMappingBody), async (c) => {
-    const id = batchId(c);
-    audit(c, { op: 'column_mapping', batch_id: id });
-    return c.json(await saveColumnMapping({ ctx, accountId: c.get('actor').accountId, batchId: id, refs: c.var.body.column_mapping, replace: c.var.body.replace }));
-  });
+  app.post(
+    '/:id/column-mapping',
+    describeRoute({
+      summary: 'Salvează maparea coloanelor (reclasifică rândurile)',
+      body: ColumnMappingBody,
+      responses: { 200: 'Maparea salvată', 409: 'Importul a fost confirmat' },
+    }),
+    jsonBody(ColumnMappingBody),
+    async (c) => {
+      const id = batchId(c);
+      audit(c, { op: 'column_mapping', batch_id: id });
+      return c.json(await saveColumnMapping({ ctx, accountId: c.get('actor').accountId, batchId: id, refs: c.var.body.column_mapping, replace: c.var.body.replace }));
+    },
+  );
 
-  app.get('/:id/preview', describeRoute({
-    summary: 'Previzualizarea rândurilor, cu stare și rows_hash',
-    query: PreviewQuery,
-    responses: { 200: 'O pagină de rânduri și totalurile' },
-  }), async (c) => {
-    const id = batchId(c);
-    const query = parseQuery(c, PreviewQuery);
-    if (!query.ok) return query.response;
-    return c.json(await previewImportBatch({ ctx, accountId: c.get('actor').accountId, batchId: id, query: query.data }));
-  });
+  app.get(
+    '/:id/preview',
+    describeRoute({
+      summary: 'Previzualizarea rândurilor, cu stare și rows_hash',
+      query: PreviewQuery,
+      responses: { 200: 'O pagină de rânduri și totalurile' },
+    }),
+    async (c) => {
+      const id = batchId(c);
+      const query = parseQuery(c, PreviewQuery);
+      if (!query.ok) return query.response;
+      return c.json(await previewImportBatch({ ctx, accountId: c.get('actor').accountId, batchId: id, query: query.data }));
+    },
+  );
 
-  app.post('/:id/rand/:i/editeaza', describeRoute({
-    summary: 'Corectează câmpuri ale unui rând',
-    body: RowEditBody,
-    responses: { 200: 'Rândul reclasificat', 409: 'Importul a fost confirmat' },
-  }), jsonBody(RowEditBody), async (c) => {
-    const [id, i] = [batchId(c), rowIndex(c)];
-    const result = await editImportRow({ ctx, accountId: c.get('actor').accountId, batchId: id, rowIndex: i, edits: c.var.body, requestId: c.get('requestId') });
-    return c.json(result);
-  });
+  app.post(
+    '/:id/rand/:i/editeaza',
+    describeRoute({
+      summary: 'Corectează câmpuri ale unui rând',
+      body: RowEditBody,
+      responses: { 200: 'Rândul reclasificat', 409: 'Importul a fost confirmat' },
+    }),
+    jsonBody(RowEditBody),
+    async (c) => {
+      const [id, i] = [batchId(c), rowIndex(c)];
+      const result = await editImportRow({ ctx, accountId: c.get('actor').accountId, batchId: id, rowIndex: i, edits: c.var.body, requestId: c.get('requestId') });
+      return c.json(result);
+    },
+  );
 
-  app.post('/:id/rand/:i/revizuire', describeRoute({
-    summary: 'Include sau exclude un rând de revizuit',
-    body: RowReviewBody,
-    responses: { 200: 'Rândul', 409: 'Importul a fost confirmat' },
-  }), jsonBody(RowReviewBody), async (c) => {
-    const [id, i] = [batchId(c), rowIndex(c)];
-    const result = await setRowReview({ ctx, accountId: c.get('actor').accountId, batchId: id, rowIndex: i, include: c.var.body.include, requestId: c.get('requestId') });
-    return c.json(result);
-  });
+  app.post(
+    '/:id/rand/:i/revizuire',
+    describeRoute({
+      summary: 'Include sau exclude un rând de revizuit',
+      body: RowReviewBody,
+      responses: { 200: 'Rândul', 409: 'Importul a fost confirmat' },
+    }),
+    jsonBody(RowReviewBody),
+    async (c) => {
+      const [id, i] = [batchId(c), rowIndex(c)];
+      const result = await setRowReview({ ctx, accountId: c.get('actor').accountId, batchId: id, rowIndex: i, include: c.var.body.include, requestId: c.get('requestId') });
+      return c.json(result);
+    },
+  );
 
-  app.post('/:id/commit', describeRoute({
-    summary: 'Confirmă importul: rândurile gata devin prezentări',
-    body: CommitBody,
-    responses: { 200: 'Rezultatul confirmării', 409: 'Confirmat deja, sau număr/rows_hash care nu mai corespund' },
-  }), jsonBody(CommitBody), async (c) => {
-    const actor = c.get('actor');
-    const result = await commitImportBatch({ ctx, accountId: actor.accountId, batchId: batchId(c), input: c.var.body, confirmedBy: actorLabel(actor), requestId: c.get('requestId') });
-    audit(c, { op: 'commit', batch_id: result.batch_id, inserted: result.inserted });
-    return c.json(result);
-  });
+  app.post(
+    '/:id/commit',
+    describeRoute({
+      summary: 'Confirmă importul: rândurile gata devin prezentări',
+      body: CommitBody,
+      responses: { 200: 'Rezultatul confirmării', 409: 'Confirmat deja, sau număr/rows_hash care nu mai corespund' },
+    }),
+    jsonBody(CommitBody),
+    async (c) => {
+      const actor = c.get('actor');
+      const result = await commitImportBatch({
+        ctx,
+        accountId: actor.accountId,
+        batchId: batchId(c),
+        input: c.var.body,
+        confirmedBy: actorLabel(actor),
+        requestId: c.get('requestId'),
+      });
+      audit(c, { op: 'commit', batch_id: result.batch_id, inserted: result.inserted });
+      return c.json(result);
+    },
+  );
 
-  app.get('/:id/export-failed', describeRoute({
-    summary: 'Rândurile netrimise, cu motivul: CSV (implicit) sau xlsx (format=xlsx)',
-    query: ExportFailedQuery,
-    responses: { 200: { description: 'Fișierul CSV sau xlsx', contentType: 'text/csv' } },
-  }), async (c) => {
-    const q = parseQuery(c, ExportFailedQuery);
-    if (!q.ok) return q.response;
-    const file = await exportFailedRows({ ctx, accountId: c.get('actor').accountId, batchId: batchId(c), format: q.data.format });
-    return streamDownload(c, ctx.journal, file);
-  });
+  app.get(
+    '/:id/export-failed',
+    describeRoute({
+      summary: 'Rândurile netrimise, cu motivul: CSV (implicit) sau xlsx (format=xlsx)',
+      query: ExportFailedQuery,
+      responses: { 200: { description: 'Fișierul CSV sau xlsx', contentType: 'text/csv' } },
+    }),
+    async (c) => {
+      const q = parseQuery(c, ExportFailedQuery);
+      if (!q.ok) return q.response;
+      const file = await exportFailedRows({ ctx, accountId: c.get('actor').accountId, batchId: batchId(c), format: q.data.format });
+      return streamDownload(c, ctx.journal, file);
+    },
+  );
 
   // File and confirmation problems carry their own status and catalog code; anything else
   // goes on to the application's handler (404, 500).

@@ -6,30 +6,44 @@ import { jsonBody } from '../../http/validate';
 import { describeRoute } from '../../openapi';
 import { deleteMapping, listMappings, listNomenclator, pendingOperations, saveMapping } from '../../services/operations/mappings';
 
-
 export function nomenclatorRoutes(ctx: AppContext) {
-  return new Hono<AppEnv>().get('/', describeRoute({
-    summary: 'Nomenclatorul global al registrului',
-    responses: { 200: 'Codurile registrului' },
-  }), async (c) => c.json(await listNomenclator(ctx)));
+  return new Hono<AppEnv>().get(
+    '/',
+    describeRoute({
+      summary: 'Nomenclatorul global al registrului',
+      responses: { 200: 'Codurile registrului' },
+    }),
+    async (c) => c.json(await listNomenclator(ctx)),
+  );
 }
 
 export function mapariRoutes(ctx: AppContext) {
   const app = new Hono<AppEnv>();
-  app.get('/', describeRoute({
-    summary: 'Mapările contului',
-    responses: { 200: 'Mapările' },
-  }), async (c) => c.json(await listMappings({ ctx, accountId: c.get('actor').accountId })));
-  app.get('/pending', describeRoute({
-    summary: 'Coduri nemapate, cu sugestie preselectată',
-    responses: { 200: 'Codurile nemapate' },
-  }), async (c) => c.json(await pendingOperations({ ctx, accountId: c.get('actor').accountId })));
-  app.post('/', describeRoute({
-    summary: 'Salvează o mapare și reclasifică trimiterile blocate',
-    body: MappingInput,
-    responses: { 200: 'Maparea salvată', 400: 'Codul nu există în nomenclator' },
-  }), jsonBody(MappingInput), async (c) =>
-    c.json(await saveMapping({ ctx, accountId: c.get('actor').accountId, input: c.var.body, requestId: c.get('requestId') })),
+  app.get(
+    '/',
+    describeRoute({
+      summary: 'Mapările contului',
+      responses: { 200: 'Mapările' },
+    }),
+    async (c) => c.json(await listMappings({ ctx, accountId: c.get('actor').accountId })),
+  );
+  app.get(
+    '/pending',
+    describeRoute({
+      summary: 'Coduri nemapate, cu sugestie preselectată',
+      responses: { 200: 'Codurile nemapate' },
+    }),
+    async (c) => c.json(await pendingOperations({ ctx, accountId: c.get('actor').accountId })),
+  );
+  app.post(
+    '/',
+    describeRoute({
+      summary: 'Salvează o mapare și reclasifică trimiterile blocate',
+      body: MappingInput,
+      responses: { 200: 'Maparea salvată', 400: 'Codul nu există în nomenclator' },
+    }),
+    jsonBody(MappingInput),
+    async (c) => c.json(await saveMapping({ ctx, accountId: c.get('actor').accountId, input: c.var.body, requestId: c.get('requestId') })),
   );
   app.delete('/:code', describeRoute({ summary: 'Șterge o mapare', responses: { 200: 'Ștearsă' } }), async (c) =>
     c.json(await deleteMapping({ ctx, accountId: c.get('actor').accountId, code: c.req.param('code'), requestId: c.get('requestId') })),

@@ -16,7 +16,6 @@ import { getSubmission, listSubmissions } from '../../services/submissions/read'
 import { decodeCursor, presentPage, presentSubmission } from './present';
 import { idParam } from '../params';
 
-
 export const ListQuery = z.object({
   status: z.enum(SUBMISSION_STATUSES).optional(),
   date_from: IsoDateParam.optional(),
@@ -53,52 +52,76 @@ export function prezentariRoutes(ctx: AppContext) {
     return errorResponse(c, 413, 'IMAGINE_PREA_MARE', `Imaginea are aproximativ ${bytes} octeți; limita este ${imageLimit} (GATEWAY_MAX_IMAGE_BYTES).`);
   };
 
-  app.post('/', describeRoute({
-    summary: 'Trimite o prezentare (clasificată, de-duplicată, pusă în coadă)',
-    body: SubmissionInput,
-    responses: { 200: { description: 'Verdictul și trimiterea', schema: SubmissionResult } },
-  }), jsonBody(SubmissionInput), checkImage, async (c) => {
-    const result = await createSubmission({ ctx, actor: c.get('actor'), input: c.var.body, requestId: c.get('requestId') });
-    ctx.metrics.submissionsCreated.inc({ status: result.status });
-    audit(c, { op: 'create', submission_id: result.submission_id, status: result.status, duplicate: result.duplicate, reactivated: result.reactivated, nemapate: result.nemapate });
-    return c.json(result, 200);
-  });
+  app.post(
+    '/',
+    describeRoute({
+      summary: 'Trimite o prezentare (clasificată, de-duplicată, pusă în coadă)',
+      body: SubmissionInput,
+      responses: { 200: { description: 'Verdictul și trimiterea', schema: SubmissionResult } },
+    }),
+    jsonBody(SubmissionInput),
+    checkImage,
+    async (c) => {
+      const result = await createSubmission({ ctx, actor: c.get('actor'), input: c.var.body, requestId: c.get('requestId') });
+      ctx.metrics.submissionsCreated.inc({ status: result.status });
+      audit(c, {
+        op: 'create',
+        submission_id: result.submission_id,
+        status: result.status,
+        duplicate: result.duplicate,
+        reactivated: result.reactivated,
+        nemapate: result.nemapate,
+      });
+      return c.json(result, 200);
+    },
+  );
 
-  app.post('/valideaza', describeRoute({
-    summary: 'Dry run: verdictul fără nicio scriere',
-    body: SubmissionInput,
-    responses: { 200: { description: 'Verdictul estimat', schema: DryRunResult } },
-  }), jsonBody(SubmissionInput), checkImage, async (c) => {
-    const verdict = await classifyForAccount({ ctx, exec: ctx.db, accountId: c.get('actor').accountId, input: c.var.body });
-    audit(c, { op: 'dry_run', status: verdict.status });
-    return c.json({
-      // A payload that the real POST would reject outright is estimated as needs_mapping.
-      status_estimat: verdict.status === 'error' ? 'needs_mapping' : verdict.status,
-      respins: verdict.status === 'error',
-      erori: verdict.erori,
-      nemapate: verdict.nemapate,
-      motiv: verdict.motiv,
-      prestatii: verdict.prestatii,
-    });
-  });
+  app.post(
+    '/valideaza',
+    describeRoute({
+      summary: 'Dry run: verdictul fără nicio scriere',
+      body: SubmissionInput,
+      responses: { 200: { description: 'Verdictul estimat', schema: DryRunResult } },
+    }),
+    jsonBody(SubmissionInput),
+    checkImage,
+    async (c) => {
+      const verdict = await classifyForAccount({ ctx, exec: ctx.db, accountId: c.get('actor').accountId, input: c.var.body });
+      audit(c, { op: 'dry_run', status: verdict.status });
+      return c.json({
+        // A payload that the real POST would reject outright is estimated as needs_mapping.
+        status_estimat: verdict.status === 'error' ? 'needs_mapping' : verdict.status,
+        respins: verdict.status === 'error',
+        erori: verdict.erori,
+        nemapate: verdict.nemapate,
+        motiv: verdict.motiv,
+        prestatii: verdict.prestatii,
+      });
+    },
+  );
 
-  app.get('/', describeRoute({
-    summary: 'Lista prezentărilor contului (paginare cu cursor)',
-    query: ListQuery,
-    responses: { 200: 'O pagină de prezentări', 400: 'account_id al altui cont sau cursor invalid' },
-  }), validQuery(ListQuery), async (c) => {
-    const q = c.req.valid('query');
-    const { accountId } = c.get('actor');
-    if (q.account_id !== undefined && q.account_id !== accountId) {
-      throw new BadRequestError('account_id nu corespunde contului cheii API.', 'account_id');
-    }
-    const cursor = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
-    if (q.cursor !== undefined && cursor === undefined) throw new BadRequestError('Cursorul nu este valid.', 'cursor');
-    audit(c, { op: 'list' });
-    const { status, cursor: _cursor, account_id: _account, ...filters } = q;
-    const page = await listSubmissions({ ctx, accountId, filters: { ...filters, statuses: status ? [status] : undefined, after: cursor } });
-    return c.json(presentPage(page));
-  });
+  app.get(
+    '/',
+    describeRoute({
+      summary: 'Lista prezentărilor contului (paginare cu cursor)',
+      query: ListQuery,
+      responses: { 200: 'O pagină de prezentări', 400: 'account_id al altui cont sau cursor invalid' },
+    }),
+    validQuery(ListQuery),
+    async (c) => {
+      const q = c.req.valid('query');
+      const { accountId } = c.get('actor');
+      if (q.account_id !== undefined && q.account_id !== accountId) {
+        throw new BadRequestError('account_id nu corespunde contului cheii API.', 'account_id');
+      }
+      const cursor = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
+      if (q.cursor !== undefined && cursor === undefined) throw new BadRequestError('Cursorul nu este valid.', 'cursor');
+      audit(c, { op: 'list' });
+      const { status, cursor: _cursor, account_id: _account, ...filters } = q;
+      const page = await listSubmissions({ ctx, accountId, filters: { ...filters, statuses: status ? [status] : undefined, after: cursor } });
+      return c.json(presentPage(page));
+    },
+  );
 
   app.get('/:id', describeRoute({ summary: 'O prezentare (câmpuri permise, inclusiv reg_error)', responses: { 200: 'Prezentarea' } }), async (c) => {
     const id = idParam(c.req.param('id'));
@@ -106,23 +129,31 @@ export function prezentariRoutes(ctx: AppContext) {
     return c.json(presentSubmission(await getSubmission({ ctx, accountId: c.get('actor').accountId, id })));
   });
 
-  app.delete('/:id', describeRoute({
-    summary: 'Șterge o prezentare (queued, needs_data, needs_mapping, error)',
-    responses: { 200: 'Ștearsă', 409: 'Starea nu permite ștergerea' },
-  }), async (c) => {
-    const id = idParam(c.req.param('id'));
-    audit(c, { op: 'delete', submission_id: id });
-    return c.json(await deleteSubmission({ ctx, accountId: c.get('actor').accountId, id, requestId: c.get('requestId') }));
-  });
+  app.delete(
+    '/:id',
+    describeRoute({
+      summary: 'Șterge o prezentare (queued, needs_data, needs_mapping, error)',
+      responses: { 200: 'Ștearsă', 409: 'Starea nu permite ștergerea' },
+    }),
+    async (c) => {
+      const id = idParam(c.req.param('id'));
+      audit(c, { op: 'delete', submission_id: id });
+      return c.json(await deleteSubmission({ ctx, accountId: c.get('actor').accountId, id, requestId: c.get('requestId') }));
+    },
+  );
 
-  app.post('/:id/repune', describeRoute({
-    summary: 'Repune în coadă o prezentare blocată (needs_data, needs_mapping, error)',
-    responses: { 200: 'Repusă în coadă', 409: 'Starea nu permite repunerea' },
-  }), async (c) => {
-    const id = idParam(c.req.param('id'));
-    audit(c, { op: 'requeue', submission_id: id });
-    return c.json(await requeueSubmission({ ctx, accountId: c.get('actor').accountId, id, requestId: c.get('requestId') }));
-  });
+  app.post(
+    '/:id/repune',
+    describeRoute({
+      summary: 'Repune în coadă o prezentare blocată (needs_data, needs_mapping, error)',
+      responses: { 200: 'Repusă în coadă', 409: 'Starea nu permite repunerea' },
+    }),
+    async (c) => {
+      const id = idParam(c.req.param('id'));
+      audit(c, { op: 'requeue', submission_id: id });
+      return c.json(await requeueSubmission({ ctx, accountId: c.get('actor').accountId, id, requestId: c.get('requestId') }));
+    },
+  );
 
   return app;
 }

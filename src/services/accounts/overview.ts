@@ -23,7 +23,12 @@ async function lastEvent(ctx: AppContext, accountId: number, event: string, wher
  */
 export async function accountOverview({ ctx, accountId }: { ctx: AppContext; accountId: number }) {
   const [account] = await ctx.db
-    .select({ name: accounts.name, hasCreds: sql<boolean>`${accounts.regCredsEnc} IS NOT NULL`, credsSetAt: accounts.regCredsSetAt, rejectUnmapped: accounts.onUnmappedErrorDefault })
+    .select({
+      name: accounts.name,
+      hasCreds: sql<boolean>`${accounts.regCredsEnc} IS NOT NULL`,
+      credsSetAt: accounts.regCredsSetAt,
+      rejectUnmapped: accounts.onUnmappedErrorDefault,
+    })
     .from(accounts)
     .where(eq(accounts.id, accountId));
   if (!account) throw new NotFoundError();

@@ -12,7 +12,10 @@ import type { RegCredentials } from '../../domain/submission-input';
  */
 export async function saveRegCredentials({ ctx, accountId, creds, requestId }: { ctx: AppContext; accountId: number; creds: RegCredentials; requestId: string }) {
   await withTransaction(ctx, undefined, async (tx) => {
-    await tx.update(accounts).set({ regCredsEnc: ctx.keyring.encrypt(JSON.stringify(creds)), regCredsSetAt: ctx.clock(), sessionEpoch: sql`${accounts.sessionEpoch} + 1` }).where(eq(accounts.id, accountId));
+    await tx
+      .update(accounts)
+      .set({ regCredsEnc: ctx.keyring.encrypt(JSON.stringify(creds)), regCredsSetAt: ctx.clock(), sessionEpoch: sql`${accounts.sessionEpoch} + 1` })
+      .where(eq(accounts.id, accountId));
     await tx.execute(sql`UPDATE submissions SET next_attempt_at = NULL WHERE ${inAccount(accountId)} AND status = 'queued'`);
   });
   ctx.journal.write({ event: 'creds_rar_salvate', requestId, accountId, data: { username: creds.username } });
@@ -20,7 +23,10 @@ export async function saveRegCredentials({ ctx, accountId, creds, requestId }: {
 }
 
 export async function clearRegCredentials({ ctx, accountId, requestId }: { ctx: AppContext; accountId: number; requestId: string }) {
-  await ctx.db.update(accounts).set({ regCredsEnc: null, regCredsSetAt: null, sessionEpoch: sql`${accounts.sessionEpoch} + 1` }).where(eq(accounts.id, accountId));
+  await ctx.db
+    .update(accounts)
+    .set({ regCredsEnc: null, regCredsSetAt: null, sessionEpoch: sql`${accounts.sessionEpoch} + 1` })
+    .where(eq(accounts.id, accountId));
   ctx.journal.write({ event: 'creds_rar_sterse', requestId, accountId });
   return { are_creds_rar: false };
 }

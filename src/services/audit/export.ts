@@ -3,8 +3,21 @@ import { formatDate, formatInstant } from '../export/format';
 import { CSV_BOM, csvLine } from './csv';
 
 export const EXPORT_COLUMNS = [
-  'submission_id', 'status', 'vin', 'nrInm', 'dataPrestatie', 'odometruInitial', 'odometruFinal', 'coduri_prestatii',
-  'registry_id', 'motiv', 'batch_id', 'row_index', 'created_at', 'sent_at', 'purge_after',
+  'submission_id',
+  'status',
+  'vin',
+  'nrInm',
+  'dataPrestatie',
+  'odometruInitial',
+  'odometruFinal',
+  'coduri_prestatii',
+  'registry_id',
+  'motiv',
+  'batch_id',
+  'row_index',
+  'created_at',
+  'sent_at',
+  'purge_after',
 ] as const;
 
 export interface ExportFilters {
@@ -55,8 +68,21 @@ export async function* exportSubmissionsCsv({ ctx, accountId, filters }: { ctx: 
     yield rows
       .map((r) =>
         csvLine([
-          r.id, r.status, r.vin, r.nr_inm, formatDate(r.data_prestatie), r.odometru_initial, r.odometru_final, r.coduri,
-          r.registry_id, r.motiv, r.batch_id, r.row_index, formatInstant(r.created_at), formatInstant(r.sent_at), formatInstant(r.purge_after),
+          r.id,
+          r.status,
+          r.vin,
+          r.nr_inm,
+          formatDate(r.data_prestatie),
+          r.odometru_initial,
+          r.odometru_final,
+          r.coduri,
+          r.registry_id,
+          r.motiv,
+          r.batch_id,
+          r.row_index,
+          formatInstant(r.created_at),
+          formatInstant(r.sent_at),
+          formatInstant(r.purge_after),
         ]),
       )
       .join('');

@@ -22,7 +22,9 @@ export function resolveColumnRefs(header: readonly string[], refs: Partial<Recor
     if (ref === null || ref === undefined) continue;
     const column = typeof ref === 'number' ? ref : header.findIndex((h) => headerKey(h) === headerKey(ref));
     if (!Number.isInteger(column) || column < 0 || column >= header.length) {
-      throw invalid(typeof ref === 'number' ? `${field}: coloana ${ref} nu există (antetul are ${header.length} coloane).` : `${field}: nicio coloană din antet nu are numele dat.`);
+      throw invalid(
+        typeof ref === 'number' ? `${field}: coloana ${ref} nu există (antetul are ${header.length} coloane).` : `${field}: nicio coloană din antet nu are numele dat.`,
+      );
     }
     const taken = owner.get(column);
     if (taken) throw invalid(`Coloana ${column} („${header[column]}”) este aleasă și pentru ${taken}, și pentru ${field}.`);

@@ -70,7 +70,21 @@ async function insertChunk(ctx: AppContext, tx: Executor, batch: LoadedBatch, de
  * the invalid rows become submissions (needs_mapping, held-for-review, already stored and
  * repeated rows do not), the batch is closed and the attestation stored.
  */
-export async function commitImportBatch({ ctx, accountId, batchId, input, confirmedBy, requestId }: { ctx: AppContext; accountId: number; batchId: number; input: CommitInput; confirmedBy: string; requestId: string }) {
+export async function commitImportBatch({
+  ctx,
+  accountId,
+  batchId,
+  input,
+  confirmedBy,
+  requestId,
+}: {
+  ctx: AppContext;
+  accountId: number;
+  batchId: number;
+  input: CommitInput;
+  confirmedBy: string;
+  requestId: string;
+}) {
   return withTransaction(ctx, undefined, async (tx) => {
     const batch = await loadBatch(tx, accountId, batchId, { forUpdate: true });
     assertStaged(batch);

@@ -51,7 +51,21 @@ async function currentRow(ctx: AppContext, tx: Executor, batch: LoadedBatch, der
  * Stores the edits as the row's encrypted override (an empty value clears that field). An
  * override that no longer decrypts is ignored, as if there were none.
  */
-export async function editImportRow({ ctx, accountId, batchId, rowIndex, edits, requestId }: { ctx: AppContext; accountId: number; batchId: number; rowIndex: number; edits: RowEdits; requestId: string }) {
+export async function editImportRow({
+  ctx,
+  accountId,
+  batchId,
+  rowIndex,
+  edits,
+  requestId,
+}: {
+  ctx: AppContext;
+  accountId: number;
+  batchId: number;
+  rowIndex: number;
+  edits: RowEdits;
+  requestId: string;
+}) {
   const result = await withTransaction(ctx, undefined, async (tx) => {
     const row = await lockRow(tx, accountId, batchId, rowIndex);
     const current = row.override_json ? readSealed(ctx.keyring, row.override_json) : null;
@@ -68,7 +82,21 @@ export async function editImportRow({ ctx, accountId, batchId, rowIndex, edits, 
 }
 
 /** Includes (or holds again) a row held for review: its odometer is lower than one already recorded. */
-export async function setRowReview({ ctx, accountId, batchId, rowIndex, include, requestId }: { ctx: AppContext; accountId: number; batchId: number; rowIndex: number; include: boolean; requestId: string }) {
+export async function setRowReview({
+  ctx,
+  accountId,
+  batchId,
+  rowIndex,
+  include,
+  requestId,
+}: {
+  ctx: AppContext;
+  accountId: number;
+  batchId: number;
+  rowIndex: number;
+  include: boolean;
+  requestId: string;
+}) {
   const result = await withTransaction(ctx, undefined, async (tx) => {
     await lockRow(tx, accountId, batchId, rowIndex);
     await tx.execute(sql`UPDATE import_rows SET include_review = ${include ? 1 : 0} WHERE batch_id = ${batchId} AND row_index = ${rowIndex}`);

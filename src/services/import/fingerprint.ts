@@ -44,7 +44,14 @@ export function readFingerprint(stored: unknown): Fingerprint | null {
   const s = stored as Record<string, unknown>;
   if (!Array.isArray(s.mappings) || !s.mappings.every(isPair)) return null;
   const text = (k: string) => (typeof s[k] === 'string' ? (s[k] as string) : '');
-  return { columns: text('columns'), nomenclator: text('nomenclator'), mappings: s.mappings, textRules: text('textRules'), today: text('today'), seen: typeof s.seen === 'number' ? s.seen : 0 };
+  return {
+    columns: text('columns'),
+    nomenclator: text('nomenclator'),
+    mappings: s.mappings,
+    textRules: text('textRules'),
+    today: text('today'),
+    seen: typeof s.seen === 'number' ? s.seen : 0,
+  };
 }
 
 /** The codes whose mapping was added, removed or pointed elsewhere. */

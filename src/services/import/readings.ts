@@ -28,7 +28,10 @@ export function openVinKey(keyring: Keyring, stored: string | null): Buffer | nu
   }
 }
 
-export const vinHasher = (key: Buffer): VinHasher => (vin) => createHmac('sha256', key).update(vin).digest('base64url');
+export const vinHasher =
+  (key: Buffer): VinHasher =>
+  (vin) =>
+    createHmac('sha256', key).update(vin).digest('base64url');
 
 /** A recorded odometer: the highest of the account's submissions for a VIN on one date. */
 export interface Reading {

@@ -131,7 +131,11 @@ export async function* rowOutcomePages(tx: Executor, accountId: number, batchId:
   await tx.execute(sql`CLOSE row_outcomes`);
 }
 
-export const inStates = (states: Iterable<RowState>) => sql`state IN (${sql.join([...states].map((s) => sql`${s}`), sql`, `)})`;
+export const inStates = (states: Iterable<RowState>) =>
+  sql`state IN (${sql.join(
+    [...states].map((s) => sql`${s}`),
+    sql`, `,
+  )})`;
 
 export interface OperationToMap {
   cod_op_service: string;

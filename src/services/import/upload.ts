@@ -93,7 +93,14 @@ function wantsSheet(sheet: SheetInfo, chosen: readonly string[], staging: Stagin
   return { stage: true, motiv: null };
 }
 
-async function walkSheet(ctx: AppContext, source: Spreadsheet, sheet: SheetInfo, chosen: readonly string[], staging: Staging, create: (header: string[], signature: string, sample: ReadonlyArray<readonly CellValue[]>) => Promise<CopyWriter>) {
+async function walkSheet(
+  ctx: AppContext,
+  source: Spreadsheet,
+  sheet: SheetInfo,
+  chosen: readonly string[],
+  staging: Staging,
+  create: (header: string[], signature: string, sample: ReadonlyArray<readonly CellValue[]>) => Promise<CopyWriter>,
+) {
   const limits = importLimits(ctx.config);
   const summary: SheetSummary = { name: sheet.name, hidden: sheet.hidden, rows: 0, header_line: null, staged: false, motiv: null };
   let reading: 'leading' | 'no_header' | 'rows' = 'leading';
@@ -110,7 +117,8 @@ async function walkSheet(ctx: AppContext, source: Spreadsheet, sheet: SheetInfo,
       if (kind === 'data') {
         reading = 'no_header';
         summary.motiv = 'Foaia nu are rând de antet.';
-        if (chosen.includes(sheet.name)) throw new ImportError(422, 'IMPORT_FARA_ANTET', `Primul rând completat al foii „${sheet.name}” (linia ${row.line}) conține date, nu nume de coloane.`);
+        if (chosen.includes(sheet.name))
+          throw new ImportError(422, 'IMPORT_FARA_ANTET', `Primul rând completat al foii „${sheet.name}” (linia ${row.line}) conține date, nu nume de coloane.`);
         summary.rows += 1;
         continue;
       }
@@ -140,7 +148,11 @@ async function walkSheet(ctx: AppContext, source: Spreadsheet, sheet: SheetInfo,
   async function startStaging() {
     const { header, signature } = pendingHeader!;
     pendingHeader = null;
-    staging.copy = await create(header, signature, sample.map((r) => r.cells));
+    staging.copy = await create(
+      header,
+      signature,
+      sample.map((r) => r.cells),
+    );
     for (const buffered of sample.splice(0)) await stage(buffered);
   }
   async function stage(row: SheetRow) {
@@ -171,7 +183,19 @@ function nothingStaged(sheets: SheetSummary[], staging: Staging): ImportError {
  * hand, and its non-personal facts (services/import/facts.ts) are stored in its row: the
  * preview never decrypts the batch.
  */
-export async function createImportBatch({ ctx, actor, filename, bytes, sheets: chosen }: { ctx: AppContext; actor: Actor; filename: string | null; bytes: Buffer; sheets: string[] }) {
+export async function createImportBatch({
+  ctx,
+  actor,
+  filename,
+  bytes,
+  sheets: chosen,
+}: {
+  ctx: AppContext;
+  actor: Actor;
+  filename: string | null;
+  bytes: Buffer;
+  sheets: string[];
+}) {
   const source = await openSpreadsheet(bytes, importLimits(ctx.config));
   const unknown = chosen.filter((name) => !source.sheets.some((s) => s.name === name));
   if (unknown.length > 0) {
@@ -203,10 +227,24 @@ export async function createImportBatch({ ctx, actor, filename, bytes, sheets: c
       setting = { accountId, mapping: mappingState.mapping, date1904: fileMeta.date1904 };
       const [row] = await exec
         .insert(importBatches)
-        .values({ accountId, filename, header, headerSignature: signature, fileMeta, columnMapping: mappingState, vinKeyEnc: vinKey.stored, purgeAfter: staging.purgeAfter, createdAt: now })
+        .values({
+          accountId,
+          filename,
+          header,
+          headerSignature: signature,
+          fileMeta,
+          columnMapping: mappingState,
+          vinKeyEnc: vinKey.stored,
+          purgeAfter: staging.purgeAfter,
+          createdAt: now,
+        })
         .returning({ id: importBatches.id });
       Object.assign(staging, { batchId: row!.id, header, signature });
-      return copyWriter(await copyConnection(exec).unsafe(`COPY import_rows (batch_id, row_index, sheet, purge_after, ${FACT_COLUMNS.join(', ')}) FROM STDIN`).writable());
+      return copyWriter(
+        await copyConnection(exec)
+          .unsafe(`COPY import_rows (batch_id, row_index, sheet, purge_after, ${FACT_COLUMNS.join(', ')}) FROM STDIN`)
+          .writable(),
+      );
     };
     const summaries: SheetSummary[] = [];
     try {

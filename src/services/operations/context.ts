@@ -9,15 +9,9 @@ import { createBatcher } from '../batcher';
  * Loads what resolving `items` for an account needs. Items that name a nomenclator code
  * need nothing more, so the common case costs no query beyond the cached nomenclator.
  */
-export async function loadResolutionContext(
-  ctx: AppContext,
-  exec: Executor,
-  accountId: number,
-  items: readonly CanonicalItem[] | 'all',
-): Promise<ResolutionContext> {
+export async function loadResolutionContext(ctx: AppContext, exec: Executor, accountId: number, items: readonly CanonicalItem[] | 'all'): Promise<ResolutionContext> {
   const nomenclatorMap = await ctx.nomenclator.get(exec);
-  const codes =
-    items === 'all' ? null : [...new Set(items.filter((i) => !(i.cod_prestatie && nomenclatorMap.has(i.cod_prestatie))).map(itemCode))];
+  const codes = items === 'all' ? null : [...new Set(items.filter((i) => !(i.cod_prestatie && nomenclatorMap.has(i.cod_prestatie))).map(itemCode))];
   if (codes && codes.length === 0) return { nomenclator: nomenclatorMap, mappings: new Map(), textRules: [] };
 
   const { mappings, rules } = exec === ctx.db ? await ctx.lookups({ accountId, codes }) : (await lookupOperations(exec, [{ accountId, codes }]))[0]!;

@@ -15,10 +15,6 @@ export async function accountExamples(exec: Executor, accountId: number): Promis
 }
 
 /** One suggester for the pending list, the mapping editor and the import's preview. */
-export function suggestFor(
-  op: { code: string; denumire: string | null },
-  nomenclator: ReadonlyMap<string, string>,
-  examples: readonly SuggestionExample[],
-): Suggestion | null {
+export function suggestFor(op: { code: string; denumire: string | null }, nomenclator: ReadonlyMap<string, string>, examples: readonly SuggestionExample[]): Suggestion | null {
   return suggestCode(op.denumire || op.code, nomenclator, { code: op.code, examples });
 }

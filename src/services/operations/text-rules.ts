@@ -28,8 +28,15 @@ export async function saveTextRule({ ctx, accountId, input, id, requestId }: { c
   const { row, reclasificate } = await withRetriedTransaction(ctx, async (tx) => {
     const [saved] =
       id === undefined
-        ? await tx.insert(textRules).values({ accountId, ...values }).returning()
-        : await tx.update(textRules).set(values).where(and(eq(textRules.id, id), eq(textRules.accountId, accountId))).returning();
+        ? await tx
+            .insert(textRules)
+            .values({ accountId, ...values })
+            .returning()
+        : await tx
+            .update(textRules)
+            .set(values)
+            .where(and(eq(textRules.id, id), eq(textRules.accountId, accountId)))
+            .returning();
     if (!saved) throw new NotFoundError();
     return { row: saved, reclasificate: await reResolveHeld(ctx, tx, accountId) };
   });
@@ -38,7 +45,10 @@ export async function saveTextRule({ ctx, accountId, input, id, requestId }: { c
 }
 
 export async function deleteTextRule({ ctx, accountId, id, requestId }: { ctx: AppContext; accountId: number; id: number; requestId: string }) {
-  const deleted = await ctx.db.delete(textRules).where(and(eq(textRules.id, id), eq(textRules.accountId, accountId))).returning({ id: textRules.id });
+  const deleted = await ctx.db
+    .delete(textRules)
+    .where(and(eq(textRules.id, id), eq(textRules.accountId, accountId)))
+    .returning({ id: textRules.id });
   if (deleted.length === 0) throw new NotFoundError();
   ctx.journal.write({ event: 'regula_text_stearsa', requestId, accountId, data: { id } });
   return { deleted: true };

@@ -8,10 +8,7 @@ import type { SubmissionInput } from '../../domain/submission-input';
 import { loadResolutionContext } from '../operations/context';
 
 export async function accountRejectsUnmapped(exec: Executor, accountId: number): Promise<boolean> {
-  const [row] = await exec
-    .select({ value: accounts.onUnmappedErrorDefault })
-    .from(accounts)
-    .where(eq(accounts.id, accountId));
+  const [row] = await exec.select({ value: accounts.onUnmappedErrorDefault }).from(accounts).where(eq(accounts.id, accountId));
   return (row?.value ?? 0) !== 0;
 }
 
@@ -19,17 +16,7 @@ export async function accountRejectsUnmapped(exec: Executor, accountId: number):
  * The verdict for a payload, exactly as POST /v1/prezentari reaches it. The dry run is this
  * call and nothing else, so the two cannot diverge.
  */
-export async function classifyForAccount({
-  ctx,
-  exec,
-  accountId,
-  input,
-}: {
-  ctx: AppContext;
-  exec: Executor;
-  accountId: number;
-  input: SubmissionInput;
-}): Promise<Classification> {
+export async function classifyForAccount({ ctx, exec, accountId, input }: { ctx: AppContext; exec: Executor; accountId: number; input: SubmissionInput }): Promise<Classification> {
   const content = canonicalize(input);
   const resolution = await loadResolutionContext(ctx, exec, accountId, content.prestatii);
   const now = ctx.clock();

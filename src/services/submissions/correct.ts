@@ -14,13 +14,24 @@ import { loadResolutionContext } from '../operations/context';
 import { lockInScope } from './lifecycle';
 import { purgeAfterFor } from './retention';
 
-
 /**
  * Corrects a `needs_data` submission's fields (its operations stay as sent) and classifies it again: valid, it is queued (or waits
  * for a mapping); still invalid, it stays with the new errors. Corrected content that another
  * submission of the account already has is refused (409, naming it) rather than stored twice.
  */
-export async function correctSubmission({ ctx, accountId, id, changes, requestId }: { ctx: AppContext; accountId: number; id: number; changes: CorrectionInput; requestId: string }) {
+export async function correctSubmission({
+  ctx,
+  accountId,
+  id,
+  changes,
+  requestId,
+}: {
+  ctx: AppContext;
+  accountId: number;
+  id: number;
+  changes: CorrectionInput;
+  requestId: string;
+}) {
   const result = await store(ctx, accountId, id, changes).catch((error: unknown) => {
     // Another request stored the same content between our check and our write.
     if (sqlState(error) === '23505') throw new ConflictError('Datele corectate sunt ale unei trimiteri care tocmai a fost primită; reîncărcați lista.');

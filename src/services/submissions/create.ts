@@ -18,17 +18,7 @@ export interface SubmissionResult {
   reactivated: boolean;
 }
 
-export async function createSubmission({
-  ctx,
-  actor,
-  input,
-  requestId,
-}: {
-  ctx: AppContext;
-  actor: Actor;
-  input: SubmissionInput;
-  requestId: string;
-}): Promise<SubmissionResult> {
+export async function createSubmission({ ctx, actor, input, requestId }: { ctx: AppContext; actor: Actor; input: SubmissionInput; requestId: string }): Promise<SubmissionResult> {
   const accountId = actor.accountId;
   const verdict = await classifyForAccount({ ctx, exec: ctx.db, accountId, input });
   for (const hit of verdict.ruleHits) {

@@ -39,19 +39,22 @@ export type StoredRow = {
  * content in one batch, only the first is told it created the row.
  */
 export function createInsertBatcher(db: Db) {
-  const insert = createBatcher(async (rows: NewSubmissionRow[]) => {
-    const stored = await insertRows(db, [...new Map(rows.map((r) => [r.idempotency_key, r])).values()]);
-    const seen = new Set<string>();
-    return rows.map((r) => {
-      const row = stored.get(r.idempotency_key);
-      if (!row) throw new Error('idempotency conflict without a stored row');
-      const first = !seen.has(r.idempotency_key);
-      seen.add(r.idempotency_key);
-      return first ? row : { ...row, inserted: false };
-    });
-    // One statement at a time: the commit's WAL flush dominates, and while it runs the next
-    // batch fills up, so commits stay few and large (measured: more in flight is slower).
-  }, { maxInFlight: 1 });
+  const insert = createBatcher(
+    async (rows: NewSubmissionRow[]) => {
+      const stored = await insertRows(db, [...new Map(rows.map((r) => [r.idempotency_key, r])).values()]);
+      const seen = new Set<string>();
+      return rows.map((r) => {
+        const row = stored.get(r.idempotency_key);
+        if (!row) throw new Error('idempotency conflict without a stored row');
+        const first = !seen.has(r.idempotency_key);
+        seen.add(r.idempotency_key);
+        return first ? row : { ...row, inserted: false };
+      });
+      // One statement at a time: the commit's WAL flush dominates, and while it runs the next
+      // batch fills up, so commits stay few and large (measured: more in flight is slower).
+    },
+    { maxInFlight: 1 },
+  );
   return { insert };
 }
 export type InsertBatcher = ReturnType<typeof createInsertBatcher>;

@@ -10,7 +10,6 @@ import { ConflictError, NotFoundError } from '../../errors';
 import { loadResolutionContext } from '../operations/context';
 import { inAccount } from '../../../db/account-scope';
 
-
 /** Scope first (another account's id is a plain 404), then state (409 with the reason). */
 export async function lockInScope(tx: Executor, accountId: number, id: number) {
   const [row] = await tx

@@ -84,7 +84,10 @@ function toRecord(row: Row): SubmissionRecord {
 }
 
 export async function getSubmission({ ctx, accountId, id }: { ctx: AppContext; accountId: number; id: number }): Promise<SubmissionRecord> {
-  const [row] = await ctx.db.select(COLUMNS).from(submissions).where(and(eq(submissions.id, id), inAccount(accountId, submissions.accountId)));
+  const [row] = await ctx.db
+    .select(COLUMNS)
+    .from(submissions)
+    .where(and(eq(submissions.id, id), inAccount(accountId, submissions.accountId)));
   if (!row) throw new NotFoundError();
   return toRecord(row);
 }
@@ -135,11 +138,7 @@ export async function listSubmissions({ ctx, accountId, filters }: { ctx: AppCon
 
 /** How many of the account's submissions are in each state (every state present, zero included). */
 export async function countByStatus({ ctx, accountId }: { ctx: AppContext; accountId: number }): Promise<Record<SubmissionStatus, number>> {
-  const rows = await ctx.db
-    .select({ status: submissions.status, n: count() })
-    .from(submissions)
-    .where(inAccount(accountId, submissions.accountId))
-    .groupBy(submissions.status);
+  const rows = await ctx.db.select({ status: submissions.status, n: count() }).from(submissions).where(inAccount(accountId, submissions.accountId)).groupBy(submissions.status);
   const counts = Object.fromEntries(SUBMISSION_STATUSES.map((s) => [s, 0])) as Record<SubmissionStatus, number>;
   for (const row of rows) if (isSubmissionStatus(row.status)) counts[row.status] = row.n;
   return counts;

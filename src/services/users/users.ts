@@ -18,11 +18,7 @@ export async function createUser(db: Db, input: { accountId: number; email: stri
   const [account] = await db.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, input.accountId));
   if (!account) throw new NotFoundError();
   const passwordHash = await hashPassword(input.password, input.scryptN);
-  const [row] = await db
-    .insert(webUsers)
-    .values({ accountId: input.accountId, email, passwordHash, isAdmin: input.admin })
-    .onConflictDoNothing()
-    .returning({ id: webUsers.id });
+  const [row] = await db.insert(webUsers).values({ accountId: input.accountId, email, passwordHash, isAdmin: input.admin }).onConflictDoNothing().returning({ id: webUsers.id });
   if (!row) throw new ConflictError('Există deja un utilizator cu această adresă de e-mail.');
   return row.id;
 }
@@ -48,7 +44,11 @@ export async function resetPassword(db: Db, input: { email: string; password: st
 /** A disabled user cannot sign in, and their open sessions end at once. */
 export async function disableUser(db: Db, email: string): Promise<void> {
   await db.transaction(async (tx) => {
-    const [user] = await tx.update(webUsers).set({ disabledAt: sql`coalesce(${webUsers.disabledAt}, now())` }).where(byEmail(email)).returning({ id: webUsers.id });
+    const [user] = await tx
+      .update(webUsers)
+      .set({ disabledAt: sql`coalesce(${webUsers.disabledAt}, now())` })
+      .where(byEmail(email))
+      .returning({ id: webUsers.id });
     if (!user) throw new NotFoundError();
     await tx.delete(webSessions).where(eq(webSessions.userId, user.id));
   });

@@ -31,7 +31,15 @@ function Filters({ q }: { q: CoadaQuery }) {
 }
 
 /** Trimiteri (the home page until the import screen arrives): filters, the polled list, the detail panel. */
-export function CoadaPage(props: { user: SessionUser; csrfToken: string; q: CoadaQuery; counts: Record<SubmissionStatus, number>; page: SubmissionPage; now: Date; invalidQuery: boolean }) {
+export function CoadaPage(props: {
+  user: SessionUser;
+  csrfToken: string;
+  q: CoadaQuery;
+  counts: Record<SubmissionStatus, number>;
+  page: SubmissionPage;
+  now: Date;
+  invalidQuery: boolean;
+}) {
   return (
     <Layout title="Trimiteri" tab="trimiteri" user={props.user} csrfToken={props.csrfToken}>
       <div class="split">

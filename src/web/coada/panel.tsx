@@ -125,7 +125,17 @@ function Correct({ record }: { record: SubmissionRecord }) {
 export type PanelNotice = { kind: 'ok'; text: string } | { kind: 'error'; cod: 'CONFLICT_STARE' | 'CERERE_INVALIDA'; cauza: string };
 
 /** The detail panel: only allow-listed fields (never the payload, image or credentials). */
-export function SubmissionPanel({ record, attempts, notice, mapping }: { record: SubmissionRecord; attempts: AttemptRecord[]; notice?: PanelNotice; mapping?: { codes: PendingOperation[]; nomenclator: ReadonlyMap<string, string> } }) {
+export function SubmissionPanel({
+  record,
+  attempts,
+  notice,
+  mapping,
+}: {
+  record: SubmissionRecord;
+  attempts: AttemptRecord[];
+  notice?: PanelNotice;
+  mapping?: { codes: PendingOperation[]; nomenclator: ReadonlyMap<string, string> };
+}) {
   return (
     <div class="panel" role="dialog" aria-labelledby="panou-titlu" data-open>
       <header>
@@ -162,7 +172,10 @@ export function SubmissionPanel({ record, attempts, notice, mapping }: { record:
             <ul class="plain">
               {record.prestatii.map((p) => (
                 <li>
-                  <span class="mono">{p.cod_prestatie}</span> {p.denumire} <span class="muted">(din {p.cod_client}, {SOURCE_LABEL[p.sursa]})</span>
+                  <span class="mono">{p.cod_prestatie}</span> {p.denumire}{' '}
+                  <span class="muted">
+                    (din {p.cod_client}, {SOURCE_LABEL[p.sursa]})
+                  </span>
                 </li>
               ))}
             </ul>
@@ -190,7 +203,9 @@ export function SubmissionPanel({ record, attempts, notice, mapping }: { record:
       <Attempts attempts={attempts} />
       <div class="actions">
         {allows(record.status, 'requeue') ? <Action id={record.id} verb="repune" label="Repune în coadă" confirm={`Repuneți în coadă trimiterea #${record.id}?`} /> : null}
-        {allows(record.status, 'delete') ? <Action id={record.id} verb="sterge" label="Șterge" confirm={`Ștergeți definitiv trimiterea #${record.id}? Nu se mai poate recupera.`} /> : null}
+        {allows(record.status, 'delete') ? (
+          <Action id={record.id} verb="sterge" label="Șterge" confirm={`Ștergeți definitiv trimiterea #${record.id}? Nu se mai poate recupera.`} />
+        ) : null}
       </div>
     </div>
   );

@@ -107,9 +107,13 @@ export function coadaRoutes(ctx: AppContext) {
     try {
       const { mapare, reclasificate } = await saveMapping({ ctx, accountId, input: form.data, requestId: c.get('requestId') });
       c.header('HX-Trigger', 'coada:schimbata');
-      return panel(c, ctx, id, { kind: 'ok', text: `Maparea ${mapare.cod_op_service} → ${mapare.cod_prestatie} a fost salvată; ${requeuedText(reclasificate.queued, reclasificate.needs_mapping)}` });
+      return panel(c, ctx, id, {
+        kind: 'ok',
+        text: `Maparea ${mapare.cod_op_service} → ${mapare.cod_prestatie} a fost salvată; ${requeuedText(reclasificate.queued, reclasificate.needs_mapping)}`,
+      });
     } catch (error) {
-      if (error instanceof AppError && error.status === 400) return panel(c, ctx, id, { kind: 'error', cod: 'CERERE_INVALIDA', cauza: 'Codul ales nu există în nomenclatorul registrului.' }, 422);
+      if (error instanceof AppError && error.status === 400)
+        return panel(c, ctx, id, { kind: 'error', cod: 'CERERE_INVALIDA', cauza: 'Codul ales nu există în nomenclatorul registrului.' }, 422);
       throw error;
     }
   });

@@ -11,7 +11,9 @@ function Credentials({ overview, csrfToken }: { overview: AccountOverview; csrfT
     <section id="creds" class="card">
       <h2>Credențialele registrului</h2>
       <p>
-        {overview.hasCreds ? `Setate${overview.credsSetAt ? ` la ${showInstant(overview.credsSetAt)}` : ''}. Nu se afișează niciodată; le puteți înlocui sau șterge.` : 'Nesetate: trimiterile așteaptă până le salvați.'}
+        {overview.hasCreds
+          ? `Setate${overview.credsSetAt ? ` la ${showInstant(overview.credsSetAt)}` : ''}. Nu se afișează niciodată; le puteți înlocui sau șterge.`
+          : 'Nesetate: trimiterile așteaptă până le salvați.'}
       </p>
       <form method="post" action="/cont/creds" class="stack" autocomplete="off">
         <label for="reg-user">Utilizator registru</label>

@@ -39,7 +39,10 @@ export function JournalSection({ q, items, nextBefore, allAccounts }: { q: Jurna
                   )}
                 </td>
                 <td>
-                  <code class="data">{e.submissionId ? `trimiterea #${e.submissionId} ` : ''}{e.data ? JSON.stringify(e.data) : ''}</code>
+                  <code class="data">
+                    {e.submissionId ? `trimiterea #${e.submissionId} ` : ''}
+                    {e.data ? JSON.stringify(e.data) : ''}
+                  </code>
                 </td>
               </tr>
             ))}

@@ -3,7 +3,13 @@ import { IsoDateParam } from '../../http/validate';
 import { blankless } from '../ui/query';
 
 export const JurnalQuery = z.object({
-  eveniment: blankless(z.string().trim().regex(/^[a-z0-9_]{1,64}$/, 'un nume de eveniment: litere mici, cifre și _').optional()),
+  eveniment: blankless(
+    z
+      .string()
+      .trim()
+      .regex(/^[a-z0-9_]{1,64}$/, 'un nume de eveniment: litere mici, cifre și _')
+      .optional(),
+  ),
   nivel: blankless(z.enum(['debug', 'info', 'warn', 'error']).optional()),
   de_la: blankless(IsoDateParam.optional()),
   pana_la: blankless(IsoDateParam.optional()),

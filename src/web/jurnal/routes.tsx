@@ -62,8 +62,17 @@ export function jurnalRoutes(ctx: AppContext) {
     return c.html(
       <Layout title="Jurnal" tab="jurnal" user={user} csrfToken={csrfToken}>
         <h1>Jurnal</h1>
-        <p class="muted">{user.admin ? 'Evenimentele tuturor conturilor (sunteți administrator).' : `Evenimentele contului ${user.accountId}.`} Datele personale sunt mascate, ca în fișierul jurnalului.</p>
-        {parsed.success ? null : <Notice kind="error" cod="CERERE_INVALIDA" cauza="Filtrele nu sunt valide (data în forma zz.ll.aaaa, evenimentul din litere mici, cifre și _); se arată jurnalul nefiltrat." />}
+        <p class="muted">
+          {user.admin ? 'Evenimentele tuturor conturilor (sunteți administrator).' : `Evenimentele contului ${user.accountId}.`} Datele personale sunt mascate, ca în fișierul
+          jurnalului.
+        </p>
+        {parsed.success ? null : (
+          <Notice
+            kind="error"
+            cod="CERERE_INVALIDA"
+            cauza="Filtrele nu sunt valide (data în forma zz.ll.aaaa, evenimentul din litere mici, cifre și _); se arată jurnalul nefiltrat."
+          />
+        )}
         <Filters q={q} />
         <JournalSection q={q} items={items} nextBefore={nextBefore} allAccounts={user.admin} />
       </Layout>,

@@ -8,7 +8,6 @@ import { Layout } from '../layout';
 import { MappingEditor, type EditorNotice } from './editor';
 import { MappingForm, requeuedText } from './form';
 
-
 async function editor(c: Context<WebEnv>, ctx: AppContext, notice?: EditorNotice) {
   const accountId = c.get('actor').accountId;
   const [pending, saved, rules, nomenclator] = await Promise.all([
@@ -22,7 +21,8 @@ async function editor(c: Context<WebEnv>, ctx: AppContext, notice?: EditorNotice
 
 /** A service's refusal (an unknown code, a missing mapping) as the editor's notice. */
 function refusal(error: unknown): EditorNotice {
-  if (error instanceof AppError && error.status === 400) return { kind: 'error', cod: 'CERERE_INVALIDA', cauza: 'Codul ales nu există în nomenclatorul registrului; alegeți unul din listă.' };
+  if (error instanceof AppError && error.status === 400)
+    return { kind: 'error', cod: 'CERERE_INVALIDA', cauza: 'Codul ales nu există în nomenclatorul registrului; alegeți unul din listă.' };
   if (error instanceof AppError && error.status === 404) return { kind: 'error', cod: 'CONFLICT_STARE', cauza: 'Maparea nu mai există (a fost ștearsă între timp).' };
   throw error;
 }
@@ -65,7 +65,12 @@ export function mapariRoutes(ctx: AppContext) {
     let held = 0;
     for (const op of items) {
       if (!op.sugestie) continue;
-      const { reclasificate } = await saveMapping({ ctx, accountId, input: { cod_op_service: op.cod_op_service, cod_prestatie: op.sugestie.cod_prestatie }, requestId: c.get('requestId') });
+      const { reclasificate } = await saveMapping({
+        ctx,
+        accountId,
+        input: { cod_op_service: op.cod_op_service, cod_prestatie: op.sugestie.cod_prestatie },
+        requestId: c.get('requestId'),
+      });
       saved += 1;
       queued += reclasificate.queued;
       held = reclasificate.needs_mapping;
