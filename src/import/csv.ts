@@ -1,9 +1,9 @@
+import { AppError } from '../errors';
 import { Readable } from 'node:stream';
 import { parse } from 'csv-parse';
-import { ImportError } from './errors';
 import type { ImportLimits, SheetRow, Spreadsheet } from './types';
 
-const encodingError = (cauza: string) => new ImportError(422, 'IMPORT_CODARE', cauza);
+const encodingError = (cauza: string) => new AppError('IMPORT_CODARE', cauza);
 
 /**
  * The text of a csv. UTF-8 (with or without BOM) and UTF-16 with a BOM (Excel's "Unicode
@@ -66,14 +66,14 @@ async function* csvRows(text: string, delimiter: string, limits: ImportLimits): 
   try {
     for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
       if (record.length > limits.maxColumns && record.slice(limits.maxColumns).some((c) => c.trim() !== '')) {
-        throw new ImportError(413, 'IMPORT_PREA_MULTE_COLOANE', `Rândul ${info.lines} are valori după coloana ${limits.maxColumns}.`);
+        throw new AppError('IMPORT_PREA_MULTE_COLOANE', `Rândul ${info.lines} are valori după coloana ${limits.maxColumns}.`);
       }
       yield { line: info.lines, cells: record.slice(0, limits.maxColumns).map((c) => (c === '' ? null : c)) };
     }
   } catch (error) {
-    if (error instanceof ImportError) throw error;
+    if (error instanceof AppError) throw error;
     const where = (error as { lines?: number }).lines;
-    throw new ImportError(422, 'IMPORT_FISIER_CORUPT', `CSV-ul nu poate fi citit${where ? ` (linia ${where})` : ''}: ${(error as Error).message.slice(0, 120)}`);
+    throw new AppError('IMPORT_FISIER_CORUPT', `CSV-ul nu poate fi citit${where ? ` (linia ${where})` : ''}: ${(error as Error).message.slice(0, 120)}`);
   } finally {
     parser.destroy();
   }
@@ -82,7 +82,7 @@ async function* csvRows(text: string, delimiter: string, limits: ImportLimits): 
 export function openCsv(buffer: Buffer, limits: ImportLimits): Spreadsheet {
   const { text, encoding } = decodeCsv(buffer);
   if (/[\u0000-\u0008\u000e-\u001f]/.test(text.slice(0, 65_536))) {
-    throw new ImportError(415, 'IMPORT_TIP_NESUPORTAT', 'Fișierul conține caractere de control: nu este un CSV text.');
+    throw new AppError('IMPORT_TIP_NESUPORTAT', 'Fișierul conține caractere de control: nu este un CSV text.');
   }
   const delimiter = detectDelimiter(text);
   return { kind: 'csv', encoding, delimiter, date1904: false, sheets: [{ name: 'csv', hidden: false }], rows: () => csvRows(text, delimiter, limits) };

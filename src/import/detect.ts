@@ -1,4 +1,4 @@
-import { ImportError } from './errors';
+import { AppError } from '../errors';
 
 export type FileKind = 'zip' | 'cfb' | 'text';
 
@@ -21,15 +21,15 @@ const startsWith = (buffer: Buffer, bytes: number[]) => bytes.every((b, i) => bu
 
 /** What the bytes are, by content (never by the name or the declared type, which clients get wrong). */
 export function sniffFile(buffer: Buffer): FileKind {
-  if (buffer.length === 0) throw new ImportError(422, 'IMPORT_FISIER_GOL', 'Fișierul încărcat are 0 octeți.');
+  if (buffer.length === 0) throw new AppError('IMPORT_FISIER_GOL', 'Fișierul încărcat are 0 octeți.');
   if (startsWith(buffer, ZIP)) return 'zip';
   if (startsWith(buffer, CFB)) {
     if (buffer.includes(Buffer.from('EncryptedPackage', 'utf16le'))) {
-      throw new ImportError(422, 'IMPORT_PAROLAT', 'Registrul de lucru este criptat cu o parolă de deschidere.');
+      throw new AppError('IMPORT_PAROLAT', 'Registrul de lucru este criptat cu o parolă de deschidere.');
     }
-    throw new ImportError(415, 'IMPORT_TIP_NESUPORTAT', 'Este un fișier Excel 97–2003 (.xls); salvați-l ca .xlsx.');
+    throw new AppError('IMPORT_TIP_NESUPORTAT', 'Este un fișier Excel 97–2003 (.xls); salvați-l ca .xlsx.');
   }
   const magic = BINARY_MAGIC.find((m) => startsWith(buffer, m.bytes));
-  if (magic) throw new ImportError(415, 'IMPORT_TIP_NESUPORTAT', `Fișierul este de tip ${magic.name}.`);
+  if (magic) throw new AppError('IMPORT_TIP_NESUPORTAT', `Fișierul este de tip ${magic.name}.`);
   return 'text';
 }

@@ -1,6 +1,6 @@
+import { AppError } from '../errors';
 import { posix } from 'node:path';
 import type { CellValue } from '../domain/import-cells';
-import { ImportError } from './errors';
 import type { ImportLimits, SheetInfo, SheetRow, Spreadsheet } from './types';
 import { collectXml, parseXml } from './xml';
 import { openArchive, type ZipArchive } from './zip';
@@ -126,7 +126,7 @@ async function* readSheet(zip: ZipArchive, sheet: SheetPart, strings: readonly s
         const value = cellValue(type, text, strings);
         if (value !== null && value !== '') {
           if (column >= limits.maxColumns) {
-            throw new ImportError(413, 'IMPORT_PREA_MULTE_COLOANE', `Foaia „${sheet.name}” are valori după coloana ${limits.maxColumns} (rândul ${line}).`);
+            throw new AppError('IMPORT_PREA_MULTE_COLOANE', `Foaia „${sheet.name}” are valori după coloana ${limits.maxColumns} (rândul ${line}).`);
           }
           cells[column] = value;
         }
@@ -141,7 +141,7 @@ export async function openXlsx(buffer: Buffer, limits: ImportLimits): Promise<Sp
   const zip = await openArchive(buffer, limits.maxUncompressedBytes);
   if (!zip.has('xl/workbook.xml')) {
     const what = zip.has('word/document.xml') ? 'un document Word' : zip.has('content.xml') ? 'un fișier OpenDocument (.ods)' : 'o arhivă zip';
-    throw new ImportError(415, 'IMPORT_TIP_NESUPORTAT', `Fișierul este ${what}, nu un registru xlsx.`);
+    throw new AppError('IMPORT_TIP_NESUPORTAT', `Fișierul este ${what}, nu un registru xlsx.`);
   }
   const { sheets, date1904, sharedStrings } = await readWorkbook(zip);
   const strings = await readSharedStrings(zip, sharedStrings);
@@ -152,7 +152,7 @@ export async function openXlsx(buffer: Buffer, limits: ImportLimits): Promise<Sp
     sheets: sheets.map(({ name, hidden }) => ({ name, hidden })),
     rows(name) {
       const sheet = byName.get(name);
-      if (!sheet || !zip.has(sheet.path)) throw new ImportError(422, 'IMPORT_FISIER_CORUPT', `Foaia „${name}” lipsește din arhivă.`);
+      if (!sheet || !zip.has(sheet.path)) throw new AppError('IMPORT_FISIER_CORUPT', `Foaia „${name}” lipsește din arhivă.`);
       return readSheet(zip, sheet, strings, limits);
     },
   };

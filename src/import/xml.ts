@@ -1,6 +1,6 @@
+import { AppError } from '../errors';
 import type { Readable } from 'node:stream';
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
-import { ImportError } from './errors';
 
 export interface XmlHandlers {
   open(name: string, attributes: Record<string, string>): void;
@@ -32,8 +32,8 @@ export async function* parseXml<T>(part: string, stream: Readable, setup: (emit:
     parser.close();
     yield* pending.splice(0);
   } catch (error) {
-    if (error instanceof ImportError) throw error;
-    throw new ImportError(422, 'IMPORT_FISIER_CORUPT', `Partea ${part} nu este XML valid.`);
+    if (error instanceof AppError) throw error;
+    throw new AppError('IMPORT_FISIER_CORUPT', `Partea ${part} nu este XML valid.`);
   } finally {
     stream.destroy();
   }

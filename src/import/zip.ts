@@ -1,11 +1,11 @@
+import { AppError } from '../errors';
 import { Transform, type Readable } from 'node:stream';
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
-import { ImportError } from './errors';
 
 const MAX_ENTRIES = 10_000;
 
-const bomb = (cauza: string) => new ImportError(413, 'IMPORT_ARHIVA_PREA_MARE', cauza);
-const corrupt = (cauza: string) => new ImportError(422, 'IMPORT_FISIER_CORUPT', cauza);
+const bomb = (cauza: string) => new AppError('IMPORT_ARHIVA_PREA_MARE', cauza);
+const corrupt = (cauza: string) => new AppError('IMPORT_FISIER_CORUPT', cauza);
 
 /** An xlsx opened by its central directory: parts are inflated only when read, one at a time. */
 export interface ZipArchive {
@@ -52,7 +52,7 @@ export async function openArchive(buffer: Buffer, maxUncompressedBytes: number):
   const entries = await listEntries(zip);
   let declared = 0;
   for (const entry of entries) {
-    if (entry.isEncrypted()) throw new ImportError(422, 'IMPORT_PAROLAT', 'Părțile arhivei sunt criptate cu parolă.');
+    if (entry.isEncrypted()) throw new AppError('IMPORT_PAROLAT', 'Părțile arhivei sunt criptate cu parolă.');
     declared += entry.uncompressedSize;
   }
   if (declared > maxUncompressedBytes) {

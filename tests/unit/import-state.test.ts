@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { AppError } from '../../src/errors';
 import { createRowsHasher, highestReadingUpTo, rowState, type RowFacts } from '../../src/domain/import-state';
 import { decodeCsv, detectDelimiter } from '../../src/import/csv';
-import { ImportError } from '../../src/import/errors';
 
 const facts = (over: Partial<RowFacts> = {}): RowFacts => ({
   verdict: 'queued',
@@ -57,7 +57,7 @@ describe('csv encodings and separators', () => {
   });
 
   it('refuses UTF-16 without BOM and bytes that are neither UTF-8 nor Windows-1250', () => {
-    expect(() => decodeCsv(Buffer.from('VIN;Data', 'utf16le'))).toThrow(ImportError);
+    expect(() => decodeCsv(Buffer.from('VIN;Data', 'utf16le'))).toThrow(AppError);
     expect(() => decodeCsv(Buffer.from([0x41, 0x81, 0x42]))).toThrow(/Windows-1250/);
   });
 

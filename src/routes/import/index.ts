@@ -1,11 +1,10 @@
 import { Hono, type Context } from 'hono';
 import { actorLabel, type Actor, type AppContext } from '../../context';
 import { streamDownload } from '../../http/download';
-import { errorResponse, shapeError } from '../../http/envelope';
+import { shapeError } from '../../http/envelope';
 import type { AppEnv } from '../../http/env';
 import { jsonBody, parseQuery } from '../../http/validate';
 import { hasUnstorableChar, replaceUnstorable } from '../../domain/text';
-import { ImportError } from '../../import/errors';
 import { describeRoute } from '../../openapi';
 import { getColumnMapping, saveColumnMapping } from '../../services/import/column-mapping';
 import { commitImportBatch } from '../../services/import/commit';
@@ -178,11 +177,5 @@ export function importRoutes(ctx: AppContext) {
     },
   );
 
-  // File and confirmation problems carry their own status and catalog code; anything else
-  // goes on to the application's handler (404, 500).
-  app.onError((error, c) => {
-    if (error instanceof ImportError) return errorResponse(c, error.status, error.cod, error.cauza);
-    throw error;
-  });
   return app;
 }

@@ -1,9 +1,9 @@
+import { AppError } from '../../errors';
 import { and, eq } from 'drizzle-orm';
 import type { Executor } from '../../../db/client';
 import { importBatches } from '../../../db/schema';
 import { readColumnMapping, type ColumnMapping, type HeaderDrift } from '../../domain/import-header';
 import { NotFoundError } from '../../errors';
-import { ImportError } from '../../import/errors';
 import { RETENTION_DAYS } from '../submissions/retention';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -105,6 +105,6 @@ export async function loadBatch(exec: Executor, accountId: number, batchId: numb
 
 export function assertStaged(batch: { status: string; committedAt: Date | null }): void {
   if (batch.status === 'committed') {
-    throw new ImportError(409, 'IMPORT_DEJA_CONFIRMAT', `Importul a fost confirmat la ${batch.committedAt?.toISOString() ?? 'o dată anterioară'}.`);
+    throw new AppError('IMPORT_DEJA_CONFIRMAT', `Importul a fost confirmat la ${batch.committedAt?.toISOString() ?? 'o dată anterioară'}.`);
   }
 }

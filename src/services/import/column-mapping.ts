@@ -1,9 +1,9 @@
+import { AppError } from '../../errors';
 import { eq } from 'drizzle-orm';
 import { importBatches } from '../../../db/schema';
 import type { AppContext } from '../../context';
 import { withTransaction } from '../../context';
 import { headerKey, IMPORT_FIELDS, type ColumnMapping, type ImportField } from '../../domain/import-header';
-import { ImportError } from '../../import/errors';
 import { assertStaged, loadBatch, type MappingState } from './batch';
 import { saveAccountMapping } from './mapping-store';
 import { mappingView } from './view';
@@ -11,7 +11,7 @@ import { mappingView } from './view';
 /** A field's column as a client names it: a 0-based index, or the header text (null leaves it unmapped). */
 export type ColumnRef = number | string | null;
 
-const invalid = (cauza: string) => new ImportError(422, 'IMPORT_MAPARE_INVALIDA', cauza);
+const invalid = (cauza: string) => new AppError('IMPORT_MAPARE_INVALIDA', cauza);
 
 /** Resolves the client's references against the header; every column may serve one field only. */
 export function resolveColumnRefs(header: readonly string[], refs: Partial<Record<ImportField, ColumnRef>>): ColumnMapping {

@@ -1,3 +1,4 @@
+import { AppError } from '../../errors';
 import type { SubmissionStatus } from '../../domain/statuses';
 import { eq, sql } from 'drizzle-orm';
 import type { Executor } from '../../../db/client';
@@ -5,7 +6,6 @@ import { importAttestations, importBatches, submissions } from '../../../db/sche
 import type { AppContext } from '../../context';
 import { withTransaction } from '../../context';
 import { COMMITTED_STATES } from '../../domain/import-state';
-import { ImportError } from '../../import/errors';
 import { purgeAfterFor } from '../submissions/retention';
 import { assertStaged, loadBatch, type LoadedBatch } from './batch';
 import { refreshDerived, type Derivation } from './freshness';
@@ -93,10 +93,10 @@ export async function commitImportBatch({
     const derivation = await refreshDerived(ctx, tx, batch);
     const summary = await batchSummary(tx, accountId, batch.id);
     if (input.n_confirmed !== summary.nToCommit) {
-      throw new ImportError(409, 'IMPORT_CONFIRMARE_NUMAR', `Ați confirmat ${input.n_confirmed} rânduri; acum sunt ${summary.nToCommit} de trimis.`);
+      throw new AppError('IMPORT_CONFIRMARE_NUMAR', `Ați confirmat ${input.n_confirmed} rânduri; acum sunt ${summary.nToCommit} de trimis.`);
     }
     if (input.rows_hash !== summary.rowsHash) {
-      throw new ImportError(409, 'IMPORT_CONFIRMARE_HASH', 'rows_hash trimis nu corespunde rândurilor actuale (editări, mapări sau trimiteri noi după previzualizare).');
+      throw new AppError('IMPORT_CONFIRMARE_HASH', 'rows_hash trimis nu corespunde rândurilor actuale (editări, mapări sau trimiteri noi după previzualizare).');
     }
 
     const committable = (await rowOutcomes(tx, accountId, batch.id, inStates(COMMITTED_STATES))).map((o) => o.rowIndex);

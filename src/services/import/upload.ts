@@ -1,3 +1,4 @@
+import { AppError } from '../../errors';
 import type { Writable } from 'node:stream';
 import { eq } from 'drizzle-orm';
 import type postgres from 'postgres';
@@ -7,7 +8,6 @@ import type { AppContext, Actor } from '../../context';
 import { isBlank, type CellValue } from '../../domain/import-cells';
 import { classifyLeadingRow, headerCells, headerSignature } from '../../domain/import-header';
 import { preferRegistryCodes, SAMPLE_ROWS } from '../../domain/registry-code-column';
-import { ImportError } from '../../import/errors';
 import { openSpreadsheet } from '../../import/open';
 import type { SheetInfo, SheetRow, Spreadsheet } from '../../import/types';
 import { loadResolutionContext } from '../operations/context';
@@ -86,7 +86,7 @@ function wantsSheet(sheet: SheetInfo, chosen: readonly string[], staging: Stagin
   const explicit = chosen.length > 0;
   if (explicit && !chosen.includes(sheet.name)) return { stage: false, motiv: 'Foaia nu a fost aleasă.' };
   if (staging.batchId !== null && signature !== staging.signature) {
-    if (explicit) throw new ImportError(422, 'IMPORT_FOAIE', `Foaia „${sheet.name}” are alt antet decât prima foaie aleasă.`);
+    if (explicit) throw new AppError('IMPORT_FOAIE', `Foaia „${sheet.name}” are alt antet decât prima foaie aleasă.`);
     return { stage: false, motiv: 'Antetul diferă de cel al primei foi importate.' };
   }
   if (!explicit && sheet.hidden) return { stage: false, motiv: 'Foaie ascunsă; alegeți-o explicit pentru a o importa.' };
@@ -118,7 +118,7 @@ async function walkSheet(
         reading = 'no_header';
         summary.motiv = 'Foaia nu are rând de antet.';
         if (chosen.includes(sheet.name))
-          throw new ImportError(422, 'IMPORT_FARA_ANTET', `Primul rând completat al foii „${sheet.name}” (linia ${row.line}) conține date, nu nume de coloane.`);
+          throw new AppError('IMPORT_FARA_ANTET', `Primul rând completat al foii „${sheet.name}” (linia ${row.line}) conține date, nu nume de coloane.`);
         summary.rows += 1;
         continue;
       }
@@ -159,7 +159,7 @@ async function walkSheet(
     if (staging.copy === null || staging.batchId === null) return;
     staging.staged += 1;
     if (staging.staged > limits.maxRows) {
-      throw new ImportError(413, 'IMPORT_PREA_MULTE_RANDURI', `Fișierul are peste ${limits.maxRows} rânduri de date (limita).`);
+      throw new AppError('IMPORT_PREA_MULTE_RANDURI', `Fișierul are peste ${limits.maxRows} rânduri de date (limita).`);
     }
     staging.blocks.add(row.line, row.cells);
     const derived = staging.derive(staging.staged, row.cells);
@@ -167,12 +167,12 @@ async function walkSheet(
   }
 }
 
-function nothingStaged(sheets: SheetSummary[], staging: Staging): ImportError {
-  if (staging.batchId !== null) return new ImportError(422, 'IMPORT_FISIER_GOL', 'Fișierul are antet, dar niciun rând de date sub el.');
+function nothingStaged(sheets: SheetSummary[], staging: Staging): AppError {
+  if (staging.batchId !== null) return new AppError('IMPORT_FISIER_GOL', 'Fișierul are antet, dar niciun rând de date sub el.');
   if (sheets.some((s) => s.rows > 0 && s.header_line === null)) {
-    return new ImportError(422, 'IMPORT_FARA_ANTET', 'Primul rând completat conține date, nu nume de coloane.');
+    return new AppError('IMPORT_FARA_ANTET', 'Primul rând completat conține date, nu nume de coloane.');
   }
-  return new ImportError(422, 'IMPORT_FISIER_GOL', 'Fișierul nu conține niciun rând completat.');
+  return new AppError('IMPORT_FISIER_GOL', 'Fișierul nu conține niciun rând completat.');
 }
 
 /**
@@ -199,7 +199,7 @@ export async function createImportBatch({
   const source = await openSpreadsheet(bytes, importLimits(ctx.config));
   const unknown = chosen.filter((name) => !source.sheets.some((s) => s.name === name));
   if (unknown.length > 0) {
-    throw new ImportError(422, 'IMPORT_FOAIE', `O foaie aleasă în câmpul sheet nu există în fișier; foile fișierului: ${source.sheets.map((s) => s.name).join(', ')}.`);
+    throw new AppError('IMPORT_FOAIE', `O foaie aleasă în câmpul sheet nu există în fișier; foile fișierului: ${source.sheets.map((s) => s.name).join(', ')}.`);
   }
   const fileMeta: FileMeta = { kind: source.kind, encoding: source.encoding ?? null, delimiter: source.delimiter ?? null, date1904: source.date1904, size: bytes.length };
   const now = ctx.clock();
