@@ -17,6 +17,7 @@ let server: ServerType;
 let base: string;
 let browser: Awaited<ReturnType<typeof launchChromium>>;
 let user: { email: string };
+let key: string;
 const ids: Record<string, number> = {};
 const shots = process.env.E2E_SCREENSHOTS;
 
@@ -33,7 +34,7 @@ const setHidden = (page: Page, hidden: boolean) =>
 beforeAll(async () => {
   t = await startTestApp(FAST_SCRYPT);
   const accountId = await t.createAccount('Service Ionescu');
-  const key = await t.createKey(accountId);
+  key = await t.createKey(accountId);
   user = await makeUser(t, accountId, { email: 'maria@service-ionescu.ro' });
   const post = async (name: string, body: Record<string, unknown>) => {
     const res = await t.call('POST', '/v1/prezentari', { key, body: makeSubmission(body) });
@@ -97,6 +98,17 @@ describe('the dashboard in Chromium', () => {
     await expect.poll(() => polls.length).toBeGreaterThanOrEqual(2);
     expect((await polls.at(-1)!.response())?.status()).toBe(304);
     expect(answer).not.toBeNull();
+
+    // A change arrives while the reader sits on a row: the list grows, focus stays on that row.
+    await page.locator(`#t-${ids.data} button`).focus();
+    const arrived = await t.call('POST', '/v1/prezentari', { key, body: makeSubmission({ nrInm: 'AG44DDD', vin: 'SHORTVIN' }) });
+    const newId = Number(((await arrived.json()) as { submission_id: number }).submission_id);
+    await page.clock.runFor(5_500);
+    await expect.poll(() => rows.count()).toBe(3);
+    expect(await page.evaluate('document.activeElement?.closest("tr")?.id')).toBe(`t-${ids.data}`);
+    await t.call('DELETE', `/v1/prezentari/${newId}`, { key });
+    await page.clock.runFor(5_500);
+    await expect.poll(() => rows.count()).toBe(2);
 
     // The detail panel, opened from the keyboard; polling pauses while it is open.
     await page.locator(`#t-${ids.data} button`).focus();

@@ -57,6 +57,14 @@ describe('submissions fragment', () => {
     expect(nav.headers.get('hx-push-url')).toBe('/?vedere=sent');
   });
 
+  it('?tab=import and ?tab=coada lead to the submissions page', async () => {
+    for (const tab of ['import', 'coada']) {
+      const res = await b.get(`/?tab=${tab}`);
+      expect(res.status).toBe(200);
+      expect(await res.text()).toContain('id="coada"');
+    }
+  });
+
   it('a poll with the ETag it has is 304 until something changes', async () => {
     const first = await b.get('/_fragments/coada', { 'X-Poll': '1', 'HX-Request': 'true' });
     const etag = first.headers.get('etag')!;
