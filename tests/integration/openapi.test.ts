@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { TextRuleInput } from '../../src/routes/reguli-text';
+import { TextRuleInput } from '../../src/domain/mapping-input';
 import { isDashboardPath } from '../../src/web';
 import { CommitBody } from '../../src/routes/import/schemas';
 import { json, startTestApp, type TestApp } from '../helpers/app';

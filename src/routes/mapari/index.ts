@@ -5,6 +5,7 @@ import type { AppEnv } from '../../http/env';
 import { jsonBody } from '../../http/validate';
 import { describeRoute } from '../../openapi';
 import { deleteMapping, listMappings, listNomenclator, pendingOperations, saveMapping } from '../../services/operations/mappings';
+import { presentMapping, presentPending } from './present';
 
 export function nomenclatorRoutes(ctx: AppContext) {
   return new Hono<AppEnv>().get(
@@ -25,7 +26,7 @@ export function mapariRoutes(ctx: AppContext) {
       summary: 'Mapările contului',
       responses: { 200: 'Mapările' },
     }),
-    async (c) => c.json(await listMappings({ ctx, accountId: c.get('actor').accountId })),
+    async (c) => c.json({ items: (await listMappings({ ctx, accountId: c.get('actor').accountId })).map(presentMapping) }),
   );
   app.get(
     '/pending',
@@ -33,7 +34,7 @@ export function mapariRoutes(ctx: AppContext) {
       summary: 'Coduri nemapate, cu sugestie preselectată',
       responses: { 200: 'Codurile nemapate' },
     }),
-    async (c) => c.json(await pendingOperations({ ctx, accountId: c.get('actor').accountId })),
+    async (c) => c.json({ items: (await pendingOperations({ ctx, accountId: c.get('actor').accountId })).map(presentPending) }),
   );
   app.post(
     '/',
@@ -43,10 +44,14 @@ export function mapariRoutes(ctx: AppContext) {
       responses: { 200: 'Maparea salvată', 400: 'Codul nu există în nomenclator' },
     }),
     jsonBody(MappingInput),
-    async (c) => c.json(await saveMapping({ ctx, accountId: c.get('actor').accountId, input: c.var.body, requestId: c.get('requestId') })),
+    async (c) => {
+      const { mapping, reResolution } = await saveMapping({ ctx, accountId: c.get('actor').accountId, input: c.var.body, requestId: c.get('requestId') });
+      return c.json({ mapare: { cod_op_service: mapping.codOpService, cod_prestatie: mapping.codPrestatie, auto_send: mapping.autoSend }, reclasificate: reResolution });
+    },
   );
-  app.delete('/:code', describeRoute({ summary: 'Șterge o mapare', responses: { 200: 'Ștearsă' } }), async (c) =>
-    c.json(await deleteMapping({ ctx, accountId: c.get('actor').accountId, code: c.req.param('code'), requestId: c.get('requestId') })),
-  );
+  app.delete('/:code', describeRoute({ summary: 'Șterge o mapare', responses: { 200: 'Ștearsă' } }), async (c) => {
+    await deleteMapping({ ctx, accountId: c.get('actor').accountId, code: c.req.param('code'), requestId: c.get('requestId') });
+    return c.json({ deleted: true });
+  });
   return app;
 }

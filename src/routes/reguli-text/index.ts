@@ -1,18 +1,14 @@
 import { Hono } from 'hono';
-import { z } from 'zod';
 import type { AppContext } from '../../context';
+import { TextRuleInput } from '../../domain/mapping-input';
+import { presentTextRule } from '../mapari/present';
 import type { AppEnv } from '../../http/env';
 import { jsonBody } from '../../http/validate';
 import { describeRoute } from '../../openapi';
 import { deleteTextRule, listTextRules, saveTextRule } from '../../services/operations/text-rules';
 import { INT4_MAX, idParam } from '../params';
 
-export const TextRuleInput = z.object({
-  pattern: z.string().trim().min(2, 'Textul căutat trebuie să aibă cel puțin 2 caractere').max(200),
-  cod_prestatie: z.string().trim().min(1).max(64),
-  priority: z.number().int().min(0).max(100_000).optional(),
-});
-export type TextRuleInput = z.infer<typeof TextRuleInput>;
+const presentSaved = ({ rule, reResolution }: Awaited<ReturnType<typeof saveTextRule>>) => ({ regula: presentTextRule(rule), reclasificate: reResolution });
 
 export function reguliTextRoutes(ctx: AppContext) {
   const app = new Hono<AppEnv>();
@@ -22,7 +18,7 @@ export function reguliTextRoutes(ctx: AppContext) {
       summary: 'Regulile text ale contului',
       responses: { 200: 'Regulile' },
     }),
-    async (c) => c.json(await listTextRules({ ctx, accountId: c.get('actor').accountId })),
+    async (c) => c.json({ items: (await listTextRules({ ctx, accountId: c.get('actor').accountId })).map(presentTextRule) }),
   );
   app.post(
     '/',
@@ -32,7 +28,7 @@ export function reguliTextRoutes(ctx: AppContext) {
       responses: { 201: 'Regula creată', 400: 'Codul nu există în nomenclator' },
     }),
     jsonBody(TextRuleInput),
-    async (c) => c.json(await saveTextRule({ ctx, accountId: c.get('actor').accountId, input: c.var.body, requestId: c.get('requestId') }), 201),
+    async (c) => c.json(presentSaved(await saveTextRule({ ctx, accountId: c.get('actor').accountId, input: c.var.body, requestId: c.get('requestId') })), 201),
   );
   app.put(
     '/:id',
@@ -44,12 +40,13 @@ export function reguliTextRoutes(ctx: AppContext) {
     jsonBody(TextRuleInput),
     async (c) => {
       const id = idParam(c.req.param('id'), INT4_MAX);
-      return c.json(await saveTextRule({ ctx, accountId: c.get('actor').accountId, input: c.var.body, id, requestId: c.get('requestId') }));
+      return c.json(presentSaved(await saveTextRule({ ctx, accountId: c.get('actor').accountId, input: c.var.body, id, requestId: c.get('requestId') })));
     },
   );
   app.delete('/:id', describeRoute({ summary: 'Șterge o regulă text', responses: { 200: 'Ștearsă' } }), async (c) => {
     const id = idParam(c.req.param('id'), INT4_MAX);
-    return c.json(await deleteTextRule({ ctx, accountId: c.get('actor').accountId, id, requestId: c.get('requestId') }));
+    await deleteTextRule({ ctx, accountId: c.get('actor').accountId, id, requestId: c.get('requestId') });
+    return c.json({ deleted: true });
   });
   return app;
 }

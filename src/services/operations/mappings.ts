@@ -5,6 +5,7 @@ import type { AppContext } from '../../context';
 import { withRetriedTransaction } from '../../context';
 import { BadRequestError, NotFoundError } from '../../errors';
 import { reResolveHeld } from './re-resolve';
+import type { Suggestion } from '../../domain/suggest';
 import { accountExamples, suggestFor } from './suggestions';
 
 export async function listNomenclator(ctx: AppContext) {
@@ -12,26 +13,37 @@ export async function listNomenclator(ctx: AppContext) {
   return { items: rows.map((r) => ({ cod: r.cod, denumire: r.denumire, sursa: r.source, updated_at: r.updatedAt.toISOString() })) };
 }
 
-export async function listMappings({ ctx, accountId }: { ctx: AppContext; accountId: number }) {
+export interface MappingRecord {
+  codOpService: string;
+  codPrestatie: string;
+  /** The registry code's name (null for a code no longer in the nomenclator). */
+  denumirePrestatie: string | null;
+  autoSend: boolean;
+  updatedAt: Date;
+}
+
+export async function listMappings({ ctx, accountId }: { ctx: AppContext; accountId: number }): Promise<MappingRecord[]> {
   const rows = await ctx.db
     .select({ m: operationMappings, denumire: nomenclator.denumire })
     .from(operationMappings)
     .leftJoin(nomenclator, eq(nomenclator.cod, operationMappings.codPrestatie))
     .where(eq(operationMappings.accountId, accountId))
     .orderBy(asc(operationMappings.codOpService));
-  return {
-    items: rows.map(({ m, denumire }) => ({
-      cod_op_service: m.codOpService,
-      cod_prestatie: m.codPrestatie,
-      denumire_prestatie: denumire,
-      auto_send: m.autoSend,
-      updated_at: m.updatedAt.toISOString(),
-    })),
-  };
+  return rows.map(({ m, denumire }) => ({ codOpService: m.codOpService, codPrestatie: m.codPrestatie, denumirePrestatie: denumire, autoSend: m.autoSend, updatedAt: m.updatedAt }));
+}
+
+/** A code of the account's that waits for a mapping. */
+export interface PendingOperation {
+  codOpService: string;
+  /** A name the workshop sent with it ('' when none). */
+  denumire: string;
+  /** How many held submissions carry it. */
+  submissions: number;
+  suggestion: Suggestion | null;
 }
 
 /** The account's unmapped codes (filtered by account in the query), each with a preselected suggestion. */
-export async function pendingOperations({ ctx, accountId }: { ctx: AppContext; accountId: number }) {
+export async function pendingOperations({ ctx, accountId }: { ctx: AppContext; accountId: number }): Promise<PendingOperation[]> {
   const rows = await ctx.db.execute<{ cod: string; n: number; denumire: string | null }>(sql`
     SELECT code AS cod, count(DISTINCT s.id)::int AS n, max(item.value->>'denumire') AS denumire
     FROM submissions s
@@ -45,14 +57,12 @@ export async function pendingOperations({ ctx, accountId }: { ctx: AppContext; a
     GROUP BY code ORDER BY n DESC, code`);
   const nomenclatorMap = await ctx.nomenclator.get(ctx.db);
   const examples = await accountExamples(ctx.db, accountId);
-  return {
-    items: rows.map((r) => ({
-      cod_op_service: r.cod,
-      denumire: r.denumire ?? '',
-      trimiteri: r.n,
-      sugestie: suggestFor({ code: r.cod, denumire: r.denumire }, nomenclatorMap, examples),
-    })),
-  };
+  return rows.map((r) => ({
+    codOpService: r.cod,
+    denumire: r.denumire ?? '',
+    submissions: r.n,
+    suggestion: suggestFor({ code: r.cod, denumire: r.denumire }, nomenclatorMap, examples),
+  }));
 }
 
 /** A registry code the account points at must exist in the nomenclator. */
@@ -89,7 +99,7 @@ export async function saveMapping({
     return reResolveHeld(ctx, tx, accountId);
   });
   ctx.journal.write({ event: 'mapare_salvata', requestId, accountId, data: { cod_op_service: from, cod_prestatie: to, ...reclasificate } });
-  return { mapare: { cod_op_service: from, cod_prestatie: to, auto_send: input.auto_send ?? true }, reclasificate };
+  return { mapping: { codOpService: from, codPrestatie: to, autoSend: input.auto_send ?? true }, reResolution: reclasificate };
 }
 
 export async function deleteMapping({ ctx, accountId, code, requestId }: { ctx: AppContext; accountId: number; code: string; requestId: string }) {
@@ -99,5 +109,4 @@ export async function deleteMapping({ ctx, accountId, code, requestId }: { ctx: 
     .returning({ id: operationMappings.id });
   if (deleted.length === 0) throw new NotFoundError();
   ctx.journal.write({ event: 'mapare_stearsa', requestId, accountId, data: { cod_op_service: code } });
-  return { deleted: true };
 }

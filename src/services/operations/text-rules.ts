@@ -2,23 +2,26 @@ import { and, asc, eq } from 'drizzle-orm';
 import { textRules } from '../../../db/schema';
 import type { AppContext } from '../../context';
 import { withRetriedTransaction } from '../../context';
+import type { TextRuleInput } from '../../domain/mapping-input';
 import { NotFoundError } from '../../errors';
 import { assertKnownCode } from './mappings';
 import { reResolveHeld } from './re-resolve';
 
-export interface TextRuleInput {
+export interface TextRuleRecord {
+  id: number;
   pattern: string;
-  cod_prestatie: string;
-  priority?: number;
+  codPrestatie: string;
+  priority: number;
+  createdAt: Date;
 }
 
-function toView(r: typeof textRules.$inferSelect) {
-  return { id: r.id, pattern: r.pattern, cod_prestatie: r.codPrestatie, priority: r.priority, created_at: r.createdAt.toISOString() };
+function toRecord(r: typeof textRules.$inferSelect): TextRuleRecord {
+  return { id: r.id, pattern: r.pattern, codPrestatie: r.codPrestatie, priority: r.priority, createdAt: r.createdAt };
 }
 
-export async function listTextRules({ ctx, accountId }: { ctx: AppContext; accountId: number }) {
+export async function listTextRules({ ctx, accountId }: { ctx: AppContext; accountId: number }): Promise<TextRuleRecord[]> {
   const rows = await ctx.db.select().from(textRules).where(eq(textRules.accountId, accountId)).orderBy(asc(textRules.priority), asc(textRules.id));
-  return { items: rows.map(toView) };
+  return rows.map(toRecord);
 }
 
 /** Creates or replaces (with `id`) a rule; held submissions are re-resolved in the same transaction. */
@@ -41,7 +44,7 @@ export async function saveTextRule({ ctx, accountId, input, id, requestId }: { c
     return { row: saved, reclasificate: await reResolveHeld(ctx, tx, accountId) };
   });
   ctx.journal.write({ event: 'regula_text_salvata', requestId, accountId, data: { id: row.id, cod_prestatie: row.codPrestatie, ...reclasificate } });
-  return { regula: toView(row), reclasificate };
+  return { rule: toRecord(row), reResolution: reclasificate };
 }
 
 export async function deleteTextRule({ ctx, accountId, id, requestId }: { ctx: AppContext; accountId: number; id: number; requestId: string }) {
@@ -51,5 +54,4 @@ export async function deleteTextRule({ ctx, accountId, id, requestId }: { ctx: A
     .returning({ id: textRules.id });
   if (deleted.length === 0) throw new NotFoundError();
   ctx.journal.write({ event: 'regula_text_stearsa', requestId, accountId, data: { id } });
-  return { deleted: true };
 }

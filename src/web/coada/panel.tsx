@@ -1,7 +1,7 @@
 import type { ResolvedItem } from '../../domain/resolve';
 import { allows } from '../../domain/statuses';
 import type { AttemptRecord, SubmissionRecord } from '../../services/submissions/read';
-import type { PendingOperation } from '../mapari/editor';
+import type { PendingOperation } from '../../services/operations/mappings';
 import { Notice } from '../notice';
 import { CodeSelect } from '../ui/code-select';
 import { showDate, showInstant } from '../ui/format';
@@ -86,11 +86,11 @@ function MapCodes({ id, codes, nomenclator }: { id: number; codes: PendingOperat
       <h3>Mapați codurile</h3>
       {codes.map((op, i) => (
         <form hx-post={`/trimitere/${id}/mapeaza`} hx-target="#panou" class="inline map">
-          <input type="hidden" name="cod_op_service" value={op.cod_op_service} />
+          <input type="hidden" name="cod_op_service" value={op.codOpService} />
           <label for={`panou-cod-${i}`}>
-            <span class="mono">{op.cod_op_service}</span> {op.denumire}
+            <span class="mono">{op.codOpService}</span> {op.denumire}
           </label>
-          <CodeSelect nomenclator={nomenclator} selected={op.sugestie?.cod_prestatie} id={`panou-cod-${i}`} label={`Codul registrului pentru ${op.cod_op_service}`} />
+          <CodeSelect nomenclator={nomenclator} selected={op.suggestion?.cod_prestatie} id={`panou-cod-${i}`} label={`Codul registrului pentru ${op.codOpService}`} />
           <button type="submit">Salvează maparea</button>
         </form>
       ))}

@@ -26,7 +26,7 @@ async function loadList(ctx: AppContext, accountId: number, q: CoadaQuery) {
 async function mappingFor(ctx: AppContext, accountId: number, record: SubmissionRecord) {
   if (!allows(record.status, 'map') || record.nemapate.length === 0) return undefined;
   const [pending, nomenclator] = await Promise.all([pendingOperations({ ctx, accountId }), ctx.nomenclator.get(ctx.db)]);
-  return { codes: pending.items.filter((op) => record.nemapate.includes(op.cod_op_service)), nomenclator };
+  return { codes: pending.filter((op) => record.nemapate.includes(op.codOpService)), nomenclator };
 }
 
 async function panel(c: Context<WebEnv>, ctx: AppContext, id: number, notice?: PanelNotice, status: 200 | 409 | 422 = 200) {
@@ -105,11 +105,11 @@ export function coadaRoutes(ctx: AppContext) {
       return panel(c, ctx, id, { kind: 'error', cod: 'CONFLICT_STARE', cauza: 'Trimiterea nu mai așteaptă acest cod (a fost mapat între timp).' }, 409);
     }
     try {
-      const { mapare, reclasificate } = await saveMapping({ ctx, accountId, input: form.data, requestId: c.get('requestId') });
+      const { mapping, reResolution } = await saveMapping({ ctx, accountId, input: form.data, requestId: c.get('requestId') });
       c.header('HX-Trigger', 'coada:schimbata');
       return panel(c, ctx, id, {
         kind: 'ok',
-        text: `Maparea ${mapare.cod_op_service} → ${mapare.cod_prestatie} a fost salvată; ${requeuedText(reclasificate.queued, reclasificate.needs_mapping)}`,
+        text: `Maparea ${mapping.codOpService} → ${mapping.codPrestatie} a fost salvată; ${requeuedText(reResolution)}`,
       });
     } catch (error) {
       if (error instanceof AppError && error.status === 400)

@@ -1,26 +1,8 @@
 import type { Suggestion } from '../../domain/suggest';
+import type { MappingRecord, PendingOperation } from '../../services/operations/mappings';
+import type { TextRuleRecord } from '../../services/operations/text-rules';
 import { Notice } from '../notice';
 import { CodeSelect } from '../ui/code-select';
-
-export interface PendingOperation {
-  cod_op_service: string;
-  denumire: string;
-  trimiteri: number;
-  sugestie: Suggestion | null;
-}
-
-export interface SavedMapping {
-  cod_op_service: string;
-  cod_prestatie: string;
-  denumire_prestatie: string | null;
-}
-
-export interface SavedRule {
-  id: number;
-  pattern: string;
-  cod_prestatie: string;
-  priority: number;
-}
 
 export type EditorNotice = { kind: 'ok'; text: string } | { kind: 'error'; cod: 'CERERE_INVALIDA' | 'CONFLICT_STARE'; cauza: string };
 
@@ -29,16 +11,16 @@ const SUGGESTION_SOURCE: Record<Suggestion['sursa'], string> = { cod: 'codul est
 function PendingRow({ op, nomenclator, index }: { op: PendingOperation; nomenclator: ReadonlyMap<string, string>; index: number }) {
   return (
     <tr>
-      <td class="mono">{op.cod_op_service}</td>
+      <td class="mono">{op.codOpService}</td>
       <td>{op.denumire}</td>
-      <td>{op.trimiteri}</td>
+      <td>{op.submissions}</td>
       <td>
         <form hx-post="/mapari" hx-target="#mapari" hx-swap="outerHTML" class="inline">
-          <input type="hidden" name="cod_op_service" value={op.cod_op_service} />
-          <CodeSelect nomenclator={nomenclator} selected={op.sugestie?.cod_prestatie} id={`cod-${index}`} label={`Codul registrului pentru ${op.cod_op_service}`} />
+          <input type="hidden" name="cod_op_service" value={op.codOpService} />
+          <CodeSelect nomenclator={nomenclator} selected={op.suggestion?.cod_prestatie} id={`cod-${index}`} label={`Codul registrului pentru ${op.codOpService}`} />
           <button type="submit">Salvează</button>
         </form>
-        {op.sugestie ? <p class="muted small">Sugestie: {SUGGESTION_SOURCE[op.sugestie.sursa]}</p> : <p class="muted small">Fără sugestie: alegeți din listă.</p>}
+        {op.suggestion ? <p class="muted small">Sugestie: {SUGGESTION_SOURCE[op.suggestion.sursa]}</p> : <p class="muted small">Fără sugestie: alegeți din listă.</p>}
       </td>
     </tr>
   );
@@ -49,8 +31,14 @@ function PendingRow({ op, nomenclator, index }: { op: PendingOperation; nomencla
  * each holds and the preselected suggestion), saved one at a time or all suggested at once;
  * the saved mappings with delete; the text rules.
  */
-export function MappingEditor(props: { pending: PendingOperation[]; saved: SavedMapping[]; rules: SavedRule[]; nomenclator: ReadonlyMap<string, string>; notice?: EditorNotice }) {
-  const suggested = props.pending.filter((p) => p.sugestie);
+export function MappingEditor(props: {
+  pending: PendingOperation[];
+  saved: MappingRecord[];
+  rules: TextRuleRecord[];
+  nomenclator: ReadonlyMap<string, string>;
+  notice?: EditorNotice;
+}) {
+  const suggested = props.pending.filter((p) => p.suggestion);
   return (
     <section id="mapari">
       {props.notice ? <Notice {...props.notice} /> : null}
@@ -98,18 +86,18 @@ export function MappingEditor(props: { pending: PendingOperation[]; saved: Saved
           <tbody>
             {props.saved.map((m) => (
               <tr>
-                <td class="mono">{m.cod_op_service}</td>
+                <td class="mono">{m.codOpService}</td>
                 <td>
-                  <span class="mono">{m.cod_prestatie}</span> {m.denumire_prestatie ?? ''}
+                  <span class="mono">{m.codPrestatie}</span> {m.denumirePrestatie ?? ''}
                 </td>
                 <td>
                   <button
                     type="button"
                     class="danger"
-                    hx-post={`/mapari/${encodeURIComponent(m.cod_op_service)}/sterge`}
+                    hx-post={`/mapari/${encodeURIComponent(m.codOpService)}/sterge`}
                     hx-target="#mapari"
                     hx-swap="outerHTML"
-                    hx-confirm={`Ștergeți maparea ${m.cod_op_service} → ${m.cod_prestatie}? Trimiterile viitoare cu acest cod vor aștepta din nou o mapare.`}
+                    hx-confirm={`Ștergeți maparea ${m.codOpService} → ${m.codPrestatie}? Trimiterile viitoare cu acest cod vor aștepta din nou o mapare.`}
                   >
                     Șterge
                   </button>
@@ -136,7 +124,7 @@ export function MappingEditor(props: { pending: PendingOperation[]; saved: Saved
               <tr>
                 <td>{r.priority}</td>
                 <td>{r.pattern}</td>
-                <td class="mono">{r.cod_prestatie}</td>
+                <td class="mono">{r.codPrestatie}</td>
               </tr>
             ))}
           </tbody>

@@ -16,7 +16,7 @@ async function editor(c: Context<WebEnv>, ctx: AppContext, notice?: EditorNotice
     listTextRules({ ctx, accountId }),
     ctx.nomenclator.get(ctx.db),
   ]);
-  return <MappingEditor pending={pending.items} saved={saved.items} rules={rules.items} nomenclator={nomenclator} notice={notice} />;
+  return <MappingEditor pending={pending} saved={saved} rules={rules} nomenclator={nomenclator} notice={notice} />;
 }
 
 /** A service's refusal (an unknown code, a missing mapping) as the editor's notice. */
@@ -48,8 +48,8 @@ export function mapariRoutes(ctx: AppContext) {
     const form = MappingForm.safeParse(await c.req.parseBody());
     if (!form.success) return c.html(await editor(c, ctx, { kind: 'error', cod: 'CERERE_INVALIDA', cauza: 'Alegeți codul registrului pentru operație.' }), 422);
     try {
-      const { mapare, reclasificate } = await saveMapping({ ctx, accountId: c.get('actor').accountId, input: form.data, requestId: c.get('requestId') });
-      const text = `Maparea ${mapare.cod_op_service} → ${mapare.cod_prestatie} a fost salvată; ${requeuedText(reclasificate.queued, reclasificate.needs_mapping)}`;
+      const { mapping, reResolution } = await saveMapping({ ctx, accountId: c.get('actor').accountId, input: form.data, requestId: c.get('requestId') });
+      const text = `Maparea ${mapping.codOpService} → ${mapping.codPrestatie} a fost salvată; ${requeuedText(reResolution)}`;
       return c.html(await editor(c, ctx, { kind: 'ok', text }));
     } catch (error) {
       return c.html(await editor(c, ctx, refusal(error)), 422);
@@ -59,23 +59,22 @@ export function mapariRoutes(ctx: AppContext) {
   /** Every pending code with a suggestion, saved as suggested (one mapping at a time, each re-resolving). */
   app.post('/mapari/sugestii', async (c) => {
     const accountId = c.get('actor').accountId;
-    const { items } = await pendingOperations({ ctx, accountId });
     let saved = 0;
-    let queued = 0;
-    let held = 0;
-    for (const op of items) {
-      if (!op.sugestie) continue;
-      const { reclasificate } = await saveMapping({
+    const total = { queued: 0, needs_mapping: 0 };
+    for (const op of await pendingOperations({ ctx, accountId })) {
+      if (!op.suggestion) continue;
+      const { reResolution } = await saveMapping({
         ctx,
         accountId,
-        input: { cod_op_service: op.cod_op_service, cod_prestatie: op.sugestie.cod_prestatie },
+        input: { cod_op_service: op.codOpService, cod_prestatie: op.suggestion.cod_prestatie },
         requestId: c.get('requestId'),
       });
       saved += 1;
-      queued += reclasificate.queued;
-      held = reclasificate.needs_mapping;
+      total.queued += reResolution.queued;
+      // Still held after the last save: what no suggestion could release.
+      total.needs_mapping = reResolution.needs_mapping;
     }
-    const text = saved === 0 ? 'Nicio sugestie de salvat.' : `${saved} mapări salvate; ${requeuedText(queued, held)}`;
+    const text = saved === 0 ? 'Nicio sugestie de salvat.' : `${saved} mapări salvate; ${requeuedText(total)}`;
     return c.html(await editor(c, ctx, { kind: 'ok', text }));
   });
 
