@@ -11,7 +11,7 @@ import { loginRoutes } from './login/routes';
 import { mapariRoutes } from './mapari/routes';
 import { notice } from './notice';
 import { integrareRoutes } from './integrare';
-import { webHeaders } from './security';
+import { rejectUnstorableForm, webHeaders } from './security';
 import { signedIn } from './session';
 import { staticRoutes } from './static';
 
@@ -37,11 +37,15 @@ const MAX_FORM_BYTES = 64 * 1024;
  */
 export function webRoutes(ctx: AppContext) {
   const app = new Hono<WebEnv>();
+  const unstorable = rejectUnstorableForm((c) =>
+    c.html(notice({ kind: 'error', cod: 'CERERE_INVALIDA', cauza: 'Un câmp conține un caracter nepermis (NUL sau un surogat UTF-16 fără pereche).' }), 422),
+  );
   for (const path of WEB_PATHS) app.use(path, webHeaders);
-  for (const path of SIGNED_IN_PATHS) {
+  for (const path of [...SIGNED_IN_PATHS, '/login', '/logout']) {
     app.use(path, bodyLimit({ maxSize: MAX_FORM_BYTES, onError: (c) => c.html(notice({ kind: 'error', cod: 'PREA_MARE' }), 413) }));
-    app.use(path, signedIn(ctx));
+    app.use(path, unstorable);
   }
+  for (const path of SIGNED_IN_PATHS) app.use(path, signedIn(ctx));
   app.route('/', staticRoutes());
   app.route('/', loginRoutes(ctx));
   app.route('/', coadaRoutes(ctx));

@@ -6,30 +6,34 @@ import type { WebEnv } from './env';
 import { notice } from './notice';
 import { fromOwnSite, isUnsafeMethod, presentedToken, sameToken } from './security';
 
-/** Over HTTPS (directly, or behind a proxy the operator trusts) the cookie is `__Host-` and Secure. */
+/** Over HTTPS (directly, or behind a proxy the operator trusts) cookies are `__Host-` and Secure. */
 function secure(c: Context, ctx: AppContext): boolean {
   if (new URL(c.req.url).protocol === 'https:') return true;
   return ctx.config.GATEWAY_TRUST_PROXY && c.req.header('x-forwarded-proto') === 'https';
 }
 
-export function cookieName(c: Context, ctx: AppContext, base: string): string {
-  return secure(c, ctx) ? `__Host-${base}` : base;
+const cookieName = (c: Context, ctx: AppContext, base: string) => (secure(c, ctx) ? `__Host-${base}` : base);
+
+/** A dashboard cookie: HttpOnly, path / (which `__Host-` requires), Secure over HTTPS. */
+export function setWebCookie(c: Context, ctx: AppContext, base: string, value: string, sameSite: 'Lax' | 'Strict') {
+  setCookie(c, cookieName(c, ctx, base), value, { path: '/', httpOnly: true, sameSite, secure: secure(c, ctx) });
 }
 
-export const SESSION_COOKIE = 'gw_sesiune';
-
-export function setSessionCookie(c: Context, ctx: AppContext, token: string) {
-  setCookie(c, cookieName(c, ctx, SESSION_COOKIE), token, { path: '/', httpOnly: true, sameSite: 'Lax', secure: secure(c, ctx) });
+export function clearWebCookie(c: Context, ctx: AppContext, base: string) {
+  deleteCookie(c, cookieName(c, ctx, base), { path: '/', secure: secure(c, ctx) });
 }
 
-export function clearSessionCookie(c: Context, ctx: AppContext) {
-  deleteCookie(c, cookieName(c, ctx, SESSION_COOKIE), { path: '/', secure: secure(c, ctx) });
+/** A cookie's value, or undefined when absent or longer than any value we set. */
+export function readWebCookie(c: Context, ctx: AppContext, base: string): string | undefined {
+  const value = getCookie(c, cookieName(c, ctx, base));
+  return value && value.length <= 100 ? value : undefined;
 }
 
-export function sessionToken(c: Context, ctx: AppContext): string | undefined {
-  const token = getCookie(c, cookieName(c, ctx, SESSION_COOKIE));
-  return token && token.length <= 100 ? token : undefined;
-}
+const SESSION_COOKIE = 'gw_sesiune';
+
+export const setSessionCookie = (c: Context, ctx: AppContext, token: string) => setWebCookie(c, ctx, SESSION_COOKIE, token, 'Lax');
+export const clearSessionCookie = (c: Context, ctx: AppContext) => clearWebCookie(c, ctx, SESSION_COOKIE);
+export const sessionToken = (c: Context, ctx: AppContext) => readWebCookie(c, ctx, SESSION_COOKIE);
 
 /**
  * Every signed-in path: the session from the cookie (a page without one is sent to /login

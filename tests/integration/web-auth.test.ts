@@ -135,3 +135,25 @@ describe('CSRF and headers', () => {
     expect(missing.headers.get('content-type')).toMatch(/json/);
   });
 });
+
+describe('over HTTPS', () => {
+  it('cookies are __Host- prefixed, Secure, path /', async () => {
+    const form = await t.app.request('https://gateway.example/login', { headers: { Host: 'gateway.example' } });
+    const loginCookie = form.headers.getSetCookie()[0]!;
+    expect(loginCookie).toMatch(/^__Host-gw_autentificare=/);
+    expect(loginCookie).toMatch(/; Path=\/;/);
+    expect(loginCookie).toMatch(/Secure/);
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())![1]!;
+    const login = await t.app.request('https://gateway.example/login', {
+      method: 'POST',
+      headers: { Host: 'gateway.example', Origin: 'https://gateway.example', Cookie: loginCookie.split(';')[0]!, 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ _csrf: csrf, email: user.email, parola: PASSWORD }).toString(),
+    });
+    expect(login.status).toBe(303);
+    const session = login.headers.getSetCookie().find((c) => c.startsWith('__Host-gw_sesiune='))!;
+    expect(session).toMatch(/; Path=\/;/);
+    expect(session).toMatch(/Secure/);
+    expect(session).toMatch(/HttpOnly/);
+    expect(session).toMatch(/SameSite=Lax/);
+  });
+});

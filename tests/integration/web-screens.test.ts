@@ -204,3 +204,36 @@ describe('inline correction of a needs_data submission', () => {
     expect((await b.post(`/trimitere/${id}/corecteaza`, { ...form, _csrf: 'x' })).status).toBe(403);
   });
 });
+
+describe('hostile and malformed form input', () => {
+  // (A lone surrogate cannot reach a form body: UTF-8 encoding turns it into U+FFFD.)
+  it('a NUL in any form field is a 422 notice, nothing stored, the server fine', async () => {
+    const id = await submit(key, { vin: 'SHORTNUL' });
+    for (const [path, form] of [
+      ['/mapari', { cod_op_service: 'A\u0000B', cod_prestatie: 'OE-3' }],
+      [`/trimitere/${id}/corecteaza`, { vin: 'WDB1234561A654321', nrInm: 'B\u0000X', dataPrestatie: '2025-03-14', odometruInitial: '', odometruFinal: '1000' }],
+      [`/trimitere/${id}/mapeaza`, { cod_op_service: 'UL\u0000', cod_prestatie: 'OE-3' }],
+      ['/cont/creds', { username: 'a\u0000', password: 'b' }],
+    ] as const) {
+      const res = await b.post(path, form);
+      expect(res.status, path).toBe(422);
+      expect(await res.text(), path).toContain('caracter nepermis');
+    }
+    const login = await browser(t).login('x\u0000@y.ro');
+    expect(login.status).toBe(422);
+    expect((await t.ctx.sql`SELECT status FROM submissions WHERE id = ${id}`)[0]?.status).toBe('needs_data');
+    expect((await b.get('/')).status).toBe(200);
+  });
+
+  it('an oversized form is a 413 notice; a field of the wrong type (a file) is a 422', async () => {
+    const big = await b.post('/mapari', { cod_op_service: 'x'.repeat(70 * 1024), cod_prestatie: 'OE-3' });
+    expect(big.status).toBe(413);
+    const form = new FormData();
+    form.set('_csrf', b.csrf()!);
+    form.set('cod_op_service', new File(['x'], 'x.txt'));
+    form.set('cod_prestatie', 'OE-3');
+    const cookie = [...b.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    const res = await t.app.request('http://localhost/mapari', { method: 'POST', body: form, headers: { Cookie: cookie, Host: 'localhost', Origin: 'http://localhost' } });
+    expect(res.status).toBe(422);
+  });
+});

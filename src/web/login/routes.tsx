@@ -1,7 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { Hono, type Context } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
-import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { z } from 'zod';
 import type { AppContext } from '../../context';
 import { sha256Hex } from '../../crypto/hash';
@@ -11,7 +9,7 @@ import { createWindowCounter } from '../../http/rate-limit';
 import { checkCredentials, closeSession, findSession, openSession } from '../../services/users/sessions';
 import type { WebEnv } from '../env';
 import { fromOwnSite, sameToken } from '../security';
-import { clearSessionCookie, cookieName, sessionToken, setSessionCookie, signedIn } from '../session';
+import { clearSessionCookie, clearWebCookie, readWebCookie, sessionToken, setSessionCookie, setWebCookie, signedIn } from '../session';
 import { LoginPage } from './page';
 
 export const LoginForm = z.object({
@@ -37,7 +35,7 @@ export function loginRoutes(ctx: AppContext) {
 
   const page = (c: Context, status: 200 | 401 | 403 | 422 | 429 = 200, props: { email?: string; error?: { cod: ErrorCode; cauza?: string } } = {}) => {
     const csrfToken = randomBytes(24).toString('base64url');
-    setCookie(c, cookieName(c, ctx, LOGIN_COOKIE), csrfToken, { path: '/login', httpOnly: true, sameSite: 'Strict', secure: cookieName(c, ctx, '').startsWith('__Host-') });
+    setWebCookie(c, ctx, LOGIN_COOKIE, csrfToken, 'Strict');
     return c.html(<LoginPage csrfToken={csrfToken} {...props} />, status);
   };
 
@@ -47,11 +45,11 @@ export function loginRoutes(ctx: AppContext) {
     return page(c);
   });
 
-  app.post('/login', bodyLimit({ maxSize: 16 * 1024, onError: (c) => page(c, 422, { error: { cod: 'PREA_MARE' } }) }), async (c) => {
+  app.post('/login', async (c) => {
     const parsed = LoginForm.safeParse(await c.req.parseBody());
     if (!parsed.success) return page(c, 422, { error: { cod: 'CERERE_INVALIDA', cauza: 'Completați e-mailul și parola.' } });
     const { email, parola, _csrf } = parsed.data;
-    if (!fromOwnSite(c) || !sameToken(_csrf, getCookie(c, cookieName(c, ctx, LOGIN_COOKIE)) ?? '')) {
+    if (!fromOwnSite(c) || !sameToken(_csrf, readWebCookie(c, ctx, LOGIN_COOKIE) ?? '')) {
       return page(c, 403, { email, error: { cod: 'NEAUTORIZAT_CSRF' } });
     }
     const address = clientAddress(c, ctx.config.GATEWAY_TRUST_PROXY);
@@ -72,7 +70,7 @@ export function loginRoutes(ctx: AppContext) {
     perAddress.release(address);
     perEmail.release(emailKey);
     const session = await openSession(ctx, user, sessionToken(c, ctx));
-    deleteCookie(c, cookieName(c, ctx, LOGIN_COOKIE), { path: '/login' });
+    clearWebCookie(c, ctx, LOGIN_COOKIE);
     setSessionCookie(c, ctx, session.token);
     ctx.journal.write({ event: 'web_autentificare', requestId: c.get('requestId'), accountId: user.accountId, data: { user_id: user.userId } });
     return c.redirect('/', 303);
