@@ -1,11 +1,10 @@
 import { mkdirSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { serve, type ServerType } from '@hono/node-server';
 import type { Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { launchChromium } from '../helpers/chromium';
+import { serveOnLoopback } from '../helpers/serve';
 import { makeSubmission } from '../helpers/factories';
 import { FAST_SCRYPT, makeUser, PASSWORD } from '../helpers/web';
 
@@ -13,7 +12,7 @@ import { FAST_SCRYPT, makeUser, PASSWORD } from '../helpers/web';
 // panel and its actions, filters in the URL, sign-out. Set E2E_SCREENSHOTS=<dir> to keep a
 // screenshot of each screen.
 let t: TestApp;
-let server: ServerType;
+let server: Awaited<ReturnType<typeof serveOnLoopback>>;
 let base: string;
 let browser: Awaited<ReturnType<typeof launchChromium>>;
 let user: { email: string };
@@ -47,15 +46,14 @@ beforeAll(async () => {
   const other = await t.createAccount('Alt service');
   await t.call('POST', '/v1/prezentari', { key: await t.createKey(other), body: makeSubmission({ nrInm: 'TM99ZZZ' }) });
 
-  server = serve({ fetch: t.app.fetch, port: 0, hostname: '127.0.0.1' });
-  await new Promise((resolve) => server.once('listening', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server = await serveOnLoopback(t.app.fetch);
+  base = server.base;
   browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {
   await browser?.close();
-  await new Promise((resolve) => server?.close(resolve));
+  await server?.close();
   await t?.close();
 });
 

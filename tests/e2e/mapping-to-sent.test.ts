@@ -1,8 +1,7 @@
-import type { AddressInfo } from 'node:net';
-import { serve, type ServerType } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app';
 import { launchChromium } from '../helpers/chromium';
+import { serveOnLoopback } from '../helpers/serve';
 import { PASSWORD } from '../helpers/web';
 import { startWorkerHarness, type WorkerHarness } from '../helpers/worker';
 import { createUser } from '../../src/services/users/users';
@@ -10,7 +9,7 @@ import { createUser } from '../../src/services/users/users';
 // A held submission mapped from the detail panel in Chromium, then delivered by a real
 // worker to the simulated registry: the list shows it sent.
 let h: WorkerHarness;
-let server: ServerType;
+let server: Awaited<ReturnType<typeof serveOnLoopback>>;
 let base: string;
 let browser: Awaited<ReturnType<typeof launchChromium>>;
 let submissionId: number;
@@ -22,15 +21,14 @@ beforeAll(async () => {
   await createUser(h.app.db, { accountId, email, password: PASSWORD, admin: false, scryptN: 1024 });
   ({ id: submissionId } = await h.submit(accountId, { prestatii: [{ cod_op_service: 'SCHIMB-ULEI-MOTOR', denumire: 'Schimb ulei motor' }], on_unmapped_error: false }));
   await h.start();
-  server = serve({ fetch: createApp(h.app).fetch, port: 0, hostname: '127.0.0.1' });
-  await new Promise((resolve) => server.once('listening', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server = await serveOnLoopback(createApp(h.app).fetch);
+  base = server.base;
   browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {
   await browser?.close();
-  await new Promise((resolve) => server?.close(resolve));
+  await server?.close();
   await h?.close();
 });
 

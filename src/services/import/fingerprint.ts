@@ -70,7 +70,6 @@ export function staleScope(stored: Fingerprint | null, current: Fingerprint): St
   const textRules = stored.textRules !== current.textRules;
   // Only the bound "not after today" reads the date: a row dated after the earlier day may
   // pass or fail it differently now (the clock can also go back).
-  // biome-ignore lint/complexity/useMathMinMax: the days are YYYY-MM-DD strings, compared as text
   const datedAfter = stored.today !== current.today ? (stored.today < current.today ? stored.today : current.today) : null;
   return codes.length > 0 || textRules || datedAfter !== null ? { kind: 'some', codes, textRules, datedAfter } : { kind: 'none' };
 }

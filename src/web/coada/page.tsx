@@ -3,6 +3,7 @@ import type { SessionUser } from '../../services/users/sessions';
 import type { SubmissionPage } from '../../services/submissions/read';
 import { Layout } from '../layout';
 import { Notice } from '../notice';
+import { DateRange } from '../ui/date-range';
 import { showInstant } from '../ui/format';
 import { CoadaSection, ViewField } from './list';
 import type { CoadaQuery } from './query';
@@ -16,14 +17,7 @@ function Filters({ q }: { q: CoadaQuery }) {
         Nr. înmatriculare sau VIN
         <input type="search" name="cauta" value={q.cauta ?? ''} maxlength={40} placeholder="ex. B123ABC" />
       </label>
-      <label>
-        De la
-        <input type="date" name="de_la" value={q.de_la ?? ''} />
-      </label>
-      <label>
-        Până la
-        <input type="date" name="pana_la" value={q.pana_la ?? ''} />
-      </label>
+      <DateRange from={q.de_la} to={q.pana_la} />
       <button type="submit">Caută</button>
       <a href="/">Șterge filtrele</a>
     </form>

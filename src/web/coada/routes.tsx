@@ -29,6 +29,16 @@ async function mappingFor(ctx: AppContext, accountId: number, record: Submission
   return { codes: pending.filter((op) => record.nemapate.includes(op.codOpService)), nomenclator };
 }
 
+/** Runs a panel action; the 409 it may be refused with is shown in the panel, as a notice. */
+async function orConflictNotice(c: Context<WebEnv>, ctx: AppContext, id: number, action: () => Promise<Response>): Promise<Response> {
+  try {
+    return await action();
+  } catch (error) {
+    if (error instanceof AppError && error.status === 409) return panel(c, ctx, id, { kind: 'error', cod: 'CONFLICT_STARE', cauza: error.cauza }, 409);
+    throw error;
+  }
+}
+
 async function panel(c: Context<WebEnv>, ctx: AppContext, id: number, notice?: PanelNotice, status: 200 | 409 | 422 = 200) {
   const accountId = c.get('actor').accountId;
   const record = await getSubmission({ ctx, accountId, id });
@@ -84,14 +94,11 @@ export function coadaRoutes(ctx: AppContext) {
 
   app.post('/trimitere/:id/sterge', async (c) => {
     const id = idParam(c.req.param('id'));
-    try {
+    return orConflictNotice(c, ctx, id, async () => {
       await deleteSubmission({ ctx, accountId: c.get('actor').accountId, id, requestId: c.get('requestId') });
-    } catch (error) {
-      if (error instanceof AppError && error.status === 409) return panel(c, ctx, id, { kind: 'error', cod: 'CONFLICT_STARE', cauza: error.cauza }, 409);
-      throw error;
-    }
-    c.header('HX-Trigger', 'coada:schimbata');
-    return c.html(<DeletedPanel id={id} />);
+      c.header('HX-Trigger', 'coada:schimbata');
+      return c.html(<DeletedPanel id={id} />);
+    });
   });
 
   /** Maps one of the codes the submission waits for: a mapping of the account, so every held submission with it is re-resolved. */
@@ -125,7 +132,7 @@ export function coadaRoutes(ctx: AppContext) {
     await getSubmission({ ctx, accountId, id });
     const form = CorrectionInput.safeParse(await c.req.parseBody());
     if (!form.success) return panel(c, ctx, id, { kind: 'error', cod: 'CERERE_INVALIDA', cauza: 'Completați VIN-ul, numărul, data și odometrul final.' }, 422);
-    try {
+    return orConflictNotice(c, ctx, id, async () => {
       const { status } = await correctSubmission({ ctx, accountId, id, changes: form.data, requestId: c.get('requestId') });
       c.header('HX-Trigger', 'coada:schimbata');
       const notice: PanelNotice =
@@ -133,22 +140,16 @@ export function coadaRoutes(ctx: AppContext) {
           ? { kind: 'error', cod: 'CERERE_INVALIDA', cauza: 'Datele au fost salvate, dar mai sunt de corectat (vedeți mai jos).' }
           : { kind: 'ok', text: status === 'queued' ? 'Datele sunt corecte: trimiterea a intrat în coadă.' : 'Datele sunt corecte; trimiterea așteaptă maparea unui cod.' };
       return panel(c, ctx, id, notice);
-    } catch (error) {
-      if (error instanceof AppError && error.status === 409) return panel(c, ctx, id, { kind: 'error', cod: 'CONFLICT_STARE', cauza: error.cauza }, 409);
-      throw error;
-    }
+    });
   });
 
   app.post('/trimitere/:id/repune', async (c) => {
     const id = idParam(c.req.param('id'));
-    try {
+    return orConflictNotice(c, ctx, id, async () => {
       await requeueSubmission({ ctx, accountId: c.get('actor').accountId, id, requestId: c.get('requestId') });
-    } catch (error) {
-      if (error instanceof AppError && error.status === 409) return panel(c, ctx, id, { kind: 'error', cod: 'CONFLICT_STARE', cauza: error.cauza }, 409);
-      throw error;
-    }
-    c.header('HX-Trigger', 'coada:schimbata');
-    return panel(c, ctx, id, { kind: 'ok', text: 'Trimiterea a fost repusă în coadă; lucrătorul o va trimite în curând.' });
+      c.header('HX-Trigger', 'coada:schimbata');
+      return panel(c, ctx, id, { kind: 'ok', text: 'Trimiterea a fost repusă în coadă; lucrătorul o va trimite în curând.' });
+    });
   });
 
   return app;

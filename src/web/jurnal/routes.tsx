@@ -4,6 +4,7 @@ import { listJournal } from '../../services/journal/list';
 import type { WebEnv } from '../env';
 import { Layout } from '../layout';
 import { Notice } from '../notice';
+import { DateRange } from '../ui/date-range';
 import { JournalSection } from './list';
 import { JurnalQuery } from './query';
 
@@ -27,14 +28,7 @@ function Filters({ q }: { q: JurnalQuery }) {
           ))}
         </select>
       </label>
-      <label>
-        De la
-        <input type="date" name="de_la" value={q.de_la ?? ''} />
-      </label>
-      <label>
-        Până la
-        <input type="date" name="pana_la" value={q.pana_la ?? ''} />
-      </label>
+      <DateRange from={q.de_la} to={q.pana_la} />
       <label>
         Cererea (request id)
         <input name="cerere" value={q.cerere ?? ''} maxlength={64} />
