@@ -32,6 +32,24 @@
     if (etag) ctx.request.headers['If-None-Match'] = etag;
   });
 
+  // A slow list: a filter, a chip or a page link dims the list and marks it busy until its
+  // answer is in (a poll does not: it changes nothing the reader asked for).
+  const list = () => document.getElementById('coada');
+  document.addEventListener('htmx:before:request', (event) => {
+    const { ctx } = event.detail;
+    if (ctx.target?.id === 'coada' && !isPoll(ctx.sourceElement)) {
+      ctx.target.classList.add('loading');
+      ctx.target.setAttribute('aria-busy', 'true');
+    }
+  });
+  document.addEventListener('htmx:finally:request', () => {
+    const l = list();
+    if (l?.classList.contains('loading')) {
+      l.classList.remove('loading');
+      l.removeAttribute('aria-busy');
+    }
+  });
+
   document.addEventListener('htmx:after:request', (event) => {
     const { ctx } = event.detail;
     const { status, headers } = ctx.response ?? {};

@@ -117,8 +117,11 @@ describe('the dashboard in Chromium', () => {
     const before = polls.length;
     await page.clock.runFor(16_000);
     expect(polls.length).toBe(before);
+    expect(await page.evaluate('document.activeElement?.id')).toBe('panou-titlu');
     await page.keyboard.press('Escape');
     await expect.poll(() => page.locator('#panou .panel').count()).toBe(0);
+    // Back on the row the panel was opened from.
+    expect(await page.evaluate('document.activeElement?.closest("tr")?.id')).toBe(`t-${ids.data}`);
 
     // A hidden page does not poll either.
     await setHidden(page, true);
@@ -147,10 +150,18 @@ describe('the dashboard in Chromium', () => {
     // A search by plate, kept in the URL; it survives a reload.
     await page.click('#coada .chips a:has-text("Toate")');
     await expect.poll(() => page.url()).toContain('vedere=toate');
+    // A slow answer: the list is marked busy until it is in.
+    await page.route('**/_fragments/coada?*cauta=*', async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 800));
+      await route.continue();
+    });
     await page.fill('input[name=cauta]', 'b 100-aaa');
     await page.click('#filtre button[type=submit]');
+    await expect.poll(() => page.locator('#coada').getAttribute('aria-busy')).toBe('true');
     await expect.poll(() => page.url()).toContain('cauta=b+100-aaa');
     await expect.poll(() => rows.count()).toBe(1);
+    expect(await page.locator('#coada').getAttribute('aria-busy')).toBeNull();
+    await page.unrouteAll();
     await page.reload();
     await expect.poll(() => rows.count()).toBe(1);
     expect(await rows.first().textContent()).toContain('B100AAA');
