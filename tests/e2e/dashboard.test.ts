@@ -1,9 +1,7 @@
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { launchChromium } from '../helpers/chromium';
+import { launchChromium, shot } from '../helpers/chromium';
 import { serveOnLoopback } from '../helpers/serve';
 import { makeSubmission } from '../helpers/factories';
 import { FAST_SCRYPT, makeUser, PASSWORD } from '../helpers/web';
@@ -18,13 +16,6 @@ let browser: Awaited<ReturnType<typeof launchChromium>>;
 let user: { email: string };
 let key: string;
 const ids: Record<string, number> = {};
-const shots = process.env.E2E_SCREENSHOTS;
-
-async function shot(page: Page, name: string) {
-  if (!shots) return;
-  mkdirSync(shots, { recursive: true });
-  await page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
-}
 
 /** Headless tabs always report visible: the hidden state is stubbed, as a background tab would set it. */
 const setHidden = (page: Page, hidden: boolean) =>

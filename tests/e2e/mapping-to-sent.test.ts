@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app';
-import { launchChromium } from '../helpers/chromium';
+import { launchChromium, shot } from '../helpers/chromium';
 import { serveOnLoopback } from '../helpers/serve';
 import { PASSWORD } from '../helpers/web';
 import { startWorkerHarness, type WorkerHarness } from '../helpers/worker';
@@ -41,13 +41,22 @@ describe('mapping a held submission until it is sent', () => {
     await page.click('button[type=submit]');
     await page.waitForURL(`${base}/`);
 
+    // The mapping editor lists the code, with its suggestion preselected.
+    await page.click('.top nav a:has-text("Mapări")');
+    await page.waitForSelector('#mapari tbody tr');
+    expect(await page.locator('#mapari tbody tr').first().textContent()).toContain('SCHIMB-ULEI-MOTOR');
+    await shot(page, '11-mapari-de-mapat');
+    await page.click('.top nav a:has-text("Trimiteri")');
+
     await page.click(`#t-${submissionId} button`);
     await page.waitForSelector('#panou form.map');
+    await shot(page, '12-panou-mapare');
     // The suggestion is preselected; choose the registry's periodic service explicitly.
     await page.selectOption('#panou select[name=cod_prestatie]', 'OE-3');
     await page.click('#panou button:has-text("Salvează maparea")');
     await page.waitForSelector('#panou .notice.ok');
     expect(await page.locator('#panou .notice.ok').textContent()).toContain('o trimitere a fost repusă în coadă');
+    await shot(page, '13-panou-mapat');
     await page.keyboard.press('Escape');
 
     await h.waitForStatus(submissionId, 'sent', 20_000);

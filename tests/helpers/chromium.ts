@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
@@ -38,4 +38,12 @@ export async function launchChromium(extraArgs: string[] = []): Promise<{ contex
       rmSync(profile, { recursive: true, force: true });
     },
   };
+}
+
+/** With E2E_SCREENSHOTS=<dir>, a full-page screenshot of the screen as it is, to look at. */
+export async function shot(page: Page, name: string) {
+  const dir = process.env.E2E_SCREENSHOTS;
+  if (!dir) return;
+  mkdirSync(dir, { recursive: true });
+  await page.screenshot({ path: join(dir, `${name}.png`), fullPage: true });
 }
