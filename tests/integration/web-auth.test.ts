@@ -157,3 +157,43 @@ describe('over HTTPS', () => {
     expect(session).toMatch(/SameSite=Lax/);
   });
 });
+
+describe('every screen and form', () => {
+  const pages = ['/', '/mapari', '/jurnal', '/cont', '/integrare', '/_fragments/coada', '/_fragments/mapari', '/_fragments/trimitere/1'];
+  const forms = [
+    '/mapari',
+    '/mapari/sugestii',
+    '/mapari/X/sterge',
+    '/trimitere/1/sterge',
+    '/trimitere/1/repune',
+    '/trimitere/1/mapeaza',
+    '/trimitere/1/corecteaza',
+    '/cont/creds',
+    '/cont/creds/sterge',
+    '/logout',
+  ];
+
+  it('signed out: pages redirect to /login, htmx is told to, and no form changes anything', async () => {
+    const stranger = browser(t);
+    for (const path of pages) {
+      const page = await stranger.get(path);
+      expect(page.status, path).toBe(303);
+      expect(page.headers.get('location'), path).toBe('/login');
+      expect((await stranger.get(path, { 'HX-Request': 'true' })).headers.get('hx-redirect'), path).toBe('/login');
+    }
+    for (const path of forms) expect((await stranger.post(path, { cod_op_service: 'X', cod_prestatie: 'OE-3' })).status, path).toBe(303);
+  });
+
+  it('signed in: every form refuses a request without the CSRF token, or from another site, with 403', async () => {
+    const b = browser(t);
+    await b.login(user.email);
+    await b.get('/');
+    for (const path of forms) {
+      expect((await b.post(path, { _csrf: '' })).status, path).toBe(403);
+      expect((await b.htmx('POST', path, { 'X-CSRF-Token': 'nu-e-al-sesiunii' })).status, path).toBe(403);
+      expect((await b.htmx('POST', path, { Origin: 'https://alt-site.example' })).status, path).toBe(403);
+    }
+    // And the session still works afterwards.
+    expect((await b.get('/')).status).toBe(200);
+  });
+});

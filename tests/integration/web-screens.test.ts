@@ -100,6 +100,8 @@ describe('detail panel and its actions', () => {
     expect((await b.htmx('POST', `/trimitere/${foreign}/sterge`)).status).toBe(404);
     expect((await b.htmx('POST', `/trimitere/${foreign}/repune`)).status).toBe(404);
     expect((await b.post(`/trimitere/${foreign}/mapeaza`, { cod_op_service: 'X', cod_prestatie: 'OE-3' })).status).toBe(404);
+    const correction = { vin: 'WDB1234561A654321', nrInm: 'B1X', dataPrestatie: '2025-03-14', odometruInitial: '', odometruFinal: '1' };
+    expect((await b.post(`/trimitere/${foreign}/corecteaza`, correction)).status).toBe(404);
     expect((await t.ctx.sql`SELECT count(*)::int AS n FROM submissions WHERE id = ${foreign}`)[0]?.n).toBe(1);
   });
 
