@@ -21,6 +21,8 @@ export const importBatches = pgTable(
     derivedFp: jsonb('derived_fp'),
     // The batch's key for import_rows.vin_hmac, encrypted with the service key.
     vinKeyEnc: text('vin_key_enc'),
+    // Why a staging in the background failed (status 'failed'): { status, cod, cauza }.
+    error: jsonb('error'),
   },
   (t) => [index('import_batches_account_idx').on(t.accountId), index('import_batches_purge_idx').on(t.purgeAfter)],
 );

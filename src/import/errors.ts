@@ -1,7 +1,10 @@
 import type { ErrorCode } from '../errors';
 
-/** 409 for a batch that moved on, 413 for limits, 415 for a wrong file type, 422 for a file that cannot be read. */
-export type ImportStatus = 409 | 413 | 415 | 422;
+/**
+ * 409 for a batch that moved on (or is not staged yet), 413 for limits, 415 for a wrong file
+ * type, 422 for a file that cannot be read, 503 for an upload the server stopped.
+ */
+export type ImportStatus = 409 | 413 | 415 | 422 | 503;
 
 /**
  * A file or an import request that cannot be taken, with the status and catalog code the
