@@ -4,7 +4,6 @@ import { parseConfig } from '../../src/config';
 import { createContext } from '../../src/runtime';
 import { failInterruptedStagings } from '../../src/services/import/staging-failure';
 import { createImportStagings, LEASE_SPACE, type ImportStagings } from '../../src/services/import/stagings';
-import { STAGING_CHUNK_ROWS } from '../../src/services/import/upload';
 import { json, startTestApp, TEST_SECRET, type TestApp } from '../helpers/app';
 import { csvFile, HEADER, upload, workbookParts, xlsxFile, zipFile, type Grid } from '../helpers/import-files';
 import { preview, serial, settled, type Preview } from '../helpers/import-flow';
@@ -14,7 +13,7 @@ import { preview, serial, settled, type Preview } from '../helpers/import-flow';
 // or not at all.
 
 const FIRST_ROWS = 50;
-const MAX_ROWS = STAGING_CHUNK_ROWS + 2_000;
+const MAX_ROWS = 8_000;
 let t: TestApp;
 let key: string;
 let otherKey: string;
@@ -154,6 +153,34 @@ describe('while a file is staging', () => {
     release();
     expect(await settled(t, key, id)).toMatchObject({ status: 'staged', row_count: 300 });
     expect((await t.call('POST', `/v1/import/${id}/rand/1/editeaza`, { key, body: { odometruFinal: 5 } })).status).toBe(200);
+  });
+
+  it('tells how far it got (rows_staged) while the preview shows the first part, without waiting for the staging', async () => {
+    const release = holdStagings();
+    const many = Array.from({ length: 6_000 }, (_, i) => [VIN(10_000 + i), 'B1ABC', '14.03.2025', null, 1000 + i, 'REV', 'Revizie']);
+    const id = (await uploaded(csvFile([HEADER, ...many]), 'mare.csv')).batch_id as number;
+    // The staging's last step rewrites block 0 (rows 1-256, of which the first part wrote 50):
+    // held here, the staging cannot end, while every row before it is read and counted.
+    const holder = await t.ctx.sql.reserve();
+    try {
+      await holder`BEGIN`;
+      await holder`SELECT 1 FROM import_row_blocks WHERE batch_id = ${id} AND block_no = 0 FOR UPDATE`;
+      release();
+      for (const waiting = Date.now(); ; await new Promise((r) => setTimeout(r, 20))) {
+        const batch = await json(await t.call('GET', `/v1/import/${id}`, { key }));
+        expect(batch.status).toBe('staging');
+        if (batch.rows_staged === 5_000) break;
+        expect(Date.now() - waiting, 'rows_staged 5000').toBeLessThan(10_000);
+      }
+      const started = performance.now();
+      const p = await preview(t, key, id, '?page_size=10');
+      expect(performance.now() - started).toBeLessThan(1_000);
+      expect(p).toMatchObject({ status: 'staging', rows_staged: 5_000, total_rows: FIRST_ROWS, counts: { ok: FIRST_ROWS } });
+    } finally {
+      await holder`ROLLBACK`;
+      holder.release();
+    }
+    expect(await settled(t, key, id)).toMatchObject({ status: 'staged', row_count: 6_000 });
   });
 
   it("another account's staging batch answers the same 404 as a missing one, on every route", async () => {

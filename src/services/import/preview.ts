@@ -50,8 +50,9 @@ export interface PreviewQuery {
  * Counts, `rows_hash` and the operations to map cover the whole batch, from the derived
  * columns; `rows` is one page (optionally of one state). `n_to_commit` and `rows_hash` are
  * what a commit must confirm. One transaction, so the page and the counts agree. A batch
- * still `staging` shows the rows staged so far (with `rows_staged`), a `failed` one none
- * (with its `error`): their derived columns are left as staging wrote them.
+ * still `staging` shows its first part, committed before the upload answered (`rows_staged`
+ * tells how far the rest got), a `failed` one no rows and its `error`; neither is derived
+ * again here (stagingDerivation).
  */
 export async function previewImportBatch({ ctx, accountId, batchId, query }: { ctx: AppContext; accountId: number; batchId: number; query: PreviewQuery }) {
   return withTransaction(ctx, undefined, async (tx) => {

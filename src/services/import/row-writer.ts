@@ -70,27 +70,29 @@ export interface Staging {
   blocks: BlockSealer;
 }
 
-// A background staging lets requests in this often (rows), so a preview does not wait for it.
-const TURN_EVERY = 256;
+// A background staging lets requests in this often (rows), so a preview does not wait for it,
+// and tells its progress this often.
+const TURN_EVERY = 64;
+const PROGRESS_EVERY = 5_000;
 
 export interface StageOptions {
   /** The server is stopping: the staging ends between two rows, its batch failed. */
   signal?: AbortSignal;
-  /** Staging beside requests: give them a turn now and then. */
-  background?: boolean;
+  /** Staging beside requests: they get a turn now and then, and `progress` hears how far it got. */
+  background?: { progress(staged: number): void };
 }
 
 export const interrupted = (cauza: string) => new ImportError(503, 'IMPORT_INTRERUPT', cauza);
 
 /**
- * Stages the walk's next rows in `exec`'s transaction until `until` rows are staged or the
- * file ends. Rows go from the reader straight into a COPY, so parsing overlaps with Postgres
+ * Stages the walk's next rows in `exec`'s transaction until `until` rows are staged (all
+ * when none is given) or the file ends. Rows go from the reader straight into a COPY, so parsing overlaps with Postgres
  * writing; each is classified in the same pass, while its plaintext is at hand, and its
  * non-personal facts (facts.ts) are stored in its row: the preview never decrypts the batch.
  * Then the raw cells, sealed in blocks (raw-blocks.ts), and the readings and sent submissions
  * of these rows' VINs (one query each for the rows of this call).
  */
-export async function stageRows(exec: Executor, staging: Staging, walk: FileWalk, until: number, options: StageOptions = {}): Promise<void> {
+export async function stageRows(exec: Executor, staging: Staging, walk: FileWalk, until = Infinity, options: StageOptions = {}): Promise<void> {
   const { batchId, vinHmac } = staging;
   const purgeAfter = staging.purgeAfter.toISOString();
   const copy = copyWriter(await copyConnection(exec).unsafe(`COPY import_rows (batch_id, row_index, sheet, purge_after, ${FACT_COLUMNS.join(', ')}) FROM STDIN`).writable());
@@ -111,7 +113,10 @@ export async function stageRows(exec: Executor, staging: Staging, walk: FileWalk
       const derived = classifyCells(row.cells, {}, staging.setting, staging.resolution, staging.now);
       if (derived.verdict.content.vin) vins.add(derived.verdict.content.vin);
       await copy.line(`${batchId}\t${rowIndex}\t${sheet.text}\t${purgeAfter}\t${copyFields(rowFacts(rowIndex, derived, vinHmac))}\n`);
-      if (options.background && rowIndex % TURN_EVERY === 0) await nextTurn();
+      if (options.background) {
+        if (rowIndex % PROGRESS_EVERY === 0) options.background.progress(rowIndex);
+        if (rowIndex % TURN_EVERY === 0) await nextTurn();
+      }
     }
   } catch (error) {
     copy.destroy();

@@ -18,14 +18,11 @@ import { failStaging } from './staging-failure';
 import { acquireLease, type StagingLease } from './stagings';
 import { batchView } from './view';
 
-/** Rows a staging past the first part writes per transaction: what a preview sees grow at a time. */
-export const STAGING_CHUNK_ROWS = 10_000;
-
 /**
- * The batch's row as staging leaves it after each transaction: rows staged so far and the
- * sheets read so far; when the file is done, `staged` with what the rows were derived against
- * (fingerprint.ts). Only a batch still `staging` is written: one failed meanwhile (a server
- * start that took it for abandoned) ends this staging.
+ * The batch's row as a staging transaction leaves it: rows staged and sheets read so far, and
+ * when the file is done, `staged` with what the rows were derived against (fingerprint.ts).
+ * Only a batch still `staging` is written: one failed meanwhile (by a server start that took
+ * it for abandoned) ends this staging.
  */
 async function recordProgress(exec: Executor, staging: Staging, summaries: readonly SheetSummary[], complete: boolean): Promise<void> {
   const progress = { rowCount: staging.staged, sheets: summaries };
@@ -93,24 +90,49 @@ async function stageFirstPart(ctx: AppContext, accountId: number, filename: stri
 }
 
 /**
- * The rows after the first part, STAGING_CHUNK_ROWS per transaction, each committed with the
- * batch's progress; the last one makes the batch `staged`. Any failure (the file, the row
- * limit, the database, the server stopping) fails the batch and removes its rows
- * (staging-failure.ts), then rejects.
+ * How far the rest of a file got, for GET /v1/import/{id} and the preview (`rows_staged`),
+ * which cannot see into its transaction: written beside it, on the pool, one write at a time
+ * and never waited for (a preview holding the batch row delays a write, not the staging).
+ */
+function progressWriter(ctx: AppContext, batchId: number) {
+  let writing: Promise<void> | null = null;
+  return {
+    report(staged: number) {
+      writing ??= ctx.db
+        .update(importBatches)
+        .set({ rowCount: staged })
+        .where(and(eq(importBatches.id, batchId), eq(importBatches.status, 'staging')))
+        .then(
+          () => undefined,
+          () => undefined, // progress only: the staging goes on
+        )
+        .finally(() => (writing = null));
+    },
+    settled: async () => {
+      await writing;
+    },
+  };
+}
+
+/**
+ * The rows after the first part, in one transaction of their own: COPY and the end of it
+ * cost as when the upload staged everything (a transaction per slice of rows waited for
+ * Postgres at each), and the preview shows the first part until the batch is `staged`. Any
+ * failure (the file, the row limit, the database, the server stopping) rolls it back, fails
+ * the batch and removes its first rows (staging-failure.ts), then rejects.
  */
 async function stageRest(ctx: AppContext, staging: Staging, walk: FileWalk, lease: StagingLease, signal: AbortSignal, requestId: string | null): Promise<void> {
   const started = performance.now();
+  const progress = progressWriter(ctx, staging.batchId);
   try {
-    for (let more = true; more; ) {
-      more = await ctx.db.transaction(async (exec) => {
-        await stageRows(exec, staging, walk, staging.staged + STAGING_CHUNK_ROWS, { signal, background: true });
-        const left = await walk.more();
-        await recordProgress(exec, staging, walk.summaries, !left);
-        return left;
-      });
-    }
+    await ctx.db.transaction(async (exec) => {
+      await stageRows(exec, staging, walk, Infinity, { signal, background: { progress: progress.report } });
+      await progress.settled();
+      await recordProgress(exec, staging, walk.summaries, true);
+    });
     ctx.journal.write({ event: 'import_incarcat', requestId, accountId: staging.accountId, data: { batch_id: staging.batchId, rows: staging.staged, ms: Math.round(performance.now() - started) } });
   } catch (error) {
+    await progress.settled();
     await failStaging(ctx, staging, error, requestId);
     throw error;
   } finally {

@@ -30,7 +30,8 @@ export function stagingState(batch: LoadedBatch): { rows_staged?: number; error?
 
 /**
  * The batch as the upload answers it: how the file was read, its sheets, and the mapping.
- * While `staging`, `row_count` and `sheets` are what is staged and read so far.
+ * While `staging`, `row_count` (as `rows_staged`) counts the rows staged so far and `sheets`
+ * describes the first part; both are the file's once `staged`.
  */
 export function describeBatch(batch: LoadedBatch) {
   return {
