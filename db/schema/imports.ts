@@ -31,8 +31,8 @@ export const importRows = pgTable(
   'import_rows',
   {
     // No foreign key: its check ran once per row of a 100,000-row COPY (most of what Postgres
-    // spent on an upload). Rows are only written for a batch created in the same transaction,
-    // and a trigger deletes a batch's rows with it (migration 0006).
+    // spent on an upload). Rows are only written by a transaction that also creates or updates
+    // (so locks) their batch, and a trigger deletes a batch's rows with it (migration 0006).
     batchId: integer('batch_id').notNull(),
     // 1, 2, ... in file order, across the staged sheets.
     rowIndex: integer('row_index').notNull(),
