@@ -85,14 +85,14 @@ export interface StageOptions {
 export const interrupted = (cauza: string) => new ImportError(503, 'IMPORT_INTRERUPT', cauza);
 
 /**
- * Stages the walk's next rows in `exec`'s transaction until `until` rows are staged (all
- * when none is given) or the file ends. Rows go from the reader straight into a COPY, so parsing overlaps with Postgres
+ * Stages the walk's next rows in `exec`'s transaction until `until` rows are staged or the
+ * file ends. Rows go from the reader straight into a COPY, so parsing overlaps with Postgres
  * writing; each is classified in the same pass, while its plaintext is at hand, and its
  * non-personal facts (facts.ts) are stored in its row: the preview never decrypts the batch.
  * Then the raw cells, sealed in blocks (raw-blocks.ts), and the readings and sent submissions
- * of these rows' VINs (one query each for the rows of this call).
+ * of these rows' VINs (one query each).
  */
-export async function stageRows(exec: Executor, staging: Staging, walk: FileWalk, until = Infinity, options: StageOptions = {}): Promise<void> {
+export async function stageRows(exec: Executor, staging: Staging, walk: FileWalk, until: number, options: StageOptions = {}): Promise<void> {
   const { batchId, vinHmac } = staging;
   const purgeAfter = staging.purgeAfter.toISOString();
   const copy = copyWriter(await copyConnection(exec).unsafe(`COPY import_rows (batch_id, row_index, sheet, purge_after, ${FACT_COLUMNS.join(', ')}) FROM STDIN`).writable());

@@ -71,16 +71,15 @@ export function createImportStagings(options: ImportStagingsOptions) {
           })
         : Promise.resolve();
       const done = started.then(() => work(controller.signal));
-      const tracked = done.then(
-        () => undefined,
-        () => undefined,
-      ).finally(() => {
-        running.delete(tracked);
-        if (background) inBackground -= 1;
-      });
+      // A failure is recorded on its batch and journalled by `work`; the upload awaits `done`
+      // only when it stages the rest itself.
+      const tracked = done
+        .catch(() => undefined)
+        .finally(() => {
+          running.delete(tracked);
+          if (background) inBackground -= 1;
+        });
       running.set(tracked, controller);
-      // A background failure is recorded on its batch and journalled; nobody awaits it.
-      if (background) done.catch(() => undefined);
       return { background, done };
     },
     /** Interrupts the running stagings and waits for them to end; later ones are interrupted at once. */

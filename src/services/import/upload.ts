@@ -36,8 +36,8 @@ async function recordProgress(exec: Executor, staging: Staging, summaries: reado
 
 /**
  * One transaction: the batch, with its mapping judged on the header and the first rows'
- * values, and its first `firstRows` rows (at least the sample). A file that ends there is
- * `staged` as it commits. A longer one is committed `staging`, under a lease (stagings.ts)
+ * values, and its first GATEWAY_IMPORT_FIRST_ROWS rows (at least the sample). A file that
+ * ends there is `staged` as it commits. A longer one is committed `staging`, under a lease (stagings.ts)
  * taken before it becomes visible, and the rest of the walk is left to `stageRest`.
  */
 async function stageFirstPart(ctx: AppContext, accountId: number, filename: string | null, fileMeta: FileMeta, walk: FileWalk) {
@@ -149,7 +149,7 @@ async function stageRest(ctx: AppContext, staging: Staging, walk: FileWalk, leas
  * nothing but the preview takes it, and a staging that fails leaves a `failed` batch without
  * rows. The file's bytes are held by its reader until the last row is read.
  */
-export async function createImportBatch({ ctx, principal, filename, bytes, sheets: chosen, requestId = null }: { ctx: AppContext; principal: Principal; filename: string | null; bytes: Buffer; sheets: string[]; requestId?: string | null }) {
+export async function createImportBatch({ ctx, principal, filename, bytes, sheets: chosen, requestId }: { ctx: AppContext; principal: Principal; filename: string | null; bytes: Buffer; sheets: string[]; requestId: string }) {
   const source = await openSpreadsheet(bytes, importLimits(ctx.config));
   const unknown = chosen.filter((name) => !source.sheets.some((s) => s.name === name));
   if (unknown.length > 0) {
