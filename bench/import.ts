@@ -1,13 +1,12 @@
 // npm run bench:import — a 100,000-row workshop export as xlsx and as csv. For each, in one run:
 // (1) the time to read it alone with the chosen reader (src/import, in this process; the median
-// of three reads); (2) the time from upload to a complete preview over HTTP (POST /v1/import,
-// then GET .../preview: the whole batch classified, counts and rows_hash over every row, first
-// page of rows); their ratio (target ≤ 2); and the server's peak RSS (VmHWM, target < 400 MB).
-// Beside it, a second baseline: the same read with every row classified through the API's own
-// per-row path (in this process, the median of three), and upload→complete preview against
-// that: what the import costs beyond reading and classifying (issue 4's accepted target, ≤ 2).
-// And the time from upload to the first page of the preview (GET preview page=1
-// page_size=100 answered; target < 2 s for 100,000 rows).
+// of three reads); (2) the same read with every row classified through the API's own per-row
+// path (the median of three); (3) over HTTP, the time from upload to the first page of the
+// preview (GET preview page=1 page_size=100 answered right after the upload, while a large file
+// is still staging in the background; target < 2 s, issue 12); (4) the time from upload to the
+// complete preview (GET /v1/import/{id} polled until the batch is no longer `staging`, then the
+// preview: counts and rows_hash over every row); (4) against (2) (issue 4's accepted target,
+// ≤ 2) and against (1); and the server's peak RSS over it all (VmHWM, target < 400 MB).
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -108,20 +107,47 @@ const peakRss = (pid: number) => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/
 // Writing 5 to clear_refs resets the peak, so each file gets its own figure.
 const resetPeak = (pid: number) => writeFileSync(`/proc/${pid}/clear_refs`, '5');
 
+const POLL_MS = 50;
+
+/**
+ * Upload, then at once the first page of the preview (what the import screen shows first:
+ * GET preview page=1 page_size=100 answered, while a large file is still staging); then
+ * GET /v1/import/{id} every POLL_MS until the batch is no longer `staging`, and the preview
+ * of the whole batch (counts and rows_hash over every row).
+ */
 async function uploadToPreview(port: number, key: string, bytes: Buffer, filename: string) {
+  const headers = { 'X-API-Key': key };
   const started = performance.now();
   const form = new FormData();
   form.append('file', new Blob([new Uint8Array(bytes)]), filename);
-  const uploaded = await fetch(`http://127.0.0.1:${port}/v1/import`, { method: 'POST', body: form, headers: { 'X-API-Key': key } });
-  const batch = (await uploaded.json()) as { batch_id: number; row_count: number };
+  const uploaded = await fetch(`http://127.0.0.1:${port}/v1/import`, { method: 'POST', body: form, headers });
+  const batch = (await uploaded.json()) as { batch_id: number; status: string; row_count: number };
   if (uploaded.status !== 201) throw new Error(`upload: ${uploaded.status} ${JSON.stringify(batch)}`);
   const uploadMs = performance.now() - started;
-  // The first page: what the import screen shows first. The preview answers it with the
-  // batch's counts and rows_hash, so here it is also the complete preview.
-  const res = await fetch(`http://127.0.0.1:${port}/v1/import/${batch.batch_id}/preview?page=1&page_size=100`, { headers: { 'X-API-Key': key } });
-  const preview = (await res.json()) as { total_rows: number; counts: Record<string, number>; rows: unknown[] };
-  if (res.status !== 200 || preview.total_rows !== ROWS || preview.rows.length !== Math.min(100, ROWS)) throw new Error(`preview: ${res.status}`);
-  return { uploadMs, totalMs: performance.now() - started, counts: preview.counts, batchId: batch.batch_id };
+  const previewUrl = `http://127.0.0.1:${port}/v1/import/${batch.batch_id}/preview?page=1&page_size=100`;
+
+  const first = await fetch(previewUrl, { headers });
+  const firstPage = (await first.json()) as { status: string; rows: unknown[] };
+  if (first.status !== 200 || firstPage.rows.length !== Math.min(100, ROWS)) throw new Error(`first page: ${first.status}`);
+  const firstPageMs = performance.now() - started;
+
+  for (let status = batch.status; status === 'staging'; ) {
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    const res = await fetch(`http://127.0.0.1:${port}/v1/import/${batch.batch_id}`, { headers });
+    status = ((await res.json()) as { status: string }).status;
+  }
+  const res = await fetch(previewUrl, { headers });
+  const preview = (await res.json()) as { status: string; total_rows: number; counts: Record<string, number>; rows: unknown[] };
+  if (res.status !== 200 || preview.status !== 'staged' || preview.total_rows !== ROWS) throw new Error(`preview: ${res.status} ${preview.status} ${preview.total_rows}`);
+  return {
+    uploadMs,
+    answeredAs: batch.status,
+    firstPageMs,
+    firstPageStatus: firstPage.status,
+    totalMs: performance.now() - started,
+    counts: preview.counts,
+    batchId: batch.batch_id,
+  };
 }
 
 /** A mapping saved after the upload: the next preview derives the rows it may change (here all). */
@@ -184,17 +210,17 @@ async function main() {
       const peak = peakRss(server.pid!);
       console.log(
         `${label.padEnd(5)} ${(bytes.length / MB).toFixed(1).padStart(5)} MB | parse only ${(parseMs / 1000).toFixed(2)} s | ` +
-          `upload ${(run.uploadMs / 1000).toFixed(2)} s, upload→complete preview ${(run.totalMs / 1000).toFixed(2)} s | ` +
-          `ratio ${(run.totalMs / parseMs).toFixed(2)} (target ≤ 2) | server peak RSS ${peak.toFixed(0)} MB (target < 400)`,
+          `upload answered (${run.answeredAs}) ${(run.uploadMs / 1000).toFixed(2)} s, upload→complete preview ${(run.totalMs / 1000).toFixed(2)} s | ` +
+          `ratio ${(run.totalMs / parseMs).toFixed(2)} | server peak RSS ${peak.toFixed(0)} MB (target < 400)`,
       );
       console.log(
         `      read + classify every row through the API's path ${(classifyMs / 1000).toFixed(2)} s | ` +
-          `upload→complete preview against it ${(run.totalMs / classifyMs).toFixed(2)}`,
+          `upload→complete preview against it ${(run.totalMs / classifyMs).toFixed(2)} (target ≤ 2)`,
       );
-      const firstPageOver = run.totalMs - FIRST_PAGE_TARGET_MS;
+      const firstPageOver = run.firstPageMs - FIRST_PAGE_TARGET_MS;
       console.log(
-        `      upload→first page of the preview (page=1, page_size=100 answered) ${(run.totalMs / 1000).toFixed(2)} s (target < ${FIRST_PAGE_TARGET_MS / 1000} s` +
-          `${firstPageOver > 0 ? `, over by ${(firstPageOver / 1000).toFixed(2)} s` : ''}): upload ${(run.uploadMs / 1000).toFixed(2)} s + preview request ${((run.totalMs - run.uploadMs) / 1000).toFixed(2)} s`,
+        `      upload→first page of the preview (page=1, page_size=100 answered, batch ${run.firstPageStatus}) ${(run.firstPageMs / 1000).toFixed(2)} s (target < ${FIRST_PAGE_TARGET_MS / 1000} s` +
+          `${firstPageOver > 0 ? `, over by ${(firstPageOver / 1000).toFixed(2)} s` : ''}): upload ${(run.uploadMs / 1000).toFixed(2)} s + preview request ${((run.firstPageMs - run.uploadMs) / 1000).toFixed(2)} s`,
       );
       console.log(`      states: ${JSON.stringify(run.counts)}`);
       lastBatch = run.batchId;

@@ -62,6 +62,12 @@ export const Config = z.object({
     .int()
     .positive()
     .default(200 * 1024 * 1024),
+  // An upload stages this many rows before it answers; a file with more answers `staging` and
+  // the rest is staged in the background, at most GATEWAY_IMPORT_BACKGROUND_MAX files at once
+  // (each holds its file and its reader in memory; past it, or with 0, the upload stages the
+  // whole file before it answers).
+  GATEWAY_IMPORT_FIRST_ROWS: z.coerce.number().int().positive().default(1000),
+  GATEWAY_IMPORT_BACKGROUND_MAX: z.coerce.number().int().min(0).default(2),
   GATEWAY_RUN_WORKER: bool(true),
   // Abuse limits (README, Security): failed authentications per client address and minute,
   // requests per API key and minute (0: no limit), and whether X-Forwarded-For is believed.

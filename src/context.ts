@@ -4,6 +4,7 @@ import type { Keyring } from './crypto/envelope';
 import { sqlState } from './journal/describe-error';
 import type { Journal } from './journal/journal';
 import type { Metrics } from './metrics';
+import type { ImportStagings } from './services/import/stagings';
 import type { NomenclatorCache } from './services/operations/nomenclator-cache';
 import type { OperationsLoader } from './services/operations/context';
 import type { InsertBatcher } from './services/submissions/insert-batcher';
@@ -22,6 +23,8 @@ export interface AppContext {
   inserts: InsertBatcher;
   /** Loads mappings and text rules, sharing one query among concurrent requests. */
   lookups: OperationsLoader;
+  /** Uploads staged past their first rows, in the background (services/import/stagings.ts). */
+  importStagings: ImportStagings;
 }
 
 /**

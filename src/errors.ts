@@ -79,6 +79,15 @@ export const CATALOG = {
   IMPORT_MAPARE_INVALIDA: { problema: 'Maparea coloanelor nu este validă.', fix: 'Asociați fiecare câmp cu o singură coloană existentă în antetul fișierului.' },
   IMPORT_DEJA_CONFIRMAT: { problema: 'Importul a fost deja confirmat.', fix: 'Un import confirmat nu se mai modifică; încărcați fișierul din nou pentru alte rânduri.' },
   IMPORT_CONFIRMARE_NUMAR: { problema: 'Numărul de rânduri confirmat nu corespunde.', fix: 'Reîncărcați previzualizarea și confirmați numărul de rânduri afișat (n_to_commit).' },
+  IMPORT_IN_CURS: {
+    problema: 'Fișierul este încă în curs de încărcare.',
+    fix: 'Așteptați până când GET /v1/import/{id} (sau previzualizarea) arată status „staged”, apoi reîncercați.',
+  },
+  IMPORT_ESUAT: {
+    problema: 'Încărcarea fișierului a eșuat; importul nu are rânduri.',
+    fix: 'Corectați fișierul după motivul din câmpul error al importului și încărcați-l din nou.',
+  },
+  IMPORT_INTRERUPT: { problema: 'Încărcarea fișierului a fost întreruptă.', fix: 'Încărcați fișierul din nou.' },
   IMPORT_CONFIRMARE_HASH: {
     problema: 'Rândurile s-au schimbat de la previzualizare.',
     fix: 'Reîncărcați previzualizarea, verificați rândurile și confirmați din nou cu noul rows_hash.',
@@ -161,6 +170,9 @@ const HTTP_STATUS = {
   IMPORT_DEJA_CONFIRMAT: 409,
   IMPORT_CONFIRMARE_NUMAR: 409,
   IMPORT_CONFIRMARE_HASH: 409,
+  IMPORT_IN_CURS: 409,
+  IMPORT_ESUAT: 409,
+  IMPORT_INTRERUPT: 503,
 } as const satisfies Partial<Record<ErrorCode, number>>;
 
 export type RequestErrorCode = keyof typeof HTTP_STATUS;

@@ -12,6 +12,7 @@ import { limitServer, serverOptions } from './http/server-limits';
 import { resolveSecretKey } from './crypto/secret-key';
 import { openDatabase } from './database';
 import { createContext } from './runtime';
+import { failInterruptedStagings } from './services/import/staging-failure';
 import { runUntilSignalled } from './lifecycle';
 
 /**
@@ -76,6 +77,8 @@ async function startBehind(config: Config, http: Awaited<ReturnType<typeof bindP
   const secretKey = resolveSecretKey(config, (m) => consola.warn(m));
   const database = await openDatabase(config, (m) => consola.info(m));
   const ctx = createContext({ config, databaseUrl: database.url, secretKey, processName: 'server', poolSize: 20 });
+  const interrupted = await failInterruptedStagings(ctx);
+  if (interrupted.length > 0) consola.warn(`Imports left staging by a stopped process, now failed: ${interrupted.join(', ')}`);
   const registry = await startRegistry(config);
   let worker: SupervisedWorker | undefined;
   if (config.GATEWAY_RUN_WORKER) {
@@ -89,13 +92,17 @@ async function startBehind(config: Config, http: Awaited<ReturnType<typeof bindP
   const host = bound.family === 'IPv6' ? `[${bound.address}]` : bound.address;
   consola.success(`Gateway listening on http://${host}:${bound.port} (mediu: ${environmentName(config)})`);
 
-  // Stop order: stop taking requests, let the worker finish or release its sends, then the
-  // simulator it may still be talking to, then our pool; the database goes last.
+  // Stop order: stop taking requests, interrupt the imports staging in the background (their
+  // batches fail; an upload waiting for its own staging then answers), let the worker finish
+  // or release its sends, then the simulator it may still be talking to, then our pool; the
+  // database goes last.
   return async () => {
-    await new Promise<void>((resolve) => {
+    const closed = new Promise<void>((resolve) => {
       server.close(() => resolve());
       server.closeIdleConnections();
     });
+    await ctx.importStagings.stop();
+    await closed;
     await worker?.stop((config.GATEWAY_WORKER_SHUTDOWN_S + 5) * 1000);
     await registry.sim?.close();
     await ctx.close();

@@ -1,6 +1,7 @@
 import { createBaseContext, type ContextOptions } from './base-context';
 import type { AppContext } from './context';
 import { createMetrics } from './metrics';
+import { createImportStagings } from './services/import/stagings';
 import { createOperationsLoader } from './services/operations/context';
 import { createNomenclatorCache } from './services/operations/nomenclator-cache';
 import { createInsertBatcher } from './services/submissions/insert-batcher';
@@ -8,11 +9,18 @@ import { createInsertBatcher } from './services/submissions/insert-batcher';
 /** Builds the context that the server (and the tests) hand to every service. */
 export function createContext(options: ContextOptions): AppContext & { close: () => Promise<void> } {
   const base = createBaseContext(options);
-  return {
+  const ctx: AppContext & { close: () => Promise<void> } = {
     ...base,
     metrics: createMetrics(base.sql),
     nomenclator: createNomenclatorCache(base.clock),
     inserts: createInsertBatcher(base.db),
     lookups: createOperationsLoader(base.db),
+    importStagings: createImportStagings({ max: options.config.GATEWAY_IMPORT_BACKGROUND_MAX }),
+    // Background stagings end (their batches failed) before the pool they write with.
+    close: async () => {
+      await ctx.importStagings.stop();
+      await base.close();
+    },
   };
+  return ctx;
 }

@@ -21,6 +21,8 @@ export const importBatches = pgTable(
     derivedFp: jsonb('derived_fp'),
     // The batch's key for import_rows.vin_hmac, encrypted with the service key.
     vinKeyEnc: text('vin_key_enc'),
+    // Why a staging in the background failed (status 'failed'): { status, cod, cauza }.
+    error: jsonb('error'),
   },
   (t) => [index('import_batches_account_idx').on(t.accountId), index('import_batches_purge_idx').on(t.purgeAfter)],
 );
@@ -29,8 +31,8 @@ export const importRows = pgTable(
   'import_rows',
   {
     // No foreign key: its check ran once per row of a 100,000-row COPY (most of what Postgres
-    // spent on an upload). Rows are only written for a batch created in the same transaction,
-    // and a trigger deletes a batch's rows with it (migration 0006).
+    // spent on an upload). Rows are only written by a transaction that also creates or updates
+    // (so locks) their batch, and a trigger deletes a batch's rows with it (migration 0006).
     batchId: integer('batch_id').notNull(),
     // 1, 2, ... in file order, across the staged sheets.
     rowIndex: integer('row_index').notNull(),

@@ -2,11 +2,24 @@ import { expect } from 'vitest';
 import { json, type TestApp } from './app';
 import { upload } from './import-files';
 
-/** Uploads a file and returns its batch id (the upload must succeed). */
+/** Uploads a file and returns its batch id once every row is staged (the upload must succeed). */
 export async function stage(t: TestApp, key: string, bytes: Buffer, filename = 'prestatii.xlsx'): Promise<number> {
   const res = await upload(t, key, bytes, filename);
   expect(res.status, JSON.stringify(await res.clone().json())).toBe(201);
-  return (await json(res)).batch_id as number;
+  const batchId = (await json(res)).batch_id as number;
+  expect((await settled(t, key, batchId)).status).toBe('staged');
+  return batchId;
+}
+
+/** The batch once its staging ended (a large file's goes on after the upload answered): as GET /v1/import/{id} shows it. */
+export async function settled(t: TestApp, key: string, batchId: number): Promise<Record<string, unknown>> {
+  for (const started = Date.now(); ; await new Promise((r) => setTimeout(r, 20))) {
+    const res = await t.call('GET', `/v1/import/${batchId}`, { key });
+    expect(res.status).toBe(200);
+    const batch = await json(res);
+    if (batch.status !== 'staging') return batch;
+    if (Date.now() - started > 20_000) throw new Error(`batch ${batchId} still staging`);
+  }
 }
 
 export interface PreviewRow {

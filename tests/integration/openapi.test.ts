@@ -52,11 +52,12 @@ describe('the OpenAPI document is complete', () => {
     expect(documented.sort()).toEqual(served.map(({ method, path }) => `${method} ${path}`).sort());
   });
 
-  it('has the eight import operations, /healthz and /metrics', () => {
+  it('has the nine import operations, /healthz and /metrics', () => {
     const operations = Object.entries(paths).flatMap(([path, ops]) => Object.keys(ops).map((method) => `${method.toUpperCase()} ${path}`));
     expect(operations).toEqual(
       expect.arrayContaining([
         'POST /v1/import',
+        'GET /v1/import/{id}',
         'GET /v1/import/{id}/column-mapping',
         'POST /v1/import/{id}/column-mapping',
         'GET /v1/import/{id}/preview',
@@ -68,7 +69,7 @@ describe('the OpenAPI document is complete', () => {
         'GET /metrics',
       ]),
     );
-    expect(operations.filter((op) => op.includes(' /v1/import'))).toHaveLength(8);
+    expect(operations.filter((op) => op.includes(' /v1/import'))).toHaveLength(9);
     expect(paths['/v1/import/{id}/rand/{i}/editeaza']!.post!.parameters!.map((p) => `${p.in}:${p.name}`)).toEqual(['path:id', 'path:i']);
     expect(paths['/v1/import']!.post!.requestBody!.content).toHaveProperty('multipart/form-data');
   });

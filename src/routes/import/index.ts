@@ -12,6 +12,7 @@ import { editImportRow, setRowReview } from '../../services/import/edit';
 import { exportFailedRows } from '../../services/import/export-failed';
 import { previewImportBatch } from '../../services/import/preview';
 import { createImportBatch } from '../../services/import/upload';
+import { batchView } from '../../services/import/view';
 import { idParam, INT4_MAX } from '../params';
 import { ColumnMappingBody, CommitBody, ExportFailedQuery, PreviewQuery, RowEditBody, RowReviewBody, UploadForm } from './schemas';
 
@@ -39,6 +40,9 @@ async function readUpload(c: Context<AppEnv>): Promise<{ ok: true; file: File; s
   return { ok: true, file, sheets: sheets as string[] };
 }
 
+/** Why a batch cannot change now (the 409 of the routes that change one). */
+const NOT_EDITABLE = 'Importul a fost confirmat (IMPORT_DEJA_CONFIRMAT), este încă în curs de încărcare (IMPORT_IN_CURS) sau a eșuat (IMPORT_ESUAT)';
+
 /** File import (issue 4): upload, column mapping, preview, row edit, commit, export of failed rows. */
 export function importRoutes(ctx: AppContext) {
   const app = new Hono<AppEnv>();
@@ -54,20 +58,31 @@ export function importRoutes(ctx: AppContext) {
       summary: 'Încarcă un fișier xlsx sau csv (rândurile sunt puse deoparte pentru previzualizare)',
       rawBody: UploadForm,
       responses: {
-        201: 'Importul creat, cu antetul și maparea coloanelor',
+        201: 'Importul creat, cu antetul și maparea coloanelor: status „staged” (toate rândurile încărcate) sau, pentru un fișier mare, „staging” (primele rânduri încărcate, restul se încarcă în fundal; așteptați cu GET /v1/import/{id} până la „staged” sau „failed”)',
         413: 'Fișier sau conținut peste limite',
         415: 'Tip de fișier nesuportat',
         422: 'Fișier care nu poate fi importat (gol, fără antet, parolat, corupt) sau corp multipart greșit',
+        503: 'Serverul s-a oprit în timpul încărcării (IMPORT_INTRERUPT)',
       },
     }),
     async (c) => {
       const upload = await readUpload(c);
       if (!upload.ok) return upload.response;
       const bytes = Buffer.from(await upload.file.arrayBuffer());
-      const batch = await createImportBatch({ ctx, actor: c.get('actor'), filename: replaceUnstorable(upload.file.name.slice(0, 255)) || null, bytes, sheets: upload.sheets });
-      audit(c, { op: 'upload', batch_id: batch.batch_id, rows: batch.row_count, kind: batch.file.kind, size: bytes.length });
+      const filename = replaceUnstorable(upload.file.name.slice(0, 255)) || null;
+      const batch = await createImportBatch({ ctx, actor: c.get('actor'), filename, bytes, sheets: upload.sheets, requestId: c.get('requestId') });
+      audit(c, { op: 'upload', batch_id: batch.batch_id, status: batch.status, rows: batch.row_count, kind: batch.file.kind, size: bytes.length });
       return c.json(batch, 201);
     },
+  );
+
+  app.get(
+    '/:id',
+    describeRoute({
+      summary: 'Importul, ca la încărcare: status („staging”, „staged”, „committed”, „failed”), rows_staged cât se încarcă, error când a eșuat',
+      responses: { 200: 'Importul' },
+    }),
+    async (c) => c.json(await batchView(ctx, batchId(c), c.get('actor').accountId)),
   );
 
   app.get(
@@ -84,7 +99,7 @@ export function importRoutes(ctx: AppContext) {
     describeRoute({
       summary: 'Salvează maparea coloanelor (reclasifică rândurile)',
       body: ColumnMappingBody,
-      responses: { 200: 'Maparea salvată', 409: 'Importul a fost confirmat' },
+      responses: { 200: 'Maparea salvată', 409: NOT_EDITABLE },
     }),
     jsonBody(ColumnMappingBody),
     async (c) => {
@@ -99,7 +114,9 @@ export function importRoutes(ctx: AppContext) {
     describeRoute({
       summary: 'Previzualizarea rândurilor, cu stare și rows_hash',
       query: PreviewQuery,
-      responses: { 200: 'O pagină de rânduri și totalurile' },
+      responses: {
+        200: 'O pagină de rânduri și totalurile; cât timp status este „staging”, doar din rândurile încărcate până acum (rows_staged), iar pentru „failed” niciun rând și error',
+      },
     }),
     async (c) => {
       const id = batchId(c);
@@ -114,7 +131,7 @@ export function importRoutes(ctx: AppContext) {
     describeRoute({
       summary: 'Corectează câmpuri ale unui rând',
       body: RowEditBody,
-      responses: { 200: 'Rândul reclasificat', 409: 'Importul a fost confirmat' },
+      responses: { 200: 'Rândul reclasificat', 409: NOT_EDITABLE },
     }),
     jsonBody(RowEditBody),
     async (c) => {
@@ -129,7 +146,7 @@ export function importRoutes(ctx: AppContext) {
     describeRoute({
       summary: 'Include sau exclude un rând de revizuit',
       body: RowReviewBody,
-      responses: { 200: 'Rândul', 409: 'Importul a fost confirmat' },
+      responses: { 200: 'Rândul', 409: NOT_EDITABLE },
     }),
     jsonBody(RowReviewBody),
     async (c) => {
@@ -144,7 +161,10 @@ export function importRoutes(ctx: AppContext) {
     describeRoute({
       summary: 'Confirmă importul: rândurile gata devin prezentări',
       body: CommitBody,
-      responses: { 200: 'Rezultatul confirmării', 409: 'Confirmat deja, sau număr/rows_hash care nu mai corespund' },
+      responses: {
+        200: 'Rezultatul confirmării',
+        409: 'Confirmat deja, încă în curs de încărcare (IMPORT_IN_CURS) sau eșuat (IMPORT_ESUAT), ori număr/rows_hash care nu mai corespund',
+      },
     }),
     jsonBody(CommitBody),
     async (c) => {
@@ -167,7 +187,10 @@ export function importRoutes(ctx: AppContext) {
     describeRoute({
       summary: 'Rândurile netrimise, cu motivul: CSV (implicit) sau xlsx (format=xlsx)',
       query: ExportFailedQuery,
-      responses: { 200: { description: 'Fișierul CSV sau xlsx', contentType: 'text/csv' } },
+      responses: {
+        200: { description: 'Fișierul CSV sau xlsx', contentType: 'text/csv' },
+        409: 'Importul este încă în curs de încărcare (IMPORT_IN_CURS) sau a eșuat (IMPORT_ESUAT)',
+      },
     }),
     async (c) => {
       const q = parseQuery(c, ExportFailedQuery);

@@ -5,6 +5,7 @@ import { importBatches } from '../../../db/schema';
 import { readColumnMapping, type ColumnMapping, type HeaderDrift } from '../../domain/import-header';
 import { NotFoundError } from '../../errors';
 import { RETENTION_DAYS } from '../submissions/retention';
+import { failureView } from './staging-failure';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -49,6 +50,8 @@ export interface LoadedBatch {
   /** What the rows' derived columns were computed against (fingerprint.ts). */
   derivedFp: unknown;
   vinKeyEnc: string | null;
+  /** Why its staging failed (status `failed`), as staging-failure.ts stores it. */
+  error: unknown;
 }
 
 function readMappingState(stored: unknown, width: number): MappingState {
@@ -100,10 +103,30 @@ export async function loadBatch(exec: Executor, accountId: number, batchId: numb
     createdAt: row.createdAt,
     derivedFp: row.derivedFp,
     vinKeyEnc: row.vinKeyEnc,
+    error: row.error,
   };
 }
 
-export function assertStaged(batch: { status: string; committedAt: Date | null }): void {
+/** Every row of the file is staged: not `staging` (the rest is being staged) nor `failed` (its rows were removed). */
+export const hasAllRows = (batch: Pick<LoadedBatch, 'status'>) => batch.status !== 'staging' && batch.status !== 'failed';
+
+/**
+ * A batch's rows are all there: not `staging` (the rest of its file still being staged) nor
+ * `failed` (its staging failed and its rows were removed). 409 otherwise.
+ */
+export function assertComplete(batch: Pick<LoadedBatch, 'id' | 'status' | 'rowCount' | 'error'>): void {
+  if (batch.status === 'staging') {
+    throw new AppError('IMPORT_IN_CURS', `Importul ${batch.id} are ${batch.rowCount} rânduri încărcate până acum; restul fișierului se încarcă.`);
+  }
+  if (batch.status === 'failed') {
+    const failure = failureView(batch.error);
+    throw new AppError('IMPORT_ESUAT', `Importul ${batch.id} nu a putut fi încărcat (${failure.cod}: ${failure.cauza}).`);
+  }
+}
+
+/** The batch can still change: complete, and not committed. 409 otherwise. */
+export function assertStaged(batch: Pick<LoadedBatch, 'id' | 'status' | 'rowCount' | 'error' | 'committedAt'>): void {
+  assertComplete(batch);
   if (batch.status === 'committed') {
     throw new AppError('IMPORT_DEJA_CONFIRMAT', `Importul a fost confirmat la ${batch.committedAt?.toISOString() ?? 'o dată anterioară'}.`);
   }

@@ -5,7 +5,7 @@ import { withTransaction } from '../../context';
 import type { ImportField } from '../../domain/import-header';
 import { mergeOverride, readOverride } from '../../domain/import-row';
 import { NotFoundError } from '../../errors';
-import { assertStaged, loadBatch, type LoadedBatch } from './batch';
+import { assertComplete, assertStaged, loadBatch, type LoadedBatch } from './batch';
 import { rowFacts, writeFacts } from './facts';
 import { refreshDerived, type Derivation } from './freshness';
 import { rowViews } from './preview';
@@ -17,18 +17,18 @@ import { batchSummary } from './states';
 export type RowEdits = Partial<Record<ImportField, string | number | null>>;
 
 /**
- * The row, locked with its batch, found through a join on the account: another account's
- * batch is the same 404 as a missing one. A committed batch is 409.
+ * The row, locked with its batch: another account's batch is the same 404 as a missing one, a
+ * batch still staging (or failed) or committed is 409. The batch is locked first, as the
+ * commit and a staging's progress take it, and a row only in a batch whose rows are all there.
  */
 async function lockRow(tx: Executor, accountId: number, batchId: number, rowIndex: number) {
-  const [row] = await tx.execute<{ override_json: string | null; status: string; committed_at: string | null }>(sql`
-    SELECT r.override_json, b.status, b.committed_at FROM import_rows r
-    JOIN import_batches b ON b.id = r.batch_id
-    WHERE r.batch_id = ${batchId} AND r.row_index = ${rowIndex} AND b.account_id = ${accountId}
-    FOR UPDATE OF r, b`);
+  const batch = await loadBatch(tx, accountId, batchId, { forUpdate: true });
+  assertComplete(batch);
+  const [row] = await tx.execute<{ override_json: string | null }>(sql`
+    SELECT override_json FROM import_rows WHERE batch_id = ${batch.id} AND row_index = ${rowIndex} FOR UPDATE`);
   if (!row) throw new NotFoundError();
-  assertStaged({ status: row.status, committedAt: row.committed_at ? new Date(row.committed_at) : null });
-  return row;
+  assertStaged(batch);
+  return { batch, row };
 }
 
 /** An edit derives its row again (only that row), with the readings of its VIN, which may be another now. */
@@ -67,12 +67,11 @@ export async function editImportRow({
   requestId: string;
 }) {
   const result = await withTransaction(ctx, undefined, async (tx) => {
-    const row = await lockRow(tx, accountId, batchId, rowIndex);
+    const { batch, row } = await lockRow(tx, accountId, batchId, rowIndex);
     const current = row.override_json ? readSealed(ctx.keyring, row.override_json) : null;
     const next = mergeOverride(readOverride(current), edits);
     const stored = Object.keys(next).length > 0 ? ctx.keyring.encrypt(JSON.stringify(next)) : null;
     await tx.execute(sql`UPDATE import_rows SET override_json = ${stored} WHERE batch_id = ${batchId} AND row_index = ${rowIndex}`);
-    const batch = await loadBatch(tx, accountId, batchId);
     const derivation = await refreshDerived(ctx, tx, batch);
     await rederiveRow(ctx, tx, batch, derivation, rowIndex);
     return currentRow(ctx, tx, batch, derivation, rowIndex);
@@ -98,9 +97,8 @@ export async function setRowReview({
   requestId: string;
 }) {
   const result = await withTransaction(ctx, undefined, async (tx) => {
-    await lockRow(tx, accountId, batchId, rowIndex);
+    const { batch } = await lockRow(tx, accountId, batchId, rowIndex);
     await tx.execute(sql`UPDATE import_rows SET include_review = ${include ? 1 : 0} WHERE batch_id = ${batchId} AND row_index = ${rowIndex}`);
-    const batch = await loadBatch(tx, accountId, batchId);
     return currentRow(ctx, tx, batch, await refreshDerived(ctx, tx, batch), rowIndex);
   });
   ctx.journal.write({ event: 'import_rand_revizuit', requestId, accountId, data: { batch_id: batchId, row_index: rowIndex, include } });

@@ -7,7 +7,7 @@ import { CSV_BOM, csvLine } from '../audit/csv';
 import type { ChunkSink, ExportFile } from '../export/file';
 import { formatDate } from '../export/format';
 import { writeXlsx } from '../export/xlsx-writer';
-import { loadBatch, type LoadedBatch } from './batch';
+import { assertComplete, loadBatch, type LoadedBatch } from './batch';
 import { refreshDerived, type Derivation } from './freshness';
 import { readRow, stagedRowsAt } from './rows';
 import { inStates, rowOutcomePages } from './states';
@@ -110,11 +110,15 @@ async function writeFailedXlsx(write: ChunkSink, batch: LoadedBatch, pages: Asyn
 
 /**
  * The rows an import leaves out, as a file to fix and upload again. The batch is checked
- * (404 for another account's) and its derived states brought up to date now, under its lock;
- * the file itself is produced when the transport streams it.
+ * (404 for another account's, 409 while staging or failed) and its derived states brought up
+ * to date now, under its lock; the file itself is produced when the transport streams it.
  */
 export async function exportFailedRows({ ctx, accountId, batchId, format }: { ctx: AppContext; accountId: number; batchId: number; format: FailedFormat }): Promise<ExportFile> {
-  const derivation = await withTransaction(ctx, undefined, async (tx) => refreshDerived(ctx, tx, await loadBatch(tx, accountId, batchId, { forUpdate: true })));
+  const derivation = await withTransaction(ctx, undefined, async (tx) => {
+    const batch = await loadBatch(tx, accountId, batchId, { forUpdate: true });
+    assertComplete(batch);
+    return refreshDerived(ctx, tx, batch);
+  });
   const writeFile = format === 'xlsx' ? writeFailedXlsx : writeCsv;
   return {
     contentType: format === 'xlsx' ? XLSX_TYPE : 'text/csv; charset=utf-8',

@@ -86,3 +86,15 @@ export async function refreshDerived(ctx: AppContext, exec: Executor, batch: Loa
   }
   return derivation;
 }
+
+/**
+ * What a batch still `staging` (or `failed`) is shown with: today's resolution and clock, and
+ * nothing written. Its derived columns are being written by its staging, against the
+ * resolution that staging started with; its fingerprint is stored when it completes, so the
+ * first refresh after that derives again whatever changed meanwhile.
+ */
+export async function stagingDerivation(ctx: AppContext, exec: Executor, batch: LoadedBatch): Promise<Derivation> {
+  // The rows shown are decrypted, not hashed: a key that does not open is not replaced here.
+  const key = openVinKey(ctx.keyring, batch.vinKeyEnc) ?? newVinKey(ctx.keyring).key;
+  return { resolution: await loadResolutionContext(ctx, exec, batch.accountId, 'all'), now: ctx.clock(), vinHmac: vinHasher(key) };
+}

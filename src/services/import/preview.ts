@@ -4,10 +4,11 @@ import type { AppContext } from '../../context';
 import { withTransaction } from '../../context';
 import { REQUIRED_FIELDS } from '../../domain/import-header';
 import { stateReason, type RowState } from '../../domain/import-state';
-import { loadBatch, type LoadedBatch } from './batch';
-import { refreshDerived, type Derivation } from './freshness';
+import { hasAllRows, loadBatch, type LoadedBatch } from './batch';
+import { refreshDerived, stagingDerivation, type Derivation } from './freshness';
 import { readRow, stagedRowsAt, type RowReading } from './rows';
 import { batchSummary, operationsToMap, type RowOutcome } from './states';
+import { stagingState } from './view';
 
 /** One row as the preview shows it: resolved values, state, errors in the API's form, and why. */
 export function rowView(reading: RowReading, outcome: RowOutcome) {
@@ -48,12 +49,15 @@ export interface PreviewQuery {
 /**
  * Counts, `rows_hash` and the operations to map cover the whole batch, from the derived
  * columns; `rows` is one page (optionally of one state). `n_to_commit` and `rows_hash` are
- * what a commit must confirm. One transaction, so the page and the counts agree.
+ * what a commit must confirm. One transaction, so the page and the counts agree. A batch
+ * still `staging` shows its first part, committed before the upload answered (`rows_staged`
+ * tells how far the rest got), a `failed` one no rows and its `error`; neither is derived
+ * again here (stagingDerivation).
  */
 export async function previewImportBatch({ ctx, accountId, batchId, query }: { ctx: AppContext; accountId: number; batchId: number; query: PreviewQuery }) {
   return withTransaction(ctx, undefined, async (tx) => {
     const batch = await loadBatch(tx, accountId, batchId, { forUpdate: true });
-    const derivation = await refreshDerived(ctx, tx, batch);
+    const derivation = hasAllRows(batch) ? await refreshDerived(ctx, tx, batch) : await stagingDerivation(ctx, tx, batch);
     const filter = query.state ? sql`state = ${query.state}` : sql`true`;
     const summary = await batchSummary(tx, accountId, batch.id, { filter, limit: query.page_size, offset: (query.page - 1) * query.page_size });
     const selected = query.state ? summary.counts[query.state] : summary.total;
@@ -61,6 +65,7 @@ export async function previewImportBatch({ ctx, accountId, batchId, query }: { c
     return {
       batch_id: batch.id,
       status: batch.status,
+      ...stagingState(batch),
       total_rows: summary.total,
       counts: summary.counts,
       n_to_commit: summary.nToCommit,

@@ -46,37 +46,53 @@ export function readSealed(keyring: Keyring, token: string): unknown {
   }
 }
 
-/** Collects an upload's rows in order and seals each full block (the last one at `finish`). */
+/** A block as written: its number (rows blockNo × ROWS_PER_BLOCK + 1 ...) and its ciphertext. */
+export interface SealedBlock {
+  no: number;
+  enc: string;
+}
+
+/**
+ * Collects an upload's rows in order and seals each full block. An upload staged in several
+ * transactions takes its blocks at the end of each: the block still filling is sealed as it is
+ * then, so its rows can be read at once, and written again, fuller, by the next take.
+ */
 export function createBlockSealer(keyring: Keyring) {
   let rows: Array<{ l: number; c: readonly CellValue[] }> = [];
-  const sealed: string[] = [];
-  const seal = () => {
-    // Level 1: a block of similar rows still shrinks several times, at a fraction of the CPU.
-    sealed.push(keyring.encryptBytes(deflateRawSync(JSON.stringify(rows), { level: 1 })));
-    rows = [];
-  };
+  let filling = 0;
+  let sealed: SealedBlock[] = [];
+  // Level 1: a block of similar rows still shrinks several times, at a fraction of the CPU.
+  const seal = (): SealedBlock => ({ no: filling, enc: keyring.encryptBytes(deflateRawSync(JSON.stringify(rows), { level: 1 })) });
   return {
     add(line: number, cells: readonly CellValue[]) {
       rows.push({ l: line, c: cells });
-      if (rows.length === ROWS_PER_BLOCK) seal();
+      if (rows.length === ROWS_PER_BLOCK) {
+        sealed.push(seal());
+        rows = [];
+        filling += 1;
+      }
     },
-    /** Every block, block_no = its position. */
-    finish(): string[] {
-      if (rows.length > 0) seal();
-      return sealed;
+    /** The blocks filled since the last take, and the one still filling. */
+    take(): SealedBlock[] {
+      const taken = rows.length > 0 ? [...sealed, seal()] : sealed;
+      sealed = [];
+      return taken;
     },
   };
 }
+export type BlockSealer = ReturnType<typeof createBlockSealer>;
 
 const INSERT_CHUNK = 64;
 
-export async function insertBlocks(exec: Executor, batchId: number, purgeAfter: Date, blocks: readonly string[]): Promise<void> {
+/** Writes blocks; one written before (the block that was still filling) is replaced. */
+export async function insertBlocks(exec: Executor, batchId: number, purgeAfter: Date, blocks: readonly SealedBlock[]): Promise<void> {
   for (let first = 0; first < blocks.length; first += INSERT_CHUNK) {
     const chunk = blocks.slice(first, first + INSERT_CHUNK);
     await exec.execute(sql`
       INSERT INTO import_row_blocks (batch_id, block_no, raw_enc, purge_after)
-      SELECT ${batchId}, ${first} + b.i - 1, b.enc, ${purgeAfter.toISOString()}::timestamptz
-      FROM jsonb_array_elements_text(${JSON.stringify(chunk)}::jsonb) WITH ORDINALITY AS b(enc, i)`);
+      SELECT ${batchId}, b.no, b.enc, ${purgeAfter.toISOString()}::timestamptz
+      FROM jsonb_to_recordset(${JSON.stringify(chunk)}::jsonb) AS b(no int, enc text)
+      ON CONFLICT (batch_id, block_no) DO UPDATE SET raw_enc = EXCLUDED.raw_enc`);
   }
 }
 

@@ -1,6 +1,7 @@
 import type { AppContext } from '../../context';
 import { IMPORT_FIELDS, REQUIRED_FIELDS } from '../../domain/import-header';
 import { loadBatch, type LoadedBatch } from './batch';
+import { failureView } from './staging-failure';
 
 /** The column mapping of a batch as the API shows it. */
 export function mappingView(batch: LoadedBatch) {
@@ -20,11 +21,23 @@ export function mappingView(batch: LoadedBatch) {
   };
 }
 
-/** The batch as the upload answers it: how the file was read, its sheets, and the mapping. */
+/** What a batch not staged yet adds to its status: how far its staging got, or why it failed. */
+export function stagingState(batch: LoadedBatch): { rows_staged?: number; error?: ReturnType<typeof failureView> } {
+  if (batch.status === 'staging') return { rows_staged: batch.rowCount };
+  if (batch.status === 'failed') return { error: failureView(batch.error) };
+  return {};
+}
+
+/**
+ * The batch as the upload answers it: how the file was read, its sheets, and the mapping.
+ * While `staging`, `row_count` (as `rows_staged`) counts the rows staged so far and `sheets`
+ * describes the first part; both are the file's once `staged`.
+ */
 export function describeBatch(batch: LoadedBatch) {
   return {
     ...mappingView(batch),
     status: batch.status,
+    ...stagingState(batch),
     filename: batch.filename,
     file: { kind: batch.fileMeta.kind, encoding: batch.fileMeta.encoding, delimiter: batch.fileMeta.delimiter, size: batch.fileMeta.size },
     sheets: batch.sheets,

@@ -1,0 +1,133 @@
+import { AppError } from '../../errors';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { Writable } from 'node:stream';
+import type postgres from 'postgres';
+import type { Executor } from '../../../db/client';
+import type { ResolutionContext } from '../../domain/resolve';
+import { copyFields, copyText, FACT_COLUMNS, rowFacts } from './facts';
+import { insertBlocks, type BlockSealer } from './raw-blocks';
+import { applyReadings, readingsForVins, type VinHasher } from './readings';
+import { classifyCells, type RowSetting } from './rows';
+import { linkVinSubmissions, submissionsForVins } from './sent-records';
+import type { FileWalk } from './sheet-walk';
+
+/**
+ * Lines to the COPY stream, gathered into ~64 KB writes (a write per row costs a syscall each),
+ * waiting only when Postgres is behind: parsing and storing overlap.
+ */
+function copyWriter(stream: Writable) {
+  let pending: string[] = [];
+  let size = 0;
+  const flush = async () => {
+    if (pending.length === 0) return;
+    const chunk = pending.join('');
+    pending = [];
+    size = 0;
+    if (!stream.write(chunk)) await new Promise((resolve) => stream.once('drain', resolve));
+  };
+  return {
+    async line(text: string) {
+      pending.push(text);
+      size += text.length;
+      if (size >= 65_536) await flush();
+    },
+    async finish() {
+      await flush();
+      await new Promise<void>((resolve, reject) => {
+        stream.once('finish', resolve);
+        stream.once('error', reject);
+        stream.end();
+      });
+    },
+    destroy: () => stream.destroy(),
+  };
+}
+
+/**
+ * drizzle has no COPY, and a row-by-row insert would dominate the upload: the postgres.js
+ * connection under the drizzle transaction streams it, inside that same transaction.
+ */
+function copyConnection(exec: Executor): postgres.TransactionSql {
+  const client = (exec as unknown as { session?: { client?: postgres.TransactionSql } }).session?.client;
+  if (typeof client?.unsafe !== 'function') throw new Error('drizzle transaction without a postgres.js connection');
+  return client;
+}
+
+/** An upload being staged: what every row is derived with, and how far it got (kept between its transactions). */
+export interface Staging {
+  accountId: number;
+  batchId: number;
+  purgeAfter: Date;
+  setting: RowSetting;
+  resolution: ResolutionContext;
+  now: Date;
+  vinHmac: VinHasher;
+  /** Submissions up to this id were looked at for the rows' readings (fingerprint.ts `seen`). */
+  watermark: number;
+  maxRows: number;
+  /** Rows staged so far: the last row_index. */
+  staged: number;
+  blocks: BlockSealer;
+}
+
+// A background staging lets requests in this often (rows), so a preview does not wait for it,
+// and tells its progress this often.
+const TURN_EVERY = 64;
+const PROGRESS_EVERY = 5_000;
+
+export interface StageOptions {
+  /** The server is stopping: the staging ends between two rows, its batch failed. */
+  signal?: AbortSignal;
+  /** Staging beside requests: they get a turn now and then, and `progress` hears how far it got. */
+  background?: { progress(staged: number): void };
+}
+
+export const interrupted = (cauza: string) => new AppError('IMPORT_INTRERUPT', cauza);
+
+/**
+ * Stages the walk's next rows in `exec`'s transaction until `until` rows are staged or the
+ * file ends. Rows go from the reader straight into a COPY, so parsing overlaps with Postgres
+ * writing; each is classified in the same pass, while its plaintext is at hand, and its
+ * non-personal facts (facts.ts) are stored in its row: the preview never decrypts the batch.
+ * Then the raw cells, sealed in blocks (raw-blocks.ts), and the readings and sent submissions
+ * of these rows' VINs (one query each).
+ */
+export async function stageRows(exec: Executor, staging: Staging, walk: FileWalk, until: number, options: StageOptions = {}): Promise<void> {
+  const { batchId, vinHmac } = staging;
+  const purgeAfter = staging.purgeAfter.toISOString();
+  const copy = copyWriter(
+    await copyConnection(exec)
+      .unsafe(`COPY import_rows (batch_id, row_index, sheet, purge_after, ${FACT_COLUMNS.join(', ')}) FROM STDIN`)
+      .writable(),
+  );
+  // The distinct VINs, for one lookup of the odometer readings already recorded.
+  const vins = new Set<string>();
+  let sheet = { name: '', text: '' };
+  try {
+    while (staging.staged < until) {
+      const row = await walk.next();
+      if (!row) break;
+      if (options.signal?.aborted) throw interrupted('Serverul s-a oprit în timpul încărcării.');
+      const rowIndex = ++staging.staged;
+      if (rowIndex > staging.maxRows) {
+        throw new AppError('IMPORT_PREA_MULTE_RANDURI', `Fișierul are peste ${staging.maxRows} rânduri de date (limita).`);
+      }
+      if (row.sheet !== sheet.name) sheet = { name: row.sheet, text: copyText(row.sheet) };
+      staging.blocks.add(row.line, row.cells);
+      const derived = classifyCells(row.cells, {}, staging.setting, staging.resolution, staging.now);
+      if (derived.verdict.content.vin) vins.add(derived.verdict.content.vin);
+      await copy.line(`${batchId}\t${rowIndex}\t${sheet.text}\t${purgeAfter}\t${copyFields(rowFacts(rowIndex, derived, vinHmac))}\n`);
+      if (options.background) {
+        if (rowIndex % PROGRESS_EVERY === 0) options.background.progress(rowIndex);
+        if (rowIndex % TURN_EVERY === 0) await nextTurn();
+      }
+    }
+  } catch (error) {
+    copy.destroy();
+    throw error;
+  }
+  await copy.finish();
+  await insertBlocks(exec, batchId, staging.purgeAfter, staging.blocks.take());
+  await applyReadings(exec, vinHmac, batchId, await readingsForVins(exec, staging.accountId, [...vins]));
+  await linkVinSubmissions(exec, vinHmac, batchId, await submissionsForVins(exec, staging.accountId, [...vins]));
+}

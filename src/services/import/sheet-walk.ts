@@ -1,0 +1,145 @@
+import { AppError } from '../../errors';
+import { isBlank, type CellValue } from '../../domain/import-cells';
+import { classifyLeadingRow, headerCells, headerSignature } from '../../domain/import-header';
+import { SAMPLE_ROWS } from '../../domain/registry-code-column';
+import type { SheetInfo, SheetRow, Spreadsheet } from '../../import/types';
+
+export interface SheetSummary {
+  name: string;
+  hidden: boolean;
+  /** Non-blank data rows (below the header). */
+  rows: number;
+  header_line: number | null;
+  staged: boolean;
+  motiv: string | null;
+}
+
+/** A data row to stage, with the sheet it came from. */
+export interface WalkRow extends SheetRow {
+  sheet: string;
+}
+
+type WalkEvent = { kind: 'header'; sheet: string; header: string[]; signature: string } | { kind: 'row'; row: WalkRow };
+
+/**
+ * Which sheets a walk stages. Chosen by name: exactly those, and they must share a header.
+ * By default: the first visible sheet with a header, and every later visible sheet whose
+ * header is the same (a workbook with one sheet per month).
+ */
+function wantsSheet(sheet: SheetInfo, chosen: readonly string[], stagedSignature: string | null, signature: string): { stage: boolean; motiv: string | null } {
+  const explicit = chosen.length > 0;
+  if (explicit && !chosen.includes(sheet.name)) return { stage: false, motiv: 'Foaia nu a fost aleasă.' };
+  if (stagedSignature !== null && signature !== stagedSignature) {
+    if (explicit) throw new AppError('IMPORT_FOAIE', `Foaia „${sheet.name}” are alt antet decât prima foaie aleasă.`);
+    return { stage: false, motiv: 'Antetul diferă de cel al primei foi importate.' };
+  }
+  if (!explicit && sheet.hidden) return { stage: false, motiv: 'Foaie ascunsă; alegeți-o explicit pentru a o importa.' };
+  return { stage: true, motiv: null };
+}
+
+/** Every sheet in order: the staged header once, then the rows of the staged sheets; `summaries` filled as it goes. */
+async function* walkSheets(source: Spreadsheet, chosen: readonly string[], summaries: SheetSummary[]): AsyncGenerator<WalkEvent> {
+  let stagedSignature: string | null = null;
+  for (const sheet of source.sheets) {
+    const summary: SheetSummary = { name: sheet.name, hidden: sheet.hidden, rows: 0, header_line: null, staged: false, motiv: null };
+    summaries.push(summary);
+    let reading: 'leading' | 'no_header' | 'rows' = 'leading';
+    for await (const row of source.rows(sheet.name)) {
+      if (row.cells.every(isBlank)) continue;
+      if (reading === 'leading') {
+        const kind = classifyLeadingRow(row.cells);
+        if (kind === 'title') continue;
+        if (kind === 'data') {
+          reading = 'no_header';
+          summary.motiv = 'Foaia nu are rând de antet.';
+          if (chosen.includes(sheet.name))
+            throw new AppError('IMPORT_FARA_ANTET', `Primul rând completat al foii „${sheet.name}” (linia ${row.line}) conține date, nu nume de coloane.`);
+          summary.rows += 1;
+          continue;
+        }
+        const header = headerCells(row.cells);
+        const signature = headerSignature(header);
+        const decision = wantsSheet(sheet, chosen, stagedSignature, signature);
+        summary.header_line = row.line;
+        summary.staged = decision.stage;
+        summary.motiv = decision.motiv;
+        if (decision.stage && stagedSignature === null) {
+          stagedSignature = signature;
+          yield { kind: 'header', sheet: sheet.name, header, signature };
+        }
+        reading = 'rows';
+        continue;
+      }
+      summary.rows += 1;
+      if (summary.staged) yield { kind: 'row', row: { line: row.line, cells: row.cells, sheet: sheet.name } };
+    }
+  }
+}
+
+export interface FileStart {
+  header: string[];
+  signature: string;
+  /** The first rows under the header (up to SAMPLE_ROWS, of its sheet): the mapping is judged on their values too. */
+  sample: ReadonlyArray<readonly CellValue[]>;
+}
+
+/**
+ * The upload's file read as the rows to stage, pulled one at a time, so that its staging can
+ * stop between two rows (the upload answers) and go on later, in other transactions.
+ */
+export function walkFile(source: Spreadsheet, chosen: readonly string[]) {
+  const summaries: SheetSummary[] = [];
+  const events = walkSheets(source, chosen, summaries);
+  // Rows read ahead (the sample, a look for more) and not yet handed out.
+  const ahead: WalkRow[] = [];
+
+  async function pull(): Promise<WalkEvent | null> {
+    const next = await events.next();
+    return next.done ? null : next.value;
+  }
+  // walkSheets yields the header once, before any row: `start` has taken it.
+  const pullRow = async () => {
+    const event = await pull();
+    return event?.kind === 'row' ? event.row : null;
+  };
+  const next = async (): Promise<WalkRow | null> => (ahead.length > 0 ? ahead.shift()! : pullRow());
+  return {
+    summaries,
+    /** The staged header and its sample, or null when no sheet has a header to stage (the whole file then read). */
+    async start(): Promise<FileStart | null> {
+      const event = await pull();
+      if (event?.kind !== 'header') return null;
+      const sample: Array<readonly CellValue[]> = [];
+      while (sample.length < SAMPLE_ROWS) {
+        const row = await pullRow();
+        if (!row) break;
+        ahead.push(row);
+        if (row.sheet !== event.sheet) break;
+        sample.push(row.cells);
+      }
+      return { header: event.header, signature: event.signature, sample };
+    },
+    next,
+    /** Whether another row is left to stage (read ahead, still handed out by `next`). */
+    async more(): Promise<boolean> {
+      if (ahead.length > 0) return true;
+      const row = await pullRow();
+      if (row) ahead.push(row);
+      return row !== null;
+    },
+    /** Stops reading (the reader's streams are closed). */
+    async close(): Promise<void> {
+      await events.return(undefined);
+    },
+  };
+}
+export type FileWalk = ReturnType<typeof walkFile>;
+
+/** Why nothing was staged: an empty file, a header without rows, or data without a header. */
+export function nothingStaged(summaries: readonly SheetSummary[], headerFound: boolean): AppError {
+  if (headerFound) return new AppError('IMPORT_FISIER_GOL', 'Fișierul are antet, dar niciun rând de date sub el.');
+  if (summaries.some((s) => s.rows > 0 && s.header_line === null)) {
+    return new AppError('IMPORT_FARA_ANTET', 'Primul rând completat conține date, nu nume de coloane.');
+  }
+  return new AppError('IMPORT_FISIER_GOL', 'Fișierul nu conține niciun rând completat.');
+}

@@ -1,0 +1,100 @@
+import { AppError } from '../../errors';
+import { sql } from 'drizzle-orm';
+import type { Executor } from '../../../db/client';
+import type { AppContext } from '../../context';
+import { CATALOG, type ErrorCode } from '../../errors';
+import { describeError } from '../../journal/describe-error';
+import { LEASE_SPACE } from './stagings';
+
+/**
+ * Why a staging failed, as `import_batches.error` keeps it: the status, code and cause the
+ * upload would have answered had it waited, and the upload's request id.
+ */
+export interface StagingFailure {
+  status: number;
+  cod: ErrorCode;
+  cauza: string;
+  request_id: string | null;
+}
+
+function failureOf(error: unknown, requestId: string | null): StagingFailure {
+  if (error instanceof AppError) return { status: error.status, cod: error.cod, cauza: error.cauza, request_id: requestId };
+  return { status: 500, cod: 'EROARE_INTERNA', cauza: 'Rândurile fișierului nu au putut fi salvate.', request_id: requestId };
+}
+
+/** The stored failure as the API shows it: the six keys of an error answer. Anything unreadable reads as an interruption. */
+export function failureView(stored: unknown) {
+  const s = (stored && typeof stored === 'object' ? stored : {}) as Record<string, unknown>;
+  const cod: ErrorCode = typeof s.cod === 'string' && Object.hasOwn(CATALOG, s.cod) ? (s.cod as ErrorCode) : 'IMPORT_INTRERUPT';
+  return {
+    status: typeof s.status === 'number' ? s.status : 503,
+    cod,
+    problema: CATALOG[cod].problema,
+    cauza: typeof s.cauza === 'string' ? s.cauza : '',
+    fix: CATALOG[cod].fix,
+    request_id: typeof s.request_id === 'string' ? s.request_id : null,
+  };
+}
+
+/**
+ * A batch still `staging` becomes `failed` with the failure, and loses every row staged so far
+ * (a file is staged whole or not at all). False when it was no longer staging.
+ */
+async function markFailed(tx: Executor, batchId: number, failure: StagingFailure): Promise<boolean> {
+  // The batch row first: its lock orders this after a preview that holds it.
+  const updated = await tx.execute(sql`
+    UPDATE import_batches SET status = 'failed', error = ${JSON.stringify(failure)}::jsonb, row_count = 0, derived_fp = NULL
+    WHERE id = ${batchId} AND status = 'staging' RETURNING id`);
+  if (updated.length === 0) return false;
+  await tx.execute(sql`DELETE FROM import_rows WHERE batch_id = ${batchId}`);
+  await tx.execute(sql`DELETE FROM import_row_blocks WHERE batch_id = ${batchId}`);
+  await tx.execute(sql`DELETE FROM import_batch_vin_submissions WHERE batch_id = ${batchId}`);
+  return true;
+}
+
+/**
+ * Records a staging's failure on its batch and in the journal. When even that fails (the
+ * database is gone), the batch stays `staging` with its lease released: the next start, or
+ * any server's, fails it (failInterruptedStagings).
+ */
+export async function failStaging(ctx: AppContext, batch: { batchId: number; accountId: number }, error: unknown, requestId: string | null): Promise<void> {
+  const failure = failureOf(error, requestId);
+  const expected = error instanceof AppError;
+  ctx.journal.write({
+    event: 'import_incarcare_esuata',
+    level: expected ? 'warn' : 'error',
+    requestId,
+    accountId: batch.accountId,
+    data: { batch_id: batch.batchId, cod: failure.cod, ...(expected ? {} : { error: describeError(error) }) },
+  });
+  try {
+    await ctx.db.transaction((tx) => markFailed(tx, batch.batchId, failure));
+  } catch (cleanup) {
+    ctx.journal.write({
+      event: 'import_incarcare_esuata',
+      level: 'error',
+      requestId,
+      accountId: batch.accountId,
+      data: { batch_id: batch.batchId, cleanup: describeError(cleanup) },
+    });
+  }
+}
+
+/**
+ * At start: every batch left `staging` by a process that died (its lease is free) becomes
+ * `failed` and loses its rows. A batch another live process is staging keeps its lease, and
+ * is left alone. Returns the ids failed.
+ */
+export async function failInterruptedStagings(ctx: AppContext): Promise<number[]> {
+  const staging = await ctx.db.execute<{ id: number }>(sql`SELECT id FROM import_batches WHERE status = 'staging' ORDER BY id`);
+  const failed: number[] = [];
+  const failure: StagingFailure = { status: 503, cod: 'IMPORT_INTRERUPT', cauza: 'Procesul care încărca fișierul s-a oprit înainte de final.', request_id: null };
+  for (const { id } of staging) {
+    await ctx.db.transaction(async (tx) => {
+      const [lease] = await tx.execute<{ free: boolean }>(sql`SELECT pg_try_advisory_xact_lock(${LEASE_SPACE}, ${id}) AS free`);
+      if (lease?.free && (await markFailed(tx, id, failure))) failed.push(id);
+    });
+  }
+  if (failed.length > 0) ctx.journal.write({ event: 'import_incarcari_intrerupte', level: 'warn', data: { batch_ids: failed } });
+  return failed;
+}
