@@ -110,18 +110,14 @@ export async function loadBatch(exec: Executor, accountId: number, batchId: numb
 /** Every row of the file is staged: not `staging` (the rest is being staged) nor `failed` (its rows were removed). */
 export const hasAllRows = (batch: Pick<LoadedBatch, 'status'>) => batch.status !== 'staging' && batch.status !== 'failed';
 
-/**
- * A batch's rows are all there: not `staging` (the rest of its file still being staged) nor
- * `failed` (its staging failed and its rows were removed). 409 otherwise.
- */
+/** 409 unless the batch has all its rows (hasAllRows). */
 export function assertComplete(batch: Pick<LoadedBatch, 'id' | 'status' | 'rowCount' | 'error'>): void {
+  if (hasAllRows(batch)) return;
   if (batch.status === 'staging') {
     throw new AppError('IMPORT_IN_CURS', `Importul ${batch.id} are ${batch.rowCount} rânduri încărcate până acum; restul fișierului se încarcă.`);
   }
-  if (batch.status === 'failed') {
-    const failure = failureView(batch.error);
-    throw new AppError('IMPORT_ESUAT', `Importul ${batch.id} nu a putut fi încărcat (${failure.cod}: ${failure.cauza}).`);
-  }
+  const failure = failureView(batch.error);
+  throw new AppError('IMPORT_ESUAT', `Importul ${batch.id} nu a putut fi încărcat (${failure.cod}: ${failure.cauza}).`);
 }
 
 /** The batch can still change: complete, and not committed. 409 otherwise. */

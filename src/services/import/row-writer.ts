@@ -105,8 +105,9 @@ export async function stageRows(exec: Executor, staging: Staging, walk: FileWalk
   let sheet = { name: '', text: '' };
   try {
     while (staging.staged < until) {
-      const row = await walk.next();
-      if (!row) break;
+      const next = await walk.next();
+      if (next.done) break;
+      const row = next.value;
       if (options.signal?.aborted) throw interrupted('Serverul s-a oprit în timpul încărcării.');
       const rowIndex = ++staging.staged;
       if (rowIndex > staging.maxRows) {

@@ -19,17 +19,22 @@ export interface WalkRow extends SheetRow {
   sheet: string;
 }
 
-type WalkEvent = { kind: 'header'; sheet: string; header: string[]; signature: string } | { kind: 'row'; row: WalkRow };
+/** The header of the first staged sheet, once the walk has met it. */
+interface StagedHeader {
+  sheet: string;
+  header: string[];
+  signature: string;
+}
 
 /**
  * Which sheets a walk stages. Chosen by name: exactly those, and they must share a header.
  * By default: the first visible sheet with a header, and every later visible sheet whose
  * header is the same (a workbook with one sheet per month).
  */
-function wantsSheet(sheet: SheetInfo, chosen: readonly string[], stagedSignature: string | null, signature: string): { stage: boolean; motiv: string | null } {
+function wantsSheet(sheet: SheetInfo, chosen: readonly string[], staged: StagedHeader | null, signature: string): { stage: boolean; motiv: string | null } {
   const explicit = chosen.length > 0;
   if (explicit && !chosen.includes(sheet.name)) return { stage: false, motiv: 'Foaia nu a fost aleasă.' };
-  if (stagedSignature !== null && signature !== stagedSignature) {
+  if (staged !== null && signature !== staged.signature) {
     if (explicit) throw new AppError('IMPORT_FOAIE', `Foaia „${sheet.name}” are alt antet decât prima foaie aleasă.`);
     return { stage: false, motiv: 'Antetul diferă de cel al primei foi importate.' };
   }
@@ -37,9 +42,12 @@ function wantsSheet(sheet: SheetInfo, chosen: readonly string[], stagedSignature
   return { stage: true, motiv: null };
 }
 
-/** Every sheet in order: the staged header once, then the rows of the staged sheets; `summaries` filled as it goes. */
-async function* walkSheets(source: Spreadsheet, chosen: readonly string[], summaries: SheetSummary[]): AsyncGenerator<WalkEvent> {
-  let stagedSignature: string | null = null;
+/**
+ * The rows of the staged sheets, in order. The staged header is recorded in `found` when met,
+ * before any row under it, and `summaries` are filled as the walk goes, so each row is yielded
+ * as the reader gave it (no wrapper per row: this runs for every row of an upload).
+ */
+async function* walkSheets(source: Spreadsheet, chosen: readonly string[], summaries: SheetSummary[], found: { header: StagedHeader | null }): AsyncGenerator<WalkRow, void> {
   for (const sheet of source.sheets) {
     const summary: SheetSummary = { name: sheet.name, hidden: sheet.hidden, rows: 0, header_line: null, staged: false, motiv: null };
     summaries.push(summary);
@@ -59,19 +67,16 @@ async function* walkSheets(source: Spreadsheet, chosen: readonly string[], summa
         }
         const header = headerCells(row.cells);
         const signature = headerSignature(header);
-        const decision = wantsSheet(sheet, chosen, stagedSignature, signature);
+        const decision = wantsSheet(sheet, chosen, found.header, signature);
         summary.header_line = row.line;
         summary.staged = decision.stage;
         summary.motiv = decision.motiv;
-        if (decision.stage && stagedSignature === null) {
-          stagedSignature = signature;
-          yield { kind: 'header', sheet: sheet.name, header, signature };
-        }
+        if (decision.stage) found.header ??= { sheet: sheet.name, header, signature };
         reading = 'rows';
         continue;
       }
       summary.rows += 1;
-      if (summary.staged) yield { kind: 'row', row: { line: row.line, cells: row.cells, sheet: sheet.name } };
+      if (summary.staged) yield { line: row.line, cells: row.cells, sheet: sheet.name };
     }
   }
 }
@@ -85,51 +90,47 @@ export interface FileStart {
 
 /**
  * The upload's file read as the rows to stage, pulled one at a time, so that its staging can
- * stop between two rows (the upload answers) and go on later, in other transactions.
+ * stop between two rows (the upload answers) and go on later, in another transaction.
  */
 export function walkFile(source: Spreadsheet, chosen: readonly string[]) {
   const summaries: SheetSummary[] = [];
-  const events = walkSheets(source, chosen, summaries);
+  const found: { header: StagedHeader | null } = { header: null };
+  const rows = walkSheets(source, chosen, summaries, found);
   // Rows read ahead (the sample, a look for more) and not yet handed out.
   const ahead: WalkRow[] = [];
-
-  async function pull(): Promise<WalkEvent | null> {
-    const next = await events.next();
+  const pull = async (): Promise<WalkRow | null> => {
+    const next = await rows.next();
     return next.done ? null : next.value;
-  }
-  // walkSheets yields the header once, before any row: `start` has taken it.
-  const pullRow = async () => {
-    const event = await pull();
-    return event?.kind === 'row' ? event.row : null;
   };
-  const next = async (): Promise<WalkRow | null> => (ahead.length > 0 ? ahead.shift()! : pullRow());
   return {
     summaries,
     /** The staged header and its sample, or null when no sheet has a header to stage (the whole file then read). */
     async start(): Promise<FileStart | null> {
-      const event = await pull();
-      if (event?.kind !== 'header') return null;
+      const first = await pull();
+      const staged = found.header;
+      if (!staged) return null;
       const sample: Array<readonly CellValue[]> = [];
-      while (sample.length < SAMPLE_ROWS) {
-        const row = await pullRow();
-        if (!row) break;
+      for (let row = first; row; row = sample.length < SAMPLE_ROWS ? await pull() : null) {
         ahead.push(row);
-        if (row.sheet !== event.sheet) break;
+        if (row.sheet !== staged.sheet) break;
         sample.push(row.cells);
       }
-      return { header: event.header, signature: event.signature, sample };
+      return { header: staged.header, signature: staged.signature, sample };
     },
-    next,
+    /** The next row to stage (`done` at the end): the generator's own promise, no extra step per row. */
+    next(): Promise<IteratorResult<WalkRow, void>> | IteratorResult<WalkRow, void> {
+      return ahead.length > 0 ? { value: ahead.shift()!, done: false } : rows.next();
+    },
     /** Whether another row is left to stage (read ahead, still handed out by `next`). */
     async more(): Promise<boolean> {
       if (ahead.length > 0) return true;
-      const row = await pullRow();
+      const row = await pull();
       if (row) ahead.push(row);
       return row !== null;
     },
     /** Stops reading (the reader's streams are closed). */
     async close(): Promise<void> {
-      await events.return(undefined);
+      await rows.return(undefined);
     },
   };
 }
