@@ -9,8 +9,6 @@ export const TO_RESOLVE = ['needs_data', 'needs_mapping', 'error'] as const sati
 
 /** Not in flight and not in the registry. */
 export const DELETABLE = ['queued', 'needs_data', 'needs_mapping', 'error'] as const satisfies readonly SubmissionStatus[];
-/** The blocked ones. */
-export const REQUEUEABLE = TO_RESOLVE;
 
 export type SubmissionAction = 'delete' | 'requeue' | 'correct' | 'map';
 
