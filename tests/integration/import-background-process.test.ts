@@ -99,9 +99,13 @@ describe('a server that stops while a file is staging', () => {
 
   it('SIGKILL: the batch stays staging until the next start fails it and removes its rows', async () => {
     const killed = await startServer();
-    const id = await uploadLarge(killed);
-    killed.child.kill('SIGKILL');
-    await killed.exited;
+    let id: number;
+    try {
+      id = await uploadLarge(killed);
+    } finally {
+      killed.child.kill('SIGKILL');
+      await killed.exited;
+    }
     expect(await batchState(id)).toMatchObject({ status: 'staging', cod: null });
 
     const next = await startServer();

@@ -47,7 +47,7 @@ export function readSealed(keyring: Keyring, token: string): unknown {
 }
 
 /** A block as written: its number (rows blockNo × ROWS_PER_BLOCK + 1 ...) and its ciphertext. */
-export interface SealedBlock {
+interface SealedBlock {
   no: number;
   enc: string;
 }

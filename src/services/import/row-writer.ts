@@ -75,7 +75,7 @@ export interface Staging {
 const TURN_EVERY = 64;
 const PROGRESS_EVERY = 5_000;
 
-export interface StageOptions {
+interface StageOptions {
   /** The server is stopping: the staging ends between two rows, its batch failed. */
   signal?: AbortSignal;
   /** Staging beside requests: they get a turn now and then, and `progress` hears how far it got. */

@@ -15,7 +15,7 @@ export interface SheetSummary {
 }
 
 /** A data row to stage, with the sheet it came from. */
-export interface WalkRow extends SheetRow {
+interface WalkRow extends SheetRow {
   sheet: string;
 }
 
@@ -81,7 +81,7 @@ async function* walkSheets(source: Spreadsheet, chosen: readonly string[], summa
   }
 }
 
-export interface FileStart {
+interface FileStart {
   header: string[];
   signature: string;
   /** The first rows under the header (up to SAMPLE_ROWS, of its sheet): the mapping is judged on their values too. */

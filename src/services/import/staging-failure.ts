@@ -10,7 +10,7 @@ import { LEASE_SPACE } from './stagings';
  * Why a staging failed, as `import_batches.error` keeps it: the status, code and cause the
  * upload would have answered had it waited, and the upload's request id.
  */
-export interface StagingFailure {
+interface StagingFailure {
   status: number;
   cod: ErrorCode;
   cauza: string;

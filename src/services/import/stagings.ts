@@ -32,14 +32,14 @@ export async function acquireLease(sql: Sql, batchId: number): Promise<StagingLe
   };
 }
 
-export interface StagingRun {
+interface StagingRun {
   /** Whether it runs after the upload answered; otherwise the upload waits for `done`. */
   background: boolean;
   /** Settles when the staging ended: rejected with its error when it failed. */
   done: Promise<void>;
 }
 
-export interface ImportStagingsOptions {
+interface ImportStagingsOptions {
   /** Stagings run in the background at once (GATEWAY_IMPORT_BACKGROUND_MAX). */
   max: number;
   /** How a background staging is started: at once; a test may hold it back. */
