@@ -41,6 +41,22 @@ describe('journal screen', () => {
     expect(await bad.text()).not.toContain('DROP TABLE');
   });
 
+  it('shows what an event holds as text: markup in its data or request id is escaped, and the request link still filters', async () => {
+    const hostileRequest = 'req-"><img src=x onerror=alert(1)>&x';
+    await t.ctx.sql`INSERT INTO app_events (account_id, event, level, request_id, data)
+      VALUES (${accountId}, 'api_import', 'info', ${hostileRequest}, ${JSON.stringify({ sheet: '</code><script>alert(2)</script>' })}::jsonb)`;
+    const b = browser(t);
+    await b.login((await makeUser(t, accountId)).email);
+    const page = await (await b.get('/jurnal?eveniment=api_import')).text();
+    expect(page).not.toContain('<img');
+    expect(page).not.toContain('<script>');
+    expect(page).toContain('&lt;/code&gt;&lt;script&gt;alert(2)&lt;/script&gt;');
+    const link = /<a href="(\/jurnal\?cerere=[^"]+)"/.exec(page)?.[1];
+    const byRequest = await (await b.get(link!.replaceAll('&amp;', '&'))).text();
+    expect(byRequest.match(/<tr class="lvl-/g)).toHaveLength(1);
+    expect(byRequest).toContain('api_import');
+  });
+
   it('an admin sees every account', async () => {
     const b = browser(t);
     await b.login((await makeUser(t, accountId, { admin: true })).email);

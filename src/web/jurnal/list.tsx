@@ -1,8 +1,21 @@
+import { html } from 'hono/html';
 import type { JournalRecord } from '../../services/journal/list';
 import { showInstant } from '../ui/format';
 import { jurnalQueryString, type JurnalQuery } from './query';
 
 const LEVEL_LABEL: Record<string, string> = { debug: 'depanare', info: 'info', warn: 'avertisment', error: 'eroare' };
+
+/**
+ * One journal row. A page has a hundred of them, so they are written with hono's `html`
+ * template (every value escaped, about three times faster than JSX here: bench:dashboard).
+ */
+function journalRow(e: JournalRecord, allAccounts: boolean) {
+  const request = e.requestId ? html`<a href="/jurnal?cerere=${encodeURIComponent(e.requestId)}" title="Toate evenimentele acestei cereri">${e.requestId.slice(0, 8)}</a>` : '';
+  const details = `${e.submissionId ? `trimiterea #${e.submissionId} ` : ''}${e.data ? JSON.stringify(e.data) : ''}`;
+  return html`<tr class="lvl-${e.level}"><td>${showInstant(e.ts)}</td><td>${LEVEL_LABEL[e.level] ?? e.level}</td><td class="mono">${e.event}</td>${
+    allAccounts ? html`<td>${e.accountId ?? '—'}</td>` : ''
+  }<td class="mono small">${request}</td><td><code class="data">${details}</code></td></tr>`;
+}
 
 /** The journal's rows and the link to older ones. */
 export function JournalSection({ q, items, nextBefore, allAccounts }: { q: JurnalQuery; items: JournalRecord[]; nextBefore: number | null; allAccounts: boolean }) {
@@ -22,31 +35,7 @@ export function JournalSection({ q, items, nextBefore, allAccounts }: { q: Jurna
               <th scope="col">Detalii</th>
             </tr>
           </thead>
-          <tbody>
-            {items.map((e) => (
-              <tr class={`lvl-${e.level}`}>
-                <td>{showInstant(e.ts)}</td>
-                <td>{LEVEL_LABEL[e.level] ?? e.level}</td>
-                <td class="mono">{e.event}</td>
-                {allAccounts ? <td>{e.accountId ?? '—'}</td> : null}
-                <td class="mono small">
-                  {e.requestId ? (
-                    <a href={`/jurnal${jurnalQueryString({ cerere: e.requestId })}`} title="Toate evenimentele acestei cereri">
-                      {e.requestId.slice(0, 8)}
-                    </a>
-                  ) : (
-                    ''
-                  )}
-                </td>
-                <td>
-                  <code class="data">
-                    {e.submissionId ? `trimiterea #${e.submissionId} ` : ''}
-                    {e.data ? JSON.stringify(e.data) : ''}
-                  </code>
-                </td>
-              </tr>
-            ))}
-          </tbody>
+          <tbody>{items.map((e) => journalRow(e, allAccounts))}</tbody>
         </table>
       )}
       <nav class="pages" aria-label="Pagini">
