@@ -1,3 +1,4 @@
+import type { ImportBatchStatus } from '../../src/domain/import-state';
 import { bigint, boolean, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, timestamp, unique } from 'drizzle-orm/pg-core';
 
 export const importBatches = pgTable(
@@ -12,7 +13,7 @@ export const importBatches = pgTable(
     columnMapping: jsonb('column_mapping'),
     // How the upload was read: { kind, encoding, delimiter, date1904, size }.
     fileMeta: jsonb('file_meta'),
-    status: text('status').notNull().default('staged'),
+    status: text('status').$type<ImportBatchStatus>().notNull().default('staged'),
     rowCount: integer('row_count').notNull().default(0),
     committedAt: timestamp('committed_at', { withTimezone: true }),
     purgeAfter: timestamp('purge_after', { withTimezone: true }),

@@ -1,5 +1,8 @@
 import { createHash } from 'node:crypto';
 
+/** An import batch: `staging` while the rest of a large file is staged in the background. */
+export type ImportBatchStatus = 'staging' | 'staged' | 'committed' | 'failed';
+
 /** Import preview row states, computed at every preview from content, mappings and history. */
 export const ROW_STATES = ['ok', 'needs_mapping', 'needs_data', 'needs_review', 'already_sent', 'duplicate_in_file'] as const;
 export type RowState = (typeof ROW_STATES)[number];

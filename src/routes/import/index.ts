@@ -6,14 +6,15 @@ import type { AppEnv } from '../../http/env';
 import { jsonBody, parseQuery } from '../../http/validate';
 import { hasUnstorableChar, replaceUnstorable } from '../../domain/text';
 import { describeRoute } from '../../openapi';
-import { getColumnMapping, saveColumnMapping } from '../../services/import/column-mapping';
+import { getImportBatch } from '../../services/import/batch';
+import { saveColumnMapping } from '../../services/import/column-mapping';
 import { commitImportBatch } from '../../services/import/commit';
 import { editImportRow, setRowReview } from '../../services/import/edit';
 import { exportFailedRows } from '../../services/import/export-failed';
 import { previewImportBatch } from '../../services/import/preview';
 import { createImportBatch } from '../../services/import/upload';
-import { batchView } from '../../services/import/view';
 import { idParam, INT4_MAX } from '../params';
+import { presentBatch, presentColumnMapping, presentCommit, presentPreview, presentRowChange } from './present';
 import { ColumnMappingBody, CommitBody, ExportFailedQuery, PreviewQuery, RowEditBody, RowReviewBody, UploadForm } from './schemas';
 
 /** Reads the multipart upload: one file in `file`, optional `sheet` fields naming the sheets to stage. */
@@ -71,8 +72,8 @@ export function importRoutes(ctx: AppContext) {
       const bytes = Buffer.from(await upload.file.arrayBuffer());
       const filename = replaceUnstorable(upload.file.name.slice(0, 255)) || null;
       const batch = await createImportBatch({ ctx, actor: c.get('actor'), filename, bytes, sheets: upload.sheets, requestId: c.get('requestId') });
-      audit(c, { op: 'upload', batch_id: batch.batch_id, status: batch.status, rows: batch.row_count, kind: batch.file.kind, size: bytes.length });
-      return c.json(batch, 201);
+      audit(c, { op: 'upload', batch_id: batch.id, status: batch.status, rows: batch.rowCount, kind: batch.fileMeta.kind, size: bytes.length });
+      return c.json(presentBatch(batch), 201);
     },
   );
 
@@ -82,7 +83,7 @@ export function importRoutes(ctx: AppContext) {
       summary: 'Importul, ca la încărcare: status („staging”, „staged”, „committed”, „failed”), rows_staged cât se încarcă, error când a eșuat',
       responses: { 200: 'Importul' },
     }),
-    async (c) => c.json(await batchView(ctx, batchId(c), c.get('actor').accountId)),
+    async (c) => c.json(presentBatch(await getImportBatch({ ctx, accountId: c.get('actor').accountId, batchId: batchId(c) }))),
   );
 
   app.get(
@@ -91,7 +92,7 @@ export function importRoutes(ctx: AppContext) {
       summary: 'Maparea coloanelor importului',
       responses: { 200: 'Antetul și maparea' },
     }),
-    async (c) => c.json(await getColumnMapping({ ctx, accountId: c.get('actor').accountId, batchId: batchId(c) })),
+    async (c) => c.json(presentColumnMapping(await getImportBatch({ ctx, accountId: c.get('actor').accountId, batchId: batchId(c) }))),
   );
 
   app.post(
@@ -105,7 +106,8 @@ export function importRoutes(ctx: AppContext) {
     async (c) => {
       const id = batchId(c);
       audit(c, { op: 'column_mapping', batch_id: id });
-      return c.json(await saveColumnMapping({ ctx, accountId: c.get('actor').accountId, batchId: id, refs: c.var.body.column_mapping, replace: c.var.body.replace }));
+      const batch = await saveColumnMapping({ ctx, accountId: c.get('actor').accountId, batchId: id, refs: c.var.body.column_mapping, replace: c.var.body.replace });
+      return c.json(presentColumnMapping(batch));
     },
   );
 
@@ -122,7 +124,7 @@ export function importRoutes(ctx: AppContext) {
       const id = batchId(c);
       const query = parseQuery(c, PreviewQuery);
       if (!query.ok) return query.response;
-      return c.json(await previewImportBatch({ ctx, accountId: c.get('actor').accountId, batchId: id, query: query.data }));
+      return c.json(presentPreview(await previewImportBatch({ ctx, accountId: c.get('actor').accountId, batchId: id, query: query.data })));
     },
   );
 
@@ -136,8 +138,8 @@ export function importRoutes(ctx: AppContext) {
     jsonBody(RowEditBody),
     async (c) => {
       const [id, i] = [batchId(c), rowIndex(c)];
-      const result = await editImportRow({ ctx, accountId: c.get('actor').accountId, batchId: id, rowIndex: i, edits: c.var.body, requestId: c.get('requestId') });
-      return c.json(result);
+      const change = await editImportRow({ ctx, accountId: c.get('actor').accountId, batchId: id, rowIndex: i, edits: c.var.body, requestId: c.get('requestId') });
+      return c.json(presentRowChange(change));
     },
   );
 
@@ -151,8 +153,8 @@ export function importRoutes(ctx: AppContext) {
     jsonBody(RowReviewBody),
     async (c) => {
       const [id, i] = [batchId(c), rowIndex(c)];
-      const result = await setRowReview({ ctx, accountId: c.get('actor').accountId, batchId: id, rowIndex: i, include: c.var.body.include, requestId: c.get('requestId') });
-      return c.json(result);
+      const change = await setRowReview({ ctx, accountId: c.get('actor').accountId, batchId: id, rowIndex: i, include: c.var.body.include, requestId: c.get('requestId') });
+      return c.json(presentRowChange(change));
     },
   );
 
@@ -177,8 +179,8 @@ export function importRoutes(ctx: AppContext) {
         confirmedBy: actorLabel(actor),
         requestId: c.get('requestId'),
       });
-      audit(c, { op: 'commit', batch_id: result.batch_id, inserted: result.inserted });
-      return c.json(result);
+      audit(c, { op: 'commit', batch_id: result.batchId, inserted: result.inserted });
+      return c.json(presentCommit(result));
     },
   );
 

@@ -2,10 +2,12 @@ import { AppError } from '../../errors';
 import { and, eq } from 'drizzle-orm';
 import type { Executor } from '../../../db/client';
 import { importBatches } from '../../../db/schema';
+import type { ImportBatchStatus } from '../../domain/import-state';
 import { readColumnMapping, type ColumnMapping, type HeaderDrift } from '../../domain/import-header';
 import { NotFoundError } from '../../errors';
 import { RETENTION_DAYS } from '../submissions/retention';
-import { failureView } from './staging-failure';
+import type { AppContext } from '../../context';
+import { readStagingFailure, type StagingFailure } from './staging-failure';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -36,7 +38,7 @@ export interface FileMeta {
 export interface LoadedBatch {
   id: number;
   accountId: number;
-  status: string;
+  status: ImportBatchStatus;
   filename: string | null;
   header: string[];
   headerSignature: string;
@@ -50,8 +52,8 @@ export interface LoadedBatch {
   /** What the rows' derived columns were computed against (fingerprint.ts). */
   derivedFp: unknown;
   vinKeyEnc: string | null;
-  /** Why its staging failed (status `failed`), as staging-failure.ts stores it. */
-  error: unknown;
+  /** Why its staging failed: set when the status is `failed`. */
+  error: StagingFailure | null;
 }
 
 function readMappingState(stored: unknown, width: number): MappingState {
@@ -103,9 +105,12 @@ export async function loadBatch(exec: Executor, accountId: number, batchId: numb
     createdAt: row.createdAt,
     derivedFp: row.derivedFp,
     vinKeyEnc: row.vinKeyEnc,
-    error: row.error,
+    error: row.status === 'failed' ? readStagingFailure(row.error) : null,
   };
 }
+
+/** The batch as an API read gets it (NotFoundError for another account's). */
+export const getImportBatch = ({ ctx, accountId, batchId }: { ctx: AppContext; accountId: number; batchId: number }) => loadBatch(ctx.db, accountId, batchId);
 
 /** Every row of the file is staged: not `staging` (the rest is being staged) nor `failed` (its rows were removed). */
 export const hasAllRows = (batch: Pick<LoadedBatch, 'status'>) => batch.status !== 'staging' && batch.status !== 'failed';
@@ -116,7 +121,7 @@ export function assertComplete(batch: Pick<LoadedBatch, 'id' | 'status' | 'rowCo
   if (batch.status === 'staging') {
     throw new AppError('IMPORT_IN_CURS', `Importul ${batch.id} are ${batch.rowCount} rânduri încărcate până acum; restul fișierului se încarcă.`);
   }
-  const failure = failureView(batch.error);
+  const failure = batch.error ?? readStagingFailure(null);
   throw new AppError('IMPORT_ESUAT', `Importul ${batch.id} nu a putut fi încărcat (${failure.cod}: ${failure.cauza}).`);
 }
 

@@ -6,7 +6,6 @@ import { withTransaction } from '../../context';
 import { headerKey, IMPORT_FIELDS, type ColumnMapping, type ImportField } from '../../domain/import-header';
 import { assertStaged, loadBatch, type MappingState } from './batch';
 import { saveAccountMapping } from './mapping-store';
-import { mappingView } from './view';
 
 /** A field's column as a client names it: a 0-based index, or the header text (null leaves it unmapped). */
 export type ColumnRef = number | string | null;
@@ -32,10 +31,6 @@ export function resolveColumnRefs(header: readonly string[], refs: Partial<Recor
     mapping[field] = column;
   }
   return mapping;
-}
-
-export async function getColumnMapping({ ctx, accountId, batchId }: { ctx: AppContext; accountId: number; batchId: number }) {
-  return mappingView(await loadBatch(ctx.db, accountId, batchId));
 }
 
 /**
@@ -80,6 +75,6 @@ export async function saveColumnMapping({
     const state: MappingState = { mapping, source: 'saved', drift: null };
     await tx.update(importBatches).set({ columnMapping: state }).where(eq(importBatches.id, batch.id));
     await saveAccountMapping(tx, accountId, batch.header, batch.headerSignature, mapping, ctx.clock());
-    return mappingView({ ...batch, mappingState: state });
+    return { ...batch, mappingState: state };
   });
 }

@@ -114,20 +114,16 @@ export async function commitImportBatch({
     const inserted = stored.queued + stored.needs_data;
     ctx.journal.write({ event: 'import_confirmat', requestId, accountId, data: { batch_id: batch.id, n_confirmed: input.n_confirmed, inserted, counts: summary.counts } });
     return {
-      batch_id: batch.id,
-      status: 'committed',
+      batchId: batch.id,
       inserted,
-      by_status: stored,
+      byStatus: stored,
       // Rows that met an equal submission stored between the check and the insert.
-      skipped_conflict: committable.length - inserted,
-      not_committed: summary.total - committable.length,
+      skippedConflict: committable.length - inserted,
+      notCommitted: summary.total - committable.length,
       counts: summary.counts,
-      attestation: {
-        rows_hash: attestation!.rowsHash,
-        n_confirmed: attestation!.nConfirmed,
-        confirmed_by: attestation!.confirmedBy,
-        created_at: attestation!.createdAt.toISOString(),
-      },
+      attestation: attestation!,
     };
   });
 }
+
+export type ImportCommit = Awaited<ReturnType<typeof commitImportBatch>>;

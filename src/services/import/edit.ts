@@ -8,7 +8,7 @@ import { NotFoundError } from '../../errors';
 import { assertComplete, assertStaged, loadBatch, type LoadedBatch } from './batch';
 import { rowFacts, writeFacts } from './facts';
 import { refreshDerived, type Derivation } from './freshness';
-import { rowViews } from './preview';
+import { importRows } from './preview';
 import { readSealed } from './raw-blocks';
 import { applyReadings, readingsForVins } from './readings';
 import { readRow, stagedRowsAt } from './rows';
@@ -42,10 +42,13 @@ async function rederiveRow(ctx: AppContext, tx: Executor, batch: LoadedBatch, de
 
 /** The row as the preview now shows it (after the change), with the batch-wide facts. */
 async function currentRow(ctx: AppContext, tx: Executor, batch: LoadedBatch, derivation: Derivation, rowIndex: number) {
-  const summary = await batchSummary(tx, batch.accountId, batch.id, { filter: sql`row_index = ${rowIndex}`, limit: 1, offset: 0 });
-  const [row] = await rowViews(ctx, tx, batch, derivation, summary.page);
-  return { row: row!, counts: summary.counts, n_to_commit: summary.nToCommit, rows_hash: summary.rowsHash };
+  const { page, ...summary } = await batchSummary(tx, batch.accountId, batch.id, { filter: sql`row_index = ${rowIndex}`, limit: 1, offset: 0 });
+  const [row] = await importRows(ctx, tx, batch, derivation, page);
+  return { row: row!, summary };
 }
+
+/** A row after an edit or a review choice, and the batch's totals after it. */
+export type RowChange = Awaited<ReturnType<typeof currentRow>>;
 
 /**
  * Stores the edits as the row's encrypted override (an empty value clears that field). An

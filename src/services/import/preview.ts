@@ -2,20 +2,18 @@ import { sql } from 'drizzle-orm';
 import type { Executor } from '../../../db/client';
 import type { AppContext } from '../../context';
 import { withTransaction } from '../../context';
-import { REQUIRED_FIELDS } from '../../domain/import-header';
 import { stateReason, type RowState } from '../../domain/import-state';
 import { hasAllRows, loadBatch, type LoadedBatch } from './batch';
 import { refreshDerived, stagingDerivation, type Derivation } from './freshness';
 import { readRow, stagedRowsAt, type RowReading } from './rows';
 import { batchSummary, operationsToMap, type RowOutcome } from './states';
-import { stagingState } from './view';
 
-/** One row as the preview shows it: resolved values, state, errors in the API's form, and why. */
-export function rowView(reading: RowReading, outcome: RowOutcome) {
+/** One row of a preview: its canonical values (as the API would store them), state, errors, and why. */
+export function importRow(reading: RowReading, outcome: RowOutcome) {
   const { content, prestatii, erori, nemapate, motiv } = reading.verdict;
   const { b64Image: _image, ...values } = content;
   return {
-    row_index: reading.rowIndex,
+    rowIndex: reading.rowIndex,
     sheet: reading.sheet,
     line: reading.line,
     state: outcome.state,
@@ -24,20 +22,20 @@ export function rowView(reading: RowReading, outcome: RowOutcome) {
     erori,
     nemapate,
     motiv: stateReason(outcome, motiv),
-    overridden_fields: reading.overridden,
+    overriddenFields: reading.overridden,
     review: outcome.review,
-    duplicate_of: outcome.duplicateOf,
-    existing_submission: outcome.existing,
-    submission_id: reading.submissionId,
+    duplicateOf: outcome.duplicateOf,
+    existing: outcome.existing,
+    submissionId: reading.submissionId,
   };
 }
-export type RowView = ReturnType<typeof rowView>;
+export type ImportRowRecord = ReturnType<typeof importRow>;
 
 /** The rows of `outcomes` (a page), decrypted to show their values: the only rows a preview decrypts. */
-export async function rowViews(ctx: AppContext, exec: Executor, batch: LoadedBatch, derivation: Derivation, outcomes: readonly RowOutcome[]): Promise<RowView[]> {
+export async function importRows(ctx: AppContext, exec: Executor, batch: LoadedBatch, derivation: Derivation, outcomes: readonly RowOutcome[]): Promise<ImportRowRecord[]> {
   const byIndex = new Map(outcomes.map((o) => [o.rowIndex, o]));
   const staged = await stagedRowsAt(exec, ctx.keyring, batch.id, [...byIndex.keys()]);
-  return staged.map((row) => rowView(readRow(row, batch, derivation.resolution, derivation.now, ctx.keyring), byIndex.get(row.row_index)!));
+  return staged.map((row) => importRow(readRow(row, batch, derivation.resolution, derivation.now, ctx.keyring), byIndex.get(row.row_index)!));
 }
 
 export interface PreviewQuery {
@@ -61,22 +59,17 @@ export async function previewImportBatch({ ctx, accountId, batchId, query }: { c
     const filter = query.state ? sql`state = ${query.state}` : sql`true`;
     const summary = await batchSummary(tx, accountId, batch.id, { filter, limit: query.page_size, offset: (query.page - 1) * query.page_size });
     const selected = query.state ? summary.counts[query.state] : summary.total;
-    const { mapping } = batch.mappingState;
+    const { page, ...totals } = summary;
     return {
-      batch_id: batch.id,
-      status: batch.status,
-      ...stagingState(batch),
-      total_rows: summary.total,
-      counts: summary.counts,
-      n_to_commit: summary.nToCommit,
-      rows_hash: summary.rowsHash,
-      column_mapping: mapping,
-      missing_fields: REQUIRED_FIELDS.filter((f) => mapping[f] === undefined),
-      operations_to_map: await operationsToMap(tx, accountId, batch.id, derivation.resolution),
+      batch,
+      summary: totals,
+      operationsToMap: await operationsToMap(tx, accountId, batch.id, derivation.resolution),
       page: query.page,
-      page_size: query.page_size,
+      pageSize: query.page_size,
       pages: Math.max(1, Math.ceil(selected / query.page_size)),
-      rows: await rowViews(ctx, tx, batch, derivation, summary.page),
+      rows: await importRows(ctx, tx, batch, derivation, page),
     };
   });
 }
+
+export type ImportPreview = Awaited<ReturnType<typeof previewImportBatch>>;

@@ -7,32 +7,37 @@ import { describeError } from '../../journal/describe-error';
 import { LEASE_SPACE } from './stagings';
 
 /**
- * Why a staging failed, as `import_batches.error` keeps it: the status, code and cause the
- * upload would have answered had it waited, and the upload's request id.
+ * Why a staging failed, as `import_batches.error` keeps it (JSON): the status, code and cause
+ * the upload would have answered had it waited, and the upload's request id.
  */
-interface StagingFailure {
+interface StoredFailure {
   status: number;
   cod: ErrorCode;
   cauza: string;
   request_id: string | null;
 }
 
-function failureOf(error: unknown, requestId: string | null): StagingFailure {
+/** The failure of a batch's staging, as the services hand it on. */
+export interface StagingFailure {
+  status: number;
+  cod: ErrorCode;
+  cauza: string;
+  requestId: string | null;
+}
+
+function failureOf(error: unknown, requestId: string | null): StoredFailure {
   if (error instanceof AppError) return { status: error.status, cod: error.cod, cauza: error.cauza, request_id: requestId };
   return { status: 500, cod: 'EROARE_INTERNA', cauza: 'Rândurile fișierului nu au putut fi salvate.', request_id: requestId };
 }
 
-/** The stored failure as the API shows it: the six keys of an error answer. Anything unreadable reads as an interruption. */
-export function failureView(stored: unknown) {
+/** The stored failure; anything unreadable reads as an interruption. */
+export function readStagingFailure(stored: unknown): StagingFailure {
   const s = (stored && typeof stored === 'object' ? stored : {}) as Record<string, unknown>;
-  const cod: ErrorCode = typeof s.cod === 'string' && Object.hasOwn(CATALOG, s.cod) ? (s.cod as ErrorCode) : 'IMPORT_INTRERUPT';
   return {
     status: typeof s.status === 'number' ? s.status : 503,
-    cod,
-    problema: CATALOG[cod].problema,
+    cod: typeof s.cod === 'string' && Object.hasOwn(CATALOG, s.cod) ? (s.cod as ErrorCode) : 'IMPORT_INTRERUPT',
     cauza: typeof s.cauza === 'string' ? s.cauza : '',
-    fix: CATALOG[cod].fix,
-    request_id: typeof s.request_id === 'string' ? s.request_id : null,
+    requestId: typeof s.request_id === 'string' ? s.request_id : null,
   };
 }
 
@@ -40,7 +45,7 @@ export function failureView(stored: unknown) {
  * A batch still `staging` becomes `failed` with the failure, and loses every row staged so far
  * (a file is staged whole or not at all). False when it was no longer staging.
  */
-async function markFailed(tx: Executor, batchId: number, failure: StagingFailure): Promise<boolean> {
+async function markFailed(tx: Executor, batchId: number, failure: StoredFailure): Promise<boolean> {
   // The batch row first: its lock orders this after a preview that holds it.
   const updated = await tx.execute(sql`
     UPDATE import_batches SET status = 'failed', error = ${JSON.stringify(failure)}::jsonb, row_count = 0, derived_fp = NULL
@@ -88,7 +93,7 @@ export async function failStaging(ctx: AppContext, batch: { batchId: number; acc
 export async function failInterruptedStagings(ctx: AppContext): Promise<number[]> {
   const staging = await ctx.db.execute<{ id: number }>(sql`SELECT id FROM import_batches WHERE status = 'staging' ORDER BY id`);
   const failed: number[] = [];
-  const failure: StagingFailure = { status: 503, cod: 'IMPORT_INTRERUPT', cauza: 'Procesul care încărca fișierul s-a oprit înainte de final.', request_id: null };
+  const failure: StoredFailure = { status: 503, cod: 'IMPORT_INTRERUPT', cauza: 'Procesul care încărca fișierul s-a oprit înainte de final.', request_id: null };
   for (const { id } of staging) {
     await ctx.db.transaction(async (tx) => {
       const [lease] = await tx.execute<{ free: boolean }>(sql`SELECT pg_try_advisory_xact_lock(${LEASE_SPACE}, ${id}) AS free`);

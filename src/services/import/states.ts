@@ -138,10 +138,10 @@ export const inStates = (states: Iterable<RowState>) =>
   )})`;
 
 export interface OperationToMap {
-  cod_op_service: string;
+  codOpService: string;
   denumire: string;
   rows: number;
-  sugestie: Suggestion | null;
+  suggestion: Suggestion | null;
 }
 
 /** The workshop codes no row could resolve, with the first name a row gives each and how many rows have it. */
@@ -153,6 +153,6 @@ export async function operationsToMap(exec: Executor, accountId: number, batchId
     GROUP BY 1`);
   const examples = rows.length ? await accountExamples(exec, accountId) : [];
   return rows
-    .map(({ code, denumire, rows: n }) => ({ cod_op_service: code, denumire: denumire ?? '', rows: n, sugestie: suggestFor({ code, denumire }, resolution.nomenclator, examples) }))
-    .sort((a, b) => b.rows - a.rows || a.cod_op_service.localeCompare(b.cod_op_service));
+    .map(({ code, denumire, rows: n }) => ({ codOpService: code, denumire: denumire ?? '', rows: n, suggestion: suggestFor({ code, denumire }, resolution.nomenclator, examples) }))
+    .sort((a, b) => b.rows - a.rows || a.codOpService.localeCompare(b.codOpService));
 }

@@ -6,7 +6,7 @@ import type { Actor, AppContext } from '../../context';
 import { preferRegistryCodes } from '../../domain/registry-code-column';
 import { openSpreadsheet } from '../../import/open';
 import { loadResolutionContext } from '../operations/context';
-import { importPurgeAfter, type FileMeta } from './batch';
+import { importPurgeAfter, loadBatch, type FileMeta } from './batch';
 import { fingerprint } from './fingerprint';
 import { importLimits } from './limits';
 import { initialMappingState } from './mapping-store';
@@ -16,7 +16,6 @@ import { interrupted, stageRows, type Staging } from './row-writer';
 import { nothingStaged, walkFile, type FileWalk, type SheetSummary } from './sheet-walk';
 import { failStaging } from './staging-failure';
 import { acquireLease, type StagingLease } from './stagings';
-import { batchView } from './view';
 
 /**
  * The batch's row as a staging transaction leaves it: rows staged and sheets read so far, and
@@ -196,5 +195,5 @@ export async function createImportBatch({
     const run = ctx.importStagings.run((signal) => stageRest(ctx, staging, walk, lease, signal, requestId));
     if (!run.background) await run.done;
   }
-  return batchView(ctx, staging.batchId, accountId);
+  return loadBatch(ctx.db, accountId, staging.batchId);
 }
