@@ -62,8 +62,8 @@ export async function startWorkerHarness(env: Record<string, string> = {}) {
   async function submit(accountId: number, overrides: Partial<SubmissionInput> = {}, requestId = `req-${Math.random().toString(36).slice(2)}`) {
     const input = makeSubmission({ reg_credentials: { username: 'demo', password: 'demo' }, ...overrides });
     const result = await createSubmission({ ctx: app, actor: { kind: 'dev', accountId }, input, requestId });
-    if (result.submission_id === null) throw new Error(`not stored: ${result.status}`);
-    return { id: result.submission_id, status: result.status, requestId, input };
+    if (result.id === null) throw new Error(`not stored: ${result.status}`);
+    return { id: result.id, status: result.status, requestId, input };
   }
 
   async function row(id: number) {

@@ -21,6 +21,8 @@ describe('nomenclator', () => {
     const items = body.items as Array<{ cod: string }>;
     expect(items).toHaveLength(18);
     expect(items.map((i) => i.cod)).toEqual(expect.arrayContaining(['OE-1', 'OE-D', 'AITLV', 'R-ODO', 'I-ODO']));
+    expect(Object.keys(items[0]!)).toEqual(['cod', 'denumire', 'sursa', 'updated_at']);
+    expect(items[0]).toMatchObject({ sursa: 'fallback', updated_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T[\d:.]+Z$/) });
   });
 });
 

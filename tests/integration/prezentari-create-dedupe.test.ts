@@ -23,6 +23,7 @@ describe('POST /v1/prezentari happy path', () => {
     expect(res.status).toBe(200);
     const body = await json(res);
     expect(body).toMatchObject({ status: 'queued', erori: [], nemapate: [], motiv: null, duplicate: false, reactivated: false });
+    expect(Object.keys(body)).toEqual(['submission_id', 'status', 'erori', 'nemapate', 'motiv', 'duplicate', 'reactivated']);
     expect(body.submission_id).toBeTypeOf('number');
     const [row] = await t.ctx.sql`SELECT account_id, status, vin FROM submissions WHERE id = ${body.submission_id as number}`;
     expect(row).toMatchObject({ account_id: accountId as number, status: 'queued', vin: 'WDB1234561A654321' });

@@ -5,7 +5,7 @@ import type { AppEnv } from '../../http/env';
 import { jsonBody } from '../../http/validate';
 import { describeRoute } from '../../openapi';
 import { deleteMapping, listMappings, listNomenclator, pendingOperations, saveMapping } from '../../services/operations/mappings';
-import { presentMapping, presentPending } from './present';
+import { presentMapping, presentNomenclatorEntry, presentPending } from './present';
 
 export function nomenclatorRoutes(ctx: AppContext) {
   return new Hono<AppEnv>().get(
@@ -14,7 +14,7 @@ export function nomenclatorRoutes(ctx: AppContext) {
       summary: 'Nomenclatorul global al registrului',
       responses: { 200: 'Codurile registrului' },
     }),
-    async (c) => c.json(await listNomenclator(ctx)),
+    async (c) => c.json({ items: (await listNomenclator(ctx)).map(presentNomenclatorEntry) }),
   );
 }
 

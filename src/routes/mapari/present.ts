@@ -1,4 +1,4 @@
-import type { MappingRecord, PendingOperation } from '../../services/operations/mappings';
+import type { MappingRecord, NomenclatorEntry, PendingOperation } from '../../services/operations/mappings';
 import type { TextRuleRecord } from '../../services/operations/text-rules';
 
 /** The API's forms of the operations records (the spec's field names, ISO timestamps). */
@@ -19,3 +19,5 @@ export const presentTextRule = (r: TextRuleRecord) => ({
   priority: r.priority,
   created_at: r.createdAt.toISOString(),
 });
+
+export const presentNomenclatorEntry = (e: NomenclatorEntry) => ({ cod: e.cod, denumire: e.denumire, sursa: e.source, updated_at: e.updatedAt.toISOString() });

@@ -13,7 +13,7 @@ import { classifyForAccount } from '../../services/submissions/classify';
 import { createSubmission } from '../../services/submissions/create';
 import { deleteSubmission, requeueSubmission } from '../../services/submissions/lifecycle';
 import { getSubmission, listSubmissions } from '../../services/submissions/read';
-import { decodeCursor, presentPage, presentSubmission } from './present';
+import { decodeCursor, presentOutcome, presentPage, presentSubmission } from './present';
 import { idParam } from '../params';
 
 export const ListQuery = z.object({
@@ -66,13 +66,13 @@ export function prezentariRoutes(ctx: AppContext) {
       ctx.metrics.submissionsCreated.inc({ status: result.status });
       audit(c, {
         op: 'create',
-        submission_id: result.submission_id,
+        submission_id: result.id,
         status: result.status,
         duplicate: result.duplicate,
         reactivated: result.reactivated,
         nemapate: result.nemapate,
       });
-      return c.json(result, 200);
+      return c.json(presentOutcome(result), 200);
     },
   );
 

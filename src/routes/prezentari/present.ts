@@ -1,3 +1,4 @@
+import type { SubmissionOutcome } from '../../services/submissions/create';
 import type { SubmissionPage, SubmissionRecord } from '../../services/submissions/read';
 
 /** A submission as `/v1/prezentari` writes it: the spec's field names, ISO timestamps. */
@@ -23,6 +24,9 @@ export function presentSubmission(record: SubmissionRecord) {
     purge_after: record.purgeAfter?.toISOString() ?? null,
   };
 }
+
+/** The answer to `POST /v1/prezentari`. */
+export const presentOutcome = ({ id, ...rest }: SubmissionOutcome) => ({ submission_id: id, ...rest });
 
 export function presentPage(page: SubmissionPage) {
   return { items: page.items.map(presentSubmission), next_cursor: page.nextAfter === null ? null : encodeCursor(page.nextAfter) };

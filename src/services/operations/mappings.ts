@@ -8,10 +8,11 @@ import { reResolveHeld } from './re-resolve';
 import type { Suggestion } from '../../domain/suggest';
 import { accountExamples, suggestFor } from './suggestions';
 
+/** The registry's codes, as the nomenclator table holds them (its `source`, when it was refreshed). */
 export async function listNomenclator(ctx: AppContext) {
-  const rows = await ctx.db.select().from(nomenclator).orderBy(asc(nomenclator.cod));
-  return { items: rows.map((r) => ({ cod: r.cod, denumire: r.denumire, sursa: r.source, updated_at: r.updatedAt.toISOString() })) };
+  return ctx.db.select().from(nomenclator).orderBy(asc(nomenclator.cod));
 }
+export type NomenclatorEntry = Awaited<ReturnType<typeof listNomenclator>>[number];
 
 export interface MappingRecord {
   codOpService: string;

@@ -2,15 +2,17 @@ import { sql } from 'drizzle-orm';
 import type { AppContext, Actor } from '../../context';
 import { withTransaction } from '../../context';
 import { idempotencyKey, legacyIdempotencyKey } from '../../domain/idempotency';
+import type { SubmissionStatus } from '../../domain/statuses';
 import type { SubmissionInput } from '../../domain/submission-input';
 import { contentError, readRegError, type ContentError } from '../../errors';
 import { classifyForAccount } from './classify';
 import type { StoredRow } from './insert-batcher';
 import { purgeAfterFor } from './retention';
 
-export interface SubmissionResult {
-  submission_id: number | null;
-  status: string;
+/** What a post did: the submission (none when rejected outright), its state and verdict, and whether it was already there. */
+export interface SubmissionOutcome {
+  id: number | null;
+  status: SubmissionStatus;
   erori: ContentError[];
   nemapate: string[];
   motiv: string | null;
@@ -18,7 +20,7 @@ export interface SubmissionResult {
   reactivated: boolean;
 }
 
-export async function createSubmission({ ctx, actor, input, requestId }: { ctx: AppContext; actor: Actor; input: SubmissionInput; requestId: string }): Promise<SubmissionResult> {
+export async function createSubmission({ ctx, actor, input, requestId }: { ctx: AppContext; actor: Actor; input: SubmissionInput; requestId: string }): Promise<SubmissionOutcome> {
   const accountId = actor.accountId;
   const verdict = await classifyForAccount({ ctx, exec: ctx.db, accountId, input });
   for (const hit of verdict.ruleHits) {
@@ -27,7 +29,7 @@ export async function createSubmission({ ctx, actor, input, requestId }: { ctx: 
 
   if (verdict.status === 'error') {
     // Rejected by on_unmapped_error: nothing is stored.
-    return { submission_id: null, status: 'error', erori: verdict.erori, nemapate: verdict.nemapate, motiv: verdict.motiv, duplicate: false, reactivated: false };
+    return { id: null, status: 'error', erori: verdict.erori, nemapate: verdict.nemapate, motiv: verdict.motiv, duplicate: false, reactivated: false };
   }
 
   const credsEnc = input.reg_credentials ? ctx.keyring.encrypt(JSON.stringify(input.reg_credentials)) : null;
@@ -50,7 +52,7 @@ export async function createSubmission({ ctx, actor, input, requestId }: { ctx: 
     request_id: requestId,
   });
   if (row.inserted) {
-    return { submission_id: row.id, status: row.status, erori: verdict.erori, nemapate: verdict.nemapate, motiv: verdict.motiv, duplicate: false, reactivated: false };
+    return { id: row.id, status: row.status as SubmissionStatus, erori: verdict.erori, nemapate: verdict.nemapate, motiv: verdict.motiv, duplicate: false, reactivated: false };
   }
   if (row.status === 'error') {
     const reactivated = await reactivate(ctx, accountId, row.id, credsEnc);
@@ -58,7 +60,7 @@ export async function createSubmission({ ctx, actor, input, requestId }: { ctx: 
       const previous = readRegError(row.reg_error);
       const cauza = previous ? `Eroarea anterioară: ${previous.problema} ${previous.cauza}`.trim() : 'Eroarea anterioară nu a fost păstrată.';
       return {
-        submission_id: row.id,
+        id: row.id,
         status: 'queued',
         erori: [contentError('REG_EROARE', 'reg_error', cauza)],
         nemapate: row.nemapate ?? [],
@@ -71,8 +73,8 @@ export async function createSubmission({ ctx, actor, input, requestId }: { ctx: 
   // A duplicate of a submission not in error: nothing changes; report what is stored.
   const current = row.status === 'error' ? await currentStatus(ctx, row.id) : row;
   return {
-    submission_id: row.id,
-    status: current.status,
+    id: row.id,
+    status: current.status as SubmissionStatus,
     erori: current.erori ?? [],
     nemapate: current.nemapate ?? [],
     motiv: current.motiv ?? null,
