@@ -119,7 +119,7 @@ describe('DELETE and requeue: scope first, then state', () => {
   it('deletes an allowed state and refuses sending/sent with a 409 reason', async () => {
     const id = await create();
     expect((await t.call('DELETE', `/v1/prezentari/${id}`, { key: otherKey })).status).toBe(404);
-    expect(await json(await t.call('DELETE', `/v1/prezentari/${id}`, { key }))).toMatchObject({ submission_id: id, deleted: true });
+    expect(await json(await t.call('DELETE', `/v1/prezentari/${id}`, { key }))).toEqual({ submission_id: id, deleted: true, previous_status: 'queued' });
     expect((await t.call('GET', `/v1/prezentari/${id}`, { key })).status).toBe(404);
 
     for (const status of ['sending', 'sent']) {
@@ -138,7 +138,7 @@ describe('DELETE and requeue: scope first, then state', () => {
     await setStatus(id, 'error');
     expect((await t.call('POST', `/v1/prezentari/${id}/repune`, { key: otherKey })).status).toBe(404);
     const res = await t.call('POST', `/v1/prezentari/${id}/repune`, { key });
-    expect(await json(res)).toMatchObject({ submission_id: id, status: 'queued', previous_status: 'error' });
+    expect(await json(res)).toEqual({ submission_id: id, status: 'queued', previous_status: 'error' });
     const [row] = await t.ctx.sql`SELECT status, purge_after FROM submissions WHERE id = ${id}`;
     expect(row).toMatchObject({ status: 'queued', purge_after: null });
   });

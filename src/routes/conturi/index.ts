@@ -17,7 +17,10 @@ export function conturiRoutes(ctx: AppContext) {
       responses: { 200: 'Salvate' },
     }),
     jsonBody(RegCredentials),
-    async (c) => c.json(await saveRegCredentials({ ctx, accountId: c.get('actor').accountId, creds: c.var.body, requestId: c.get('requestId') })),
+    async (c) => {
+      await saveRegCredentials({ ctx, accountId: c.get('actor').accountId, creds: c.var.body, requestId: c.get('requestId') });
+      return c.json({ are_creds_rar: true });
+    },
   );
   app.delete(
     '/reg-creds',
@@ -25,7 +28,10 @@ export function conturiRoutes(ctx: AppContext) {
       summary: 'Șterge credențialele durabile',
       responses: { 200: 'Șterse' },
     }),
-    async (c) => c.json(await clearRegCredentials({ ctx, accountId: c.get('actor').accountId, requestId: c.get('requestId') })),
+    async (c) => {
+      await clearRegCredentials({ ctx, accountId: c.get('actor').accountId, requestId: c.get('requestId') });
+      return c.json({ are_creds_rar: false });
+    },
   );
   return app;
 }

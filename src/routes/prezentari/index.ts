@@ -138,7 +138,8 @@ export function prezentariRoutes(ctx: AppContext) {
     async (c) => {
       const id = idParam(c.req.param('id'));
       audit(c, { op: 'delete', submission_id: id });
-      return c.json(await deleteSubmission({ ctx, accountId: c.get('actor').accountId, id, requestId: c.get('requestId') }));
+      const { previousStatus } = await deleteSubmission({ ctx, accountId: c.get('actor').accountId, id, requestId: c.get('requestId') });
+      return c.json({ submission_id: id, deleted: true, previous_status: previousStatus });
     },
   );
 
@@ -151,7 +152,8 @@ export function prezentariRoutes(ctx: AppContext) {
     async (c) => {
       const id = idParam(c.req.param('id'));
       audit(c, { op: 'requeue', submission_id: id });
-      return c.json(await requeueSubmission({ ctx, accountId: c.get('actor').accountId, id, requestId: c.get('requestId') }));
+      const { previousStatus } = await requeueSubmission({ ctx, accountId: c.get('actor').accountId, id, requestId: c.get('requestId') });
+      return c.json({ submission_id: id, status: 'queued', previous_status: previousStatus });
     },
   );
 

@@ -10,7 +10,7 @@ import type { RegCredentials } from '../../domain/submission-input';
  * that were waiting for credentials: clearing their next_attempt_at fires the queue trigger
  * (db/migrations/0001_worker.sql), which notifies the worker.
  */
-export async function saveRegCredentials({ ctx, accountId, creds, requestId }: { ctx: AppContext; accountId: number; creds: RegCredentials; requestId: string }) {
+export async function saveRegCredentials({ ctx, accountId, creds, requestId }: { ctx: AppContext; accountId: number; creds: RegCredentials; requestId: string }): Promise<void> {
   await withTransaction(ctx, undefined, async (tx) => {
     await tx
       .update(accounts)
@@ -19,16 +19,14 @@ export async function saveRegCredentials({ ctx, accountId, creds, requestId }: {
     await tx.execute(sql`UPDATE submissions SET next_attempt_at = NULL WHERE ${inAccount(accountId)} AND status = 'queued'`);
   });
   ctx.journal.write({ event: 'creds_rar_salvate', requestId, accountId, data: { username: creds.username } });
-  return { are_creds_rar: true };
 }
 
-export async function clearRegCredentials({ ctx, accountId, requestId }: { ctx: AppContext; accountId: number; requestId: string }) {
+export async function clearRegCredentials({ ctx, accountId, requestId }: { ctx: AppContext; accountId: number; requestId: string }): Promise<void> {
   await ctx.db
     .update(accounts)
     .set({ regCredsEnc: null, regCredsSetAt: null, sessionEpoch: sql`${accounts.sessionEpoch} + 1` })
     .where(eq(accounts.id, accountId));
   ctx.journal.write({ event: 'creds_rar_sterse', requestId, accountId });
-  return { are_creds_rar: false };
 }
 
 export async function hasRegCredentials(ctx: AppContext, accountId: number): Promise<boolean> {

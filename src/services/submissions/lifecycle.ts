@@ -27,7 +27,7 @@ export async function deleteSubmission({ ctx, accountId, id, requestId }: { ctx:
     if (!allows(row.status, 'delete')) throw new ConflictError(refusal(row.status, 'delete'));
     await tx.delete(submissions).where(and(eq(submissions.id, id), inArray(submissions.status, [...DELETABLE])));
     ctx.journal.write({ event: 'submission_deleted', requestId, accountId, submissionId: id, data: { from: row.status } });
-    return { submission_id: id, deleted: true, previous_status: row.status };
+    return { id, previousStatus: row.status };
   });
 }
 
@@ -51,6 +51,6 @@ export async function requeueSubmission({ ctx, accountId, id, requestId }: { ctx
       .set({ ...update, status: 'queued', purgeAfter: null, attempts: 0, nextAttemptAt: null, workerId: null, updatedAt: sql`now()` })
       .where(eq(submissions.id, id));
     ctx.journal.write({ event: 'submission_requeued', requestId, accountId, submissionId: id, data: { from: row.status } });
-    return { submission_id: id, status: 'queued', previous_status: row.status };
+    return { id, previousStatus: row.status };
   });
 }
