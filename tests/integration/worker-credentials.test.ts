@@ -121,7 +121,7 @@ describe('session cache and reactivation', () => {
       input: { ...failed.input, reg_credentials: { username: 'alt', password: 'secret' } },
       requestId: 'req-reactivate',
     });
-    expect(again).toMatchObject({ submission_id: failed.id, reactivated: true, status: 'queued' });
+    expect(again).toMatchObject({ id: failed.id, reactivated: true, status: 'queued' });
     const row = await h.waitForStatus(failed.id, 'sent');
     expect(row.reg_error).toBeNull();
     expect(h.sim.state.counters.logins).toBe(logins + 1);
