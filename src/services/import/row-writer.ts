@@ -13,23 +13,25 @@ import type { FileWalk } from './sheet-walk';
 
 /**
  * Lines to the COPY stream, gathered into ~64 KB writes (a write per row costs a syscall each),
- * waiting only when Postgres is behind: parsing and storing overlap.
+ * waiting only when Postgres is behind: parsing and storing overlap. `line` is synchronous (it
+ * runs for every row); it hands back a promise only when Postgres is behind, to be awaited
+ * before the next line.
  */
 function copyWriter(stream: Writable) {
   let pending: string[] = [];
   let size = 0;
-  const flush = async () => {
-    if (pending.length === 0) return;
+  const flush = (): Promise<void> | null => {
+    if (pending.length === 0) return null;
     const chunk = pending.join('');
     pending = [];
     size = 0;
-    if (!stream.write(chunk)) await new Promise((resolve) => stream.once('drain', resolve));
+    return stream.write(chunk) ? null : new Promise((resolve) => stream.once('drain', resolve));
   };
   return {
-    async line(text: string) {
+    line(text: string): Promise<void> | null {
       pending.push(text);
       size += text.length;
-      if (size >= 65_536) await flush();
+      return size >= 65_536 ? flush() : null;
     },
     async finish() {
       await flush();
@@ -117,7 +119,8 @@ export async function stageRows(exec: Executor, staging: Staging, walk: FileWalk
       staging.blocks.add(row.line, row.cells);
       const derived = classifyCells(row.cells, {}, staging.setting, staging.resolution, staging.now);
       if (derived.verdict.content.vin) vins.add(derived.verdict.content.vin);
-      await copy.line(`${batchId}\t${rowIndex}\t${sheet.text}\t${purgeAfter}\t${copyFields(rowFacts(rowIndex, derived, vinHmac))}\n`);
+      const behind = copy.line(`${batchId}\t${rowIndex}\t${sheet.text}\t${purgeAfter}\t${copyFields(rowFacts(rowIndex, derived, vinHmac))}\n`);
+      if (behind) await behind;
       if (options.background) {
         if (rowIndex % PROGRESS_EVERY === 0) options.background.progress(rowIndex);
         if (rowIndex % TURN_EVERY === 0) await nextTurn();
@@ -128,7 +131,7 @@ export async function stageRows(exec: Executor, staging: Staging, walk: FileWalk
     throw error;
   }
   await copy.finish();
-  await insertBlocks(exec, batchId, staging.purgeAfter, staging.blocks.take());
+  await insertBlocks(exec, batchId, staging.purgeAfter, await staging.blocks.take());
   await applyReadings(exec, vinHmac, batchId, await readingsForVins(exec, staging.accountId, [...vins]));
   await linkVinSubmissions(exec, vinHmac, batchId, await submissionsForVins(exec, staging.accountId, [...vins]));
 }
