@@ -28,7 +28,7 @@ export function openVinKey(keyring: Keyring, stored: string | null): Buffer | nu
   }
 }
 
-export function vinHasher(key: Buffer): VinHasher {
+export function vinHasher(key: Uint8Array): VinHasher {
   // A key object made once: given the raw key, createHmac prepares it again for every VIN.
   const secret = createSecretKey(key);
   return (vin) => createHmac('sha256', secret).update(vin).digest('base64url');

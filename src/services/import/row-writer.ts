@@ -4,10 +4,11 @@ import type { Writable } from 'node:stream';
 import type postgres from 'postgres';
 import type { Executor } from '../../../db/client';
 import type { ResolutionContext } from '../../domain/resolve';
-import { copyFields, copyText, FACT_COLUMNS, rowFacts } from './facts';
+import { createChunkStager, type ChunkRow, type StagedChunk } from './chunk-stager';
+import { copyText, FACT_COLUMNS } from './facts';
 import { insertBlocks, type BlockSealer } from './raw-blocks';
 import { applyReadings, readingsForVins, type VinHasher } from './readings';
-import { classifyCells, type RowSetting } from './rows';
+import type { RowSetting } from './rows';
 import { linkVinSubmissions, submissionsForVins } from './sent-records';
 import type { FileWalk } from './sheet-walk';
 
@@ -63,6 +64,8 @@ export interface Staging {
   setting: RowSetting;
   resolution: ResolutionContext;
   now: Date;
+  /** The batch's VIN key, and the HMAC under it (readings.ts). */
+  vinKey: Uint8Array;
   vinHmac: VinHasher;
   /** Submissions up to this id were looked at for the rows' readings (fingerprint.ts `seen`). */
   watermark: number;
@@ -76,6 +79,8 @@ export interface Staging {
 // and tells its progress this often.
 const TURN_EVERY = 64;
 const PROGRESS_EVERY = 5_000;
+// Rows staged together, a COPY write each.
+const CHUNK_ROWS = 512;
 
 interface StageOptions {
   /** The server is stopping: the staging ends between two rows, its batch failed. */
@@ -88,15 +93,22 @@ export const interrupted = (cauza: string) => new AppError('IMPORT_INTRERUPT', c
 
 /**
  * Stages the walk's next rows in `exec`'s transaction until `until` rows are staged or the
- * file ends. Rows go from the reader straight into a COPY, so parsing overlaps with Postgres
- * writing; each is classified in the same pass, while its plaintext is at hand, and its
- * non-personal facts (facts.ts) are stored in its row: the preview never decrypts the batch.
- * Then the raw cells, sealed in blocks (raw-blocks.ts), and the readings and sent submissions
- * of these rows' VINs (one query each).
+ * file ends. Rows go from the reader into a COPY a chunk at a time, so parsing overlaps with
+ * Postgres writing; each is classified in the same pass, while its plaintext is at hand, and
+ * its non-personal facts (facts.ts) are stored in its row: the preview never decrypts the
+ * batch. Then the raw cells, sealed in blocks (raw-blocks.ts), and the readings and sent
+ * submissions of these rows' VINs (one query each).
  */
 export async function stageRows(exec: Executor, staging: Staging, walk: FileWalk, until: number, options: StageOptions = {}): Promise<void> {
   const { batchId, vinHmac } = staging;
-  const purgeAfter = staging.purgeAfter.toISOString();
+  const stageHere = createChunkStager({
+    batchId,
+    purgeAfter: staging.purgeAfter.toISOString(),
+    setting: staging.setting,
+    resolution: staging.resolution,
+    now: staging.now,
+    vinKey: staging.vinKey,
+  });
   const copy = copyWriter(
     await copyConnection(exec)
       .unsafe(`COPY import_rows (batch_id, row_index, sheet, purge_after, ${FACT_COLUMNS.join(', ')}) FROM STDIN`)
@@ -104,6 +116,12 @@ export async function stageRows(exec: Executor, staging: Staging, walk: FileWalk
   );
   // The distinct VINs, for one lookup of the odometer readings already recorded.
   const vins = new Set<string>();
+  const write = async (staged: StagedChunk) => {
+    for (const vin of staged.vins) vins.add(vin);
+    const behind = copy.line(staged.copy);
+    if (behind) await behind;
+  };
+  let chunk: ChunkRow[] = [];
   let sheet = { name: '', text: '' };
   try {
     while (staging.staged < until) {
@@ -117,15 +135,17 @@ export async function stageRows(exec: Executor, staging: Staging, walk: FileWalk
       }
       if (row.sheet !== sheet.name) sheet = { name: row.sheet, text: copyText(row.sheet) };
       staging.blocks.add(row.line, row.cells);
-      const derived = classifyCells(row.cells, {}, staging.setting, staging.resolution, staging.now);
-      if (derived.verdict.content.vin) vins.add(derived.verdict.content.vin);
-      const behind = copy.line(`${batchId}\t${rowIndex}\t${sheet.text}\t${purgeAfter}\t${copyFields(rowFacts(rowIndex, derived, vinHmac))}\n`);
-      if (behind) await behind;
+      chunk.push([rowIndex, sheet.text, row.cells]);
+      if (chunk.length === CHUNK_ROWS) {
+        await write(stageHere(chunk));
+        chunk = [];
+      }
       if (options.background) {
         if (rowIndex % PROGRESS_EVERY === 0) options.background.progress(rowIndex);
         if (rowIndex % TURN_EVERY === 0) await nextTurn();
       }
     }
+    if (chunk.length > 0) await write(stageHere(chunk));
   } catch (error) {
     copy.destroy();
     throw error;

@@ -80,6 +80,7 @@ async function stageFirstPart(ctx: AppContext, accountId: number, filename: stri
         setting: { accountId, mapping: mappingState.mapping, date1904: fileMeta.date1904 },
         resolution,
         now,
+        vinKey: vinKey.key,
         vinHmac: vinHasher(vinKey.key),
         watermark,
         maxRows: importLimits(ctx.config).maxRows,
