@@ -25,6 +25,8 @@ const result = await build({
     accounts: 'src/cli/accounts.ts',
     keys: 'src/cli/keys.ts',
     users: 'src/cli/users.ts',
+    // The import's chunk thread (src/services/import/chunk-thread.ts), loaded from beside main.js.
+    'import-chunk-thread': 'src/services/import/chunk-thread-entry.ts',
   },
   outdir: out,
   bundle: true,

@@ -20,7 +20,8 @@ let otherKey: string;
 let original: ImportStagings;
 
 beforeAll(async () => {
-  t = await startTestApp({ GATEWAY_IMPORT_FIRST_ROWS: String(FIRST_ROWS), GATEWAY_IMPORT_MAX_ROWS: String(MAX_ROWS) });
+  // Past 256 rows of a background staging, a chunk thread shares the rest (as it is free).
+  t = await startTestApp({ GATEWAY_IMPORT_FIRST_ROWS: String(FIRST_ROWS), GATEWAY_IMPORT_MAX_ROWS: String(MAX_ROWS), GATEWAY_IMPORT_THREAD_AFTER: '256' });
   original = t.ctx.importStagings;
   key = await t.createKey(await t.createAccount());
   otherKey = await t.createKey(await t.createAccount('Altul'));
@@ -75,6 +76,32 @@ async function uploaded(bytes: Buffer, filename = 'mare.xlsx', k = key) {
   return body;
 }
 
+/** The same file staged whole before the upload answers, by a server whose first part holds it all: the reference. */
+async function stagedWhole(file: Buffer, filename: string): Promise<number> {
+  const config = parseConfig({ GATEWAY_DATA_DIR: t.dataDir, GATEWAY_SECRET_KEY: TEST_SECRET, GATEWAY_IMPORT_FIRST_ROWS: '100000' });
+  const whole = createContext({ config, databaseUrl: t.databaseUrl, secretKey: TEST_SECRET, processName: 'test' });
+  try {
+    const form = new FormData();
+    form.append('file', new Blob([new Uint8Array(file)]), filename);
+    const res = await createApp(whole).request('/v1/import', { method: 'POST', body: form, headers: { 'X-API-Key': key } });
+    const batch = await json(res);
+    expect(batch).toMatchObject({ status: 'staged' });
+    return batch.batch_id as number;
+  } finally {
+    await whole.close();
+  }
+}
+
+/** Two batches of one file show the same preview: counts, rows_hash, and the rows of these pages. */
+async function expectSamePreviews(batchId: number, reference: number, pages: string[]) {
+  const [a, b] = [await preview(t, key, batchId, '?page_size=1000'), await preview(t, key, reference, '?page_size=1000')];
+  expect({ ...a, batch_id: 0 }).toEqual({ ...b, batch_id: 0 });
+  for (const page of pages) {
+    const [pa, pb] = [await preview(t, key, batchId, page), await preview(t, key, reference, page)];
+    expect(pa.rows).toEqual(pb.rows);
+  }
+}
+
 const stored = async (table: string, batchId: number) => (await t.ctx.sql.unsafe<{ n: number }[]>(`SELECT count(*)::int AS n FROM ${table} WHERE batch_id = $1`, [batchId]))[0]!.n;
 
 describe('a large file answers before it is staged', () => {
@@ -111,26 +138,18 @@ describe('a large file answers before it is staged', () => {
     expect(done.counts).toEqual({ ok: 1710, needs_mapping: 285, needs_data: 1, needs_review: 2, already_sent: 1, duplicate_in_file: 1 });
     expect(await stored('import_row_blocks', batchId)).toBe(8);
 
-    // The same file staged whole before answering, by a server whose first part holds it all.
-    const config = parseConfig({ GATEWAY_DATA_DIR: t.dataDir, GATEWAY_SECRET_KEY: TEST_SECRET, GATEWAY_IMPORT_FIRST_ROWS: '100000' });
-    const whole = createContext({ config, databaseUrl: t.databaseUrl, secretKey: TEST_SECRET, processName: 'test' });
-    try {
-      const form = new FormData();
-      form.append('file', new Blob([new Uint8Array(file)]), 'mare.xlsx');
-      const res = await createApp(whole).request('/v1/import', { method: 'POST', body: form, headers: { 'X-API-Key': key } });
-      const wholeBatch = await json(res);
-      expect(wholeBatch).toMatchObject({ status: 'staged', row_count: 2000 });
-      const reference = await preview(t, key, wholeBatch.batch_id as number, '?page_size=1000');
-      expect({ ...done, batch_id: 0 }).toEqual({ ...reference, batch_id: 0 });
-      for (const page of ['?page=2&page_size=1000', '?state=needs_review', '?page=3&page_size=100']) {
-        const [a, b] = [await preview(t, key, batchId, page), await preview(t, key, wholeBatch.batch_id as number, page)];
-        expect(a.rows).toEqual(b.rows);
-      }
-    } finally {
-      await whole.close();
-    }
+    await expectSamePreviews(batchId, await stagedWhole(file, 'mare.xlsx'), ['?page=2&page_size=1000', '?state=needs_review', '?page=3&page_size=100']);
     expect((await preview(t, key, batchId, '?state=already_sent')).rows[0]).toMatchObject({ row_index: 1800, existing_submission: { status: 'sent' } });
     expect((await preview(t, key, batchId, '?state=duplicate_in_file')).rows[0]).toMatchObject({ row_index: 1500, duplicate_of: 10 });
+  });
+
+  it('shared with a chunk thread, stages the same batch as a staging in one transaction', async () => {
+    // 7,000 rows: past 256 of the rest, the chunks the thread is free for are staged there.
+    const large = await xlsxFile({ Date: [HEADER, ...rows(7_000)] });
+    const id = (await uploaded(large)).batch_id as number;
+    expect(await settled(t, key, id)).toMatchObject({ status: 'staged', row_count: 7_000 });
+    expect(await stored('import_row_blocks', id)).toBe(28);
+    await expectSamePreviews(id, await stagedWhole(large, 'mare.xlsx'), ['?page=7&page_size=1000', '?state=needs_mapping&page=3&page_size=100', '?state=duplicate_in_file']);
   });
 
   it('is committed like any batch once staged', async () => {

@@ -1,4 +1,5 @@
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { deflateRaw, inflateRawSync } from 'node:zlib';
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../../../db/client';
 import type { Keyring } from '../../crypto/envelope';
@@ -16,6 +17,9 @@ export interface RawRow {
   line: number | null;
   cells: CellValue[];
 }
+
+const deflateBlock = promisify(deflateRaw);
+const deflate = (json: string) => deflateBlock(json, { level: 1 });
 
 /** Row indexes start at 1. */
 const blockOf = (rowIndex: number) => Math.floor((rowIndex - 1) / ROWS_PER_BLOCK);
@@ -56,13 +60,21 @@ interface SealedBlock {
  * Collects an upload's rows in order and seals each full block. An upload staged in several
  * transactions takes its blocks at the end of each: the block still filling is sealed as it is
  * then, so its rows can be read at once, and written again, fuller, by the next take.
+ * Blocks are deflated on libuv's thread pool, beside the rows being read and classified: on
+ * the event loop, that was ~0.1 s of a 100,000-row upload.
  */
 export function createBlockSealer(keyring: Keyring) {
   let rows: Array<{ l: number; c: readonly CellValue[] }> = [];
   let filling = 0;
-  let sealed: SealedBlock[] = [];
+  let sealed: Array<Promise<SealedBlock>> = [];
   // Level 1: a block of similar rows still shrinks several times, at a fraction of the CPU.
-  const seal = (): SealedBlock => ({ no: filling, enc: keyring.encryptBytes(deflateRawSync(JSON.stringify(rows), { level: 1 })) });
+  const seal = (): Promise<SealedBlock> => {
+    const no = filling;
+    const block = deflate(JSON.stringify(rows)).then((deflated) => ({ no, enc: keyring.encryptBytes(deflated) }));
+    // Awaited by `take`; a staging that fails before then leaves it unawaited, not unhandled.
+    block.catch(() => undefined);
+    return block;
+  };
   return {
     add(line: number, cells: readonly CellValue[]) {
       rows.push({ l: line, c: cells });
@@ -73,10 +85,10 @@ export function createBlockSealer(keyring: Keyring) {
       }
     },
     /** The blocks filled since the last take, and the one still filling. */
-    take(): SealedBlock[] {
+    async take(): Promise<SealedBlock[]> {
       const taken = rows.length > 0 ? [...sealed, seal()] : sealed;
       sealed = [];
-      return taken;
+      return Promise.all(taken);
     },
   };
 }

@@ -1,5 +1,5 @@
 import { inAccount } from '../../../db/account-scope';
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac, createSecretKey, randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../../../db/client';
 import type { Keyring } from '../../crypto/envelope';
@@ -28,10 +28,11 @@ export function openVinKey(keyring: Keyring, stored: string | null): Buffer | nu
   }
 }
 
-export const vinHasher =
-  (key: Buffer): VinHasher =>
-  (vin) =>
-    createHmac('sha256', key).update(vin).digest('base64url');
+export function vinHasher(key: Uint8Array): VinHasher {
+  // A key object made once: given the raw key, createHmac prepares it again for every VIN.
+  const secret = createSecretKey(key);
+  return (vin) => createHmac('sha256', secret).update(vin).digest('base64url');
+}
 
 /** A recorded odometer: the highest of the account's submissions for a VIN on one date. */
 export interface Reading {

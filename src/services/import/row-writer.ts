@@ -4,32 +4,36 @@ import type { Writable } from 'node:stream';
 import type postgres from 'postgres';
 import type { Executor } from '../../../db/client';
 import type { ResolutionContext } from '../../domain/resolve';
-import { copyFields, copyText, FACT_COLUMNS, rowFacts } from './facts';
+import { createChunkStager, type ChunkContext, type ChunkRow, type StagedChunk } from './chunk-stager';
+import { startChunkThread, type ChunkThread } from './chunk-thread';
+import { copyText, FACT_COLUMNS } from './facts';
 import { insertBlocks, type BlockSealer } from './raw-blocks';
 import { applyReadings, readingsForVins, type VinHasher } from './readings';
-import { classifyCells, type RowSetting } from './rows';
+import type { RowSetting } from './rows';
 import { linkVinSubmissions, submissionsForVins } from './sent-records';
 import type { FileWalk } from './sheet-walk';
 
 /**
  * Lines to the COPY stream, gathered into ~64 KB writes (a write per row costs a syscall each),
- * waiting only when Postgres is behind: parsing and storing overlap.
+ * waiting only when Postgres is behind: parsing and storing overlap. `line` is synchronous (it
+ * runs for every row); it hands back a promise only when Postgres is behind, to be awaited
+ * before the next line.
  */
 function copyWriter(stream: Writable) {
   let pending: string[] = [];
   let size = 0;
-  const flush = async () => {
-    if (pending.length === 0) return;
+  const flush = (): Promise<void> | null => {
+    if (pending.length === 0) return null;
     const chunk = pending.join('');
     pending = [];
     size = 0;
-    if (!stream.write(chunk)) await new Promise((resolve) => stream.once('drain', resolve));
+    return stream.write(chunk) ? null : new Promise((resolve) => stream.once('drain', resolve));
   };
   return {
-    async line(text: string) {
+    line(text: string): Promise<void> | null {
       pending.push(text);
       size += text.length;
-      if (size >= 65_536) await flush();
+      return size >= 65_536 ? flush() : null;
     },
     async finish() {
       await flush();
@@ -61,6 +65,8 @@ export interface Staging {
   setting: RowSetting;
   resolution: ResolutionContext;
   now: Date;
+  /** The batch's VIN key, and the HMAC under it (readings.ts). */
+  vinKey: Uint8Array;
   vinHmac: VinHasher;
   /** Submissions up to this id were looked at for the rows' readings (fingerprint.ts `seen`). */
   watermark: number;
@@ -74,27 +80,41 @@ export interface Staging {
 // and tells its progress this often.
 const TURN_EVERY = 64;
 const PROGRESS_EVERY = 5_000;
+// Rows staged together (on the event loop or in the chunk thread), a COPY write each.
+const CHUNK_ROWS = 512;
 
 interface StageOptions {
   /** The server is stopping: the staging ends between two rows, its batch failed. */
   signal?: AbortSignal;
-  /** Staging beside requests: they get a turn now and then, and `progress` hears how far it got. */
-  background?: { progress(staged: number): void };
+  /**
+   * Staging beside requests: they get a turn now and then, and `progress` hears how far it got.
+   * Past `threadAfter` rows (0: never), a chunk thread shares the rest (chunk-thread.ts).
+   */
+  background?: { progress(staged: number): void; threadAfter: number };
 }
 
 export const interrupted = (cauza: string) => new AppError('IMPORT_INTRERUPT', cauza);
 
 /**
  * Stages the walk's next rows in `exec`'s transaction until `until` rows are staged or the
- * file ends. Rows go from the reader straight into a COPY, so parsing overlaps with Postgres
- * writing; each is classified in the same pass, while its plaintext is at hand, and its
- * non-personal facts (facts.ts) are stored in its row: the preview never decrypts the batch.
- * Then the raw cells, sealed in blocks (raw-blocks.ts), and the readings and sent submissions
- * of these rows' VINs (one query each).
+ * file ends. Rows go from the reader into a COPY a chunk at a time, so parsing overlaps with
+ * Postgres writing; each is classified in the same pass, while its plaintext is at hand, and
+ * its non-personal facts (facts.ts) are stored in its row: the preview never decrypts the
+ * batch. Then the raw cells, sealed in blocks (raw-blocks.ts), and the readings and sent
+ * submissions of these rows' VINs (one query each). A background staging's chunks are
+ * shared with a chunk thread, when it has one: what it staged is returned.
  */
-export async function stageRows(exec: Executor, staging: Staging, walk: FileWalk, until: number, options: StageOptions = {}): Promise<void> {
+export async function stageRows(exec: Executor, staging: Staging, walk: FileWalk, until: number, options: StageOptions = {}): Promise<ReturnType<ChunkThread['report']> | null> {
   const { batchId, vinHmac } = staging;
-  const purgeAfter = staging.purgeAfter.toISOString();
+  const context: ChunkContext = {
+    batchId,
+    purgeAfter: staging.purgeAfter.toISOString(),
+    setting: staging.setting,
+    resolution: staging.resolution,
+    now: staging.now,
+    vinKey: staging.vinKey,
+  };
+  const stageHere = createChunkStager(context);
   const copy = copyWriter(
     await copyConnection(exec)
       .unsafe(`COPY import_rows (batch_id, row_index, sheet, purge_after, ${FACT_COLUMNS.join(', ')}) FROM STDIN`)
@@ -102,6 +122,28 @@ export async function stageRows(exec: Executor, staging: Staging, walk: FileWalk
   );
   // The distinct VINs, for one lookup of the odometer readings already recorded.
   const vins = new Set<string>();
+  const write = async (staged: StagedChunk) => {
+    for (const vin of staged.vins) vins.add(vin);
+    const behind = copy.line(staged.copy);
+    if (behind) await behind;
+  };
+  const threadAfter = options.background?.threadAfter ?? 0;
+  let thread: ChunkThread | null = null;
+  // Chunks out to the thread, each written when it is back.
+  const out: Array<Promise<void>> = [];
+  let chunk: ChunkRow[] = [];
+  const dispatch = async () => {
+    if (thread?.free) {
+      const written = thread.stage(chunk).then(write);
+      // Awaited below; a staging that fails first leaves it unawaited, not unhandled.
+      written.catch(() => undefined);
+      out.push(written);
+    } else {
+      await write(stageHere(chunk));
+    }
+    chunk = [];
+  };
+  const first = staging.staged;
   let sheet = { name: '', text: '' };
   try {
     while (staging.staged < until) {
@@ -115,20 +157,25 @@ export async function stageRows(exec: Executor, staging: Staging, walk: FileWalk
       }
       if (row.sheet !== sheet.name) sheet = { name: row.sheet, text: copyText(row.sheet) };
       staging.blocks.add(row.line, row.cells);
-      const derived = classifyCells(row.cells, {}, staging.setting, staging.resolution, staging.now);
-      if (derived.verdict.content.vin) vins.add(derived.verdict.content.vin);
-      await copy.line(`${batchId}\t${rowIndex}\t${sheet.text}\t${purgeAfter}\t${copyFields(rowFacts(rowIndex, derived, vinHmac))}\n`);
+      chunk.push([rowIndex, sheet.text, row.cells]);
+      if (chunk.length === CHUNK_ROWS) await dispatch();
       if (options.background) {
         if (rowIndex % PROGRESS_EVERY === 0) options.background.progress(rowIndex);
         if (rowIndex % TURN_EVERY === 0) await nextTurn();
+        if (rowIndex - first === threadAfter) thread = startChunkThread(context, stageHere);
       }
     }
+    if (chunk.length > 0) await dispatch();
+    await Promise.all(out);
   } catch (error) {
     copy.destroy();
     throw error;
+  } finally {
+    await thread?.close();
   }
   await copy.finish();
-  await insertBlocks(exec, batchId, staging.purgeAfter, staging.blocks.take());
+  await insertBlocks(exec, batchId, staging.purgeAfter, await staging.blocks.take());
   await applyReadings(exec, vinHmac, batchId, await readingsForVins(exec, staging.accountId, [...vins]));
   await linkVinSubmissions(exec, vinHmac, batchId, await submissionsForVins(exec, staging.accountId, [...vins]));
+  return thread?.report() ?? null;
 }

@@ -79,6 +79,7 @@ async function stageFirstPart(ctx: AppContext, accountId: number, filename: stri
         setting: { accountId, mapping: mappingState.mapping, date1904: fileMeta.date1904 },
         resolution,
         now,
+        vinKey: vinKey.key,
         vinHmac: vinHasher(vinKey.key),
         watermark,
         maxRows: importLimits(ctx.config).maxRows,
@@ -135,16 +136,24 @@ async function stageRest(ctx: AppContext, staging: Staging, walk: FileWalk, leas
   const started = performance.now();
   const progress = progressWriter(ctx, staging.batchId);
   try {
-    await ctx.db.transaction(async (exec) => {
-      await stageRows(exec, staging, walk, Infinity, { signal, background: { progress: progress.report } });
+    const thread = await ctx.db.transaction(async (exec) => {
+      const background = { progress: progress.report, threadAfter: ctx.config.GATEWAY_IMPORT_THREAD_AFTER };
+      const report = await stageRows(exec, staging, walk, Infinity, { signal, background });
       await progress.settled();
       await recordProgress(exec, staging, walk.summaries, true);
+      return report;
     });
     ctx.journal.write({
       event: 'import_incarcat',
       requestId,
       accountId: staging.accountId,
-      data: { batch_id: staging.batchId, rows: staging.staged, ms: Math.round(performance.now() - started) },
+      data: {
+        batch_id: staging.batchId,
+        rows: staging.staged,
+        ms: Math.round(performance.now() - started),
+        // The rows its chunk thread staged; a thread that failed left its chunks to the event loop.
+        ...(thread ? { rows_in_thread: thread.rows, ...(thread.failure ? { thread_failure: thread.failure } : {}) } : {}),
+      },
     });
   } catch (error) {
     await progress.settled();
