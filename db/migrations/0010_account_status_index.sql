@@ -1,0 +1,1 @@
+CREATE INDEX IF NOT EXISTS "submissions_account_status_idx" ON "submissions" USING btree (coalesce("account_id", 1),"status","account_id");
