@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
-import { inject } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, inject } from 'vitest';
 
 const TEMPLATE_DB = 'gateway_test_template';
 
@@ -22,4 +22,32 @@ export async function createTestDatabase(): Promise<{ url: string; drop: () => P
       await a.end();
     },
   };
+}
+
+export interface TestDatabaseHandle {
+  /** Set by the `before` hook. */
+  url: string;
+  sql: postgres.Sql;
+}
+
+/**
+ * A fresh database and a client on it, for each test of the file (`each`: a worker heartbeat
+ * of one test must not make another's look alive) or for the whole file (`all`). Registers
+ * the hooks that create and drop it; read `url` and `sql` inside tests.
+ */
+export function useTestDatabase(scope: 'each' | 'all'): TestDatabaseHandle {
+  const handle = {} as TestDatabaseHandle;
+  let drop: () => Promise<void> = async () => {};
+  const [before, after] = scope === 'each' ? [beforeEach, afterEach] : [beforeAll, afterAll];
+  before(async () => {
+    const database = await createTestDatabase();
+    drop = database.drop;
+    handle.url = database.url;
+    handle.sql = postgres(database.url, { max: 2, onnotice: () => {} });
+  });
+  after(async () => {
+    await handle.sql.end();
+    await drop();
+  });
+  return handle;
 }

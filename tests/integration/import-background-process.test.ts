@@ -2,11 +2,10 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import postgres from 'postgres';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../db/embedded';
 import { TEST_SECRET } from '../helpers/app';
-import { createTestDatabase } from '../helpers/db';
+import { useTestDatabase } from '../helpers/db';
 import { csvFile, HEADER } from '../helpers/import-files';
 import { waitFor } from '../helpers/worker';
 
@@ -16,8 +15,7 @@ import { waitFor } from '../helpers/worker';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const ROWS = 60_000;
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
-let sql: postgres.Sql;
+const db = useTestDatabase('each');
 let dataDir: string;
 let file: Buffer;
 
@@ -25,14 +23,6 @@ beforeAll(() => {
   expect(spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT }).status).toBe(0);
   file = csvFile([HEADER, ...Array.from({ length: ROWS }, (_, i) => [`WDB1234561A${String(100_000 + i)}`, 'B1ABC', '14.03.2025', null, 1000 + i, 'REV', 'Revizie'])]);
   dataDir = mkdtempSync(join(tmpdir(), 'gateway-staging-'));
-});
-beforeEach(async () => {
-  database = await createTestDatabase();
-  sql = postgres(database.url, { max: 2, onnotice: () => {} });
-});
-afterEach(async () => {
-  await sql.end();
-  await database.drop();
 });
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
@@ -48,7 +38,7 @@ async function startServer(): Promise<Server> {
   const env = {
     PATH: process.env.PATH!,
     HOME: process.env.HOME ?? '/root',
-    DATABASE_URL: database.url,
+    DATABASE_URL: db.url,
     GATEWAY_SECRET_KEY: TEST_SECRET,
     GATEWAY_DATA_DIR: dataDir,
     GATEWAY_REQUIRE_API_KEY: 'false',
@@ -77,8 +67,8 @@ async function uploadLarge(server: Server): Promise<number> {
 }
 
 async function batchState(id: number) {
-  const [batch] = await sql<{ status: string; error: { cod: string; status: number } | null }[]>`SELECT status, error FROM import_batches WHERE id = ${id}`;
-  const [rows] = await sql<
+  const [batch] = await db.sql<{ status: string; error: { cod: string; status: number } | null }[]>`SELECT status, error FROM import_batches WHERE id = ${id}`;
+  const [rows] = await db.sql<
     { n: number }[]
   >`SELECT (SELECT count(*) FROM import_rows WHERE batch_id = ${id}) + (SELECT count(*) FROM import_row_blocks WHERE batch_id = ${id}) AS n`;
   return { status: batch!.status, cod: batch!.error?.cod ?? null, rows: Number(rows!.n) };

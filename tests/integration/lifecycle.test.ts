@@ -2,11 +2,10 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import postgres from 'postgres';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../db/embedded';
 import { TEST_SECRET } from '../helpers/app';
-import { createTestDatabase } from '../helpers/db';
+import { useTestDatabase } from '../helpers/db';
 import { alive, waitFor } from '../helpers/worker';
 
 // The product's processes for real: `npm start` (build, then `exec node dist/main.js`), signalled
@@ -14,21 +13,11 @@ import { alive, waitFor } from '../helpers/worker';
 // it started) would, and started twice on one port.
 
 const ROOT = join(import.meta.dirname, '..', '..');
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
-let sql: postgres.Sql;
+const db = useTestDatabase('each');
 const dirs: string[] = [];
 
 beforeAll(() => {
   expect(spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT }).status).toBe(0);
-});
-// Each test its own database: a worker heartbeat of one must not make another's look alive.
-beforeEach(async () => {
-  database = await createTestDatabase();
-  sql = postgres(database.url, { max: 2, onnotice: () => {} });
-});
-afterEach(async () => {
-  await sql.end();
-  await database.drop();
 });
 afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
@@ -72,7 +61,7 @@ function launch(command: string, args: string[], env: Record<string, string>): S
 const healthy = async (port: number) => (await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined))?.status === 200 || undefined;
 
 async function workerPid(): Promise<number> {
-  const rows = await sql<{ worker_id: string }[]>`SELECT worker_id FROM worker_state ORDER BY heartbeat_at DESC LIMIT 1`;
+  const rows = await db.sql<{ worker_id: string }[]>`SELECT worker_id FROM worker_state ORDER BY heartbeat_at DESC LIMIT 1`;
   return Number(/-(\d+)-[0-9a-f]+$/.exec(rows[0]!.worker_id)![1]);
 }
 
@@ -109,7 +98,7 @@ describe('a failed start leaves nothing behind', () => {
     const first = launch(process.execPath, ['dist/main.js'], {
       PORT: String(port),
       GATEWAY_SIM_PORT: String(simPort),
-      DATABASE_URL: database.url,
+      DATABASE_URL: db.url,
       GATEWAY_SECRET_KEY: TEST_SECRET,
       GATEWAY_DATA_DIR: join(tempDir(), 'a'),
     });
@@ -135,7 +124,7 @@ describe('a failed start leaves nothing behind', () => {
     const run = launch(process.execPath, ['dist/main.js'], {
       PORT: String(port),
       GATEWAY_SIM_PORT: String(simPort),
-      DATABASE_URL: database.url,
+      DATABASE_URL: db.url,
       GATEWAY_SECRET_KEY: TEST_SECRET,
       GATEWAY_DATA_DIR: join(tempDir(), 'a'),
     });
@@ -172,7 +161,7 @@ describe('a failed start leaves nothing behind', () => {
     const run = launch(process.execPath, ['dist/main.js'], {
       PORT: String(port),
       GATEWAY_SIM_PORT: String(simPort),
-      DATABASE_URL: database.url,
+      DATABASE_URL: db.url,
       GATEWAY_SECRET_KEY: TEST_SECRET,
       GATEWAY_RUN_WORKER: 'false',
     });

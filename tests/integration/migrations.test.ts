@@ -1,51 +1,41 @@
 import postgres from 'postgres';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { migrate } from '../../db/migrate';
 import { harden } from '../../db/harden-migrations';
-import { createTestDatabase } from '../helpers/db';
+import { useTestDatabase } from '../helpers/db';
 
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
-let sql: postgres.Sql;
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  sql = postgres(database.url, { max: 2, onnotice: () => {} });
-});
-afterAll(async () => {
-  await sql.end();
-  await database.drop();
-});
+const db = useTestDatabase('all');
 
 describe('start-up migrations', () => {
   it('are applied once, and running them again changes nothing and loses no data', async () => {
-    await sql`INSERT INTO submissions (status, payload_json, idempotency_key, vin, nr_inm, data_prestatie) VALUES ('sent', '{}', 'k-keep', 'V', 'P', '2025-01-01')`;
-    expect(await migrate(sql)).toEqual([]);
-    expect((await sql`SELECT count(*)::int AS n FROM submissions WHERE idempotency_key = 'k-keep'`)[0]!.n).toBe(1);
+    await db.sql`INSERT INTO submissions (status, payload_json, idempotency_key, vin, nr_inm, data_prestatie) VALUES ('sent', '{}', 'k-keep', 'V', 'P', '2025-01-01')`;
+    expect(await migrate(db.sql)).toEqual([]);
+    expect((await db.sql`SELECT count(*)::int AS n FROM submissions WHERE idempotency_key = 'k-keep'`)[0]!.n).toBe(1);
   });
 
   it('upgrade a database whose schema exists but whose bookkeeping does not (an older install)', async () => {
-    await sql`DROP TABLE gateway_migrations`;
-    await sql`DELETE FROM nomenclator WHERE cod = 'OE-1'`;
-    const applied = await migrate(sql);
+    await db.sql`DROP TABLE gateway_migrations`;
+    await db.sql`DELETE FROM nomenclator WHERE cod = 'OE-1'`;
+    const applied = await migrate(db.sql);
     expect(applied.length).toBeGreaterThan(0);
-    expect((await sql`SELECT count(*)::int AS n FROM submissions WHERE idempotency_key = 'k-keep'`)[0]!.n).toBe(1);
-    expect((await sql`SELECT count(*)::int AS n FROM nomenclator`)[0]!.n).toBe(18);
-    expect((await sql`SELECT id FROM accounts WHERE id = 1`).length).toBe(1);
+    expect((await db.sql`SELECT count(*)::int AS n FROM submissions WHERE idempotency_key = 'k-keep'`)[0]!.n).toBe(1);
+    expect((await db.sql`SELECT count(*)::int AS n FROM nomenclator`)[0]!.n).toBe(18);
+    expect((await db.sql`SELECT id FROM accounts WHERE id = 1`).length).toBe(1);
   });
 
   it('re-apply a migration whose content changed since it was recorded (a database of an earlier build)', async () => {
-    await sql`UPDATE gateway_migrations SET hash = 'older-build' WHERE tag = '0001_worker'`;
-    await sql`DROP TRIGGER IF EXISTS submissions_notify_queue ON submissions`;
-    expect(await migrate(sql)).toEqual(['0001_worker']);
-    expect(await sql`SELECT 1 FROM pg_trigger WHERE tgname = 'submissions_notify_queue'`).toHaveLength(1);
-    expect(await migrate(sql)).toEqual([]);
-    expect((await sql`SELECT count(*)::int AS n FROM submissions WHERE idempotency_key = 'k-keep'`)[0]!.n).toBe(1);
+    await db.sql`UPDATE gateway_migrations SET hash = 'older-build' WHERE tag = '0001_worker'`;
+    await db.sql`DROP TRIGGER IF EXISTS submissions_notify_queue ON submissions`;
+    expect(await migrate(db.sql)).toEqual(['0001_worker']);
+    expect(await db.sql`SELECT 1 FROM pg_trigger WHERE tgname = 'submissions_notify_queue'`).toHaveLength(1);
+    expect(await migrate(db.sql)).toEqual([]);
+    expect((await db.sql`SELECT count(*)::int AS n FROM submissions WHERE idempotency_key = 'k-keep'`)[0]!.n).toBe(1);
   });
 
   it('run safely when several processes start together', async () => {
-    await sql`DROP TABLE gateway_migrations`;
-    const others = [postgres(database.url, { max: 1, onnotice: () => {} }), postgres(database.url, { max: 1, onnotice: () => {} })];
-    const results = await Promise.all([migrate(sql), ...others.map((o) => migrate(o))]);
+    await db.sql`DROP TABLE gateway_migrations`;
+    const others = [postgres(db.url, { max: 1, onnotice: () => {} }), postgres(db.url, { max: 1, onnotice: () => {} })];
+    const results = await Promise.all([migrate(db.sql), ...others.map((o) => migrate(o))]);
     await Promise.all(others.map((o) => o.end()));
     expect(results.filter((r) => r.length > 0)).toHaveLength(1);
   });

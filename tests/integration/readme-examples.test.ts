@@ -2,32 +2,24 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../db/embedded';
 import { TEST_SECRET } from '../helpers/app';
-import { createTestDatabase } from '../helpers/db';
+import { useTestDatabase } from '../helpers/db';
 import { waitFor } from '../helpers/worker';
 
 // README's import flow, taken from README itself (so the two cannot drift) and run with bash
 // against the built server, as a user following it literally would.
 
 const ROOT = join(import.meta.dirname, '..', '..');
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
-let sql: postgres.Sql;
+const db = useTestDatabase('all');
 let dir: string;
 
 beforeAll(async () => {
   expect(spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT }).status).toBe(0);
-  database = await createTestDatabase();
-  sql = postgres(database.url, { max: 2, onnotice: () => {} });
   dir = mkdtempSync(join(tmpdir(), 'gateway-readme-'));
 });
-afterAll(async () => {
-  await sql.end();
-  await database.drop();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** The ```sh block of README that contains `marker`. */
 function readmeBlock(marker: string): string {
@@ -40,7 +32,7 @@ function readmeBlock(marker: string): string {
 describe('README examples', () => {
   it('the import flow, run literally: captures its ids, keeps the suggested mapping, commits every row', async () => {
     const [port, simPort] = [await freePort(), await freePort()];
-    const env = { PATH: process.env.PATH!, HOME: process.env.HOME ?? '/root', DATABASE_URL: database.url, GATEWAY_SECRET_KEY: TEST_SECRET };
+    const env = { PATH: process.env.PATH!, HOME: process.env.HOME ?? '/root', DATABASE_URL: db.url, GATEWAY_SECRET_KEY: TEST_SECRET };
     const server = spawn(process.execPath, ['dist/main.js'], {
       cwd: ROOT,
       env: { ...env, PORT: String(port), GATEWAY_SIM_PORT: String(simPort) },
@@ -57,13 +49,13 @@ describe('README examples', () => {
       const run = spawnSync('bash', ['-e', '-c', `cd ${JSON.stringify(ROOT)}; ${script}`], { env: { ...env, KEY: key }, encoding: 'utf8', cwd: dir, timeout: 60_000 });
       expect(run.status, `${run.stdout}\n${run.stderr}`).toBe(0);
       rmSync(join(ROOT, 'netrimise.csv'), { force: true });
-      const [batch] = await sql<
+      const [batch] = await db.sql<
         { status: string; mapping: { mapping: Record<string, number> } }[]
       >`SELECT status, column_mapping AS mapping FROM import_batches ORDER BY id DESC LIMIT 1`;
       expect(batch!.status).toBe('committed');
       // The partial save kept the suggested columns: every required field is still mapped.
       expect(Object.keys(batch!.mapping.mapping)).toEqual(expect.arrayContaining(['vin', 'nrInm', 'dataPrestatie', 'odometruFinal']));
-      const [count] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM submissions`;
+      const [count] = await db.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM submissions`;
       expect(count!.n).toBeGreaterThan(0);
     } finally {
       server.kill('SIGKILL');

@@ -2,28 +2,17 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import postgres from 'postgres';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { freePort } from '../../db/embedded';
 import { TEST_SECRET } from '../helpers/app';
-import { createTestDatabase } from '../helpers/db';
+import { useTestDatabase } from '../helpers/db';
 import { alive, waitFor } from '../helpers/worker';
 
 // `npm start` as a user runs it: the server, the simulated registry in-process (no
 // GATEWAY_REGISTRY_URL: sandbox) and the worker as a child process.
 
 const ROOT = join(import.meta.dirname, '..', '..');
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
-let sql: postgres.Sql;
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  sql = postgres(database.url, { max: 2, onnotice: () => {} });
-});
-afterAll(async () => {
-  await sql.end();
-  await database.drop();
-});
+const db = useTestDatabase('all');
 
 describe('npm start', () => {
   it('runs server, simulated registry and worker: a posted submission reaches sent; SIGTERM stops them all with exit 0', async () => {
@@ -36,7 +25,7 @@ describe('npm start', () => {
         HOME: process.env.HOME,
         PORT: String(port),
         GATEWAY_SIM_PORT: String(simPort),
-        DATABASE_URL: database.url,
+        DATABASE_URL: db.url,
         GATEWAY_SECRET_KEY: TEST_SECRET,
         GATEWAY_DATA_DIR: dataDir,
         GATEWAY_REQUIRE_API_KEY: 'false',
@@ -82,7 +71,7 @@ describe('npm start', () => {
       const sim = (await (await fetch(`http://127.0.0.1:${simPort}/_sim/state`)).json()) as { records: unknown[] };
       expect(sim.records).toHaveLength(1);
 
-      const [row] = await sql<{ worker_id: string }[]>`SELECT worker_id FROM worker_state`;
+      const [row] = await db.sql<{ worker_id: string }[]>`SELECT worker_id FROM worker_state`;
       const workerPid = Number(/-(\d+)-[0-9a-f]+$/.exec(row!.worker_id)![1]);
       expect(alive(workerPid)).toBe(true);
       child.kill('SIGTERM');
