@@ -4,24 +4,33 @@ import * as schema from './schema';
 
 export type Sql = postgres.Sql;
 
-export function createDb(url: string, options: { max?: number } = {}) {
-  const sql = postgres(url, {
-    max: options.max ?? 10,
-    onnotice: () => {},
-    transform: { undefined: null },
-  });
-  // Drizzle runs unnamed queries unprepared, which costs postgres.js an extra round trip
-  // (Parse/Describe, then Bind/Execute) on every call. Preparing them, as postgres.js does
-  // for its own tagged queries, halves that; statement shapes here are few and fixed.
+/**
+ * Drizzle over a postgres.js client. Drizzle runs unnamed queries unprepared, which costs
+ * postgres.js an extra round trip (Parse/Describe, then Bind/Execute) on every call. Preparing
+ * them, as postgres.js does for its own tagged queries, halves that; statement shapes here are
+ * few and fixed.
+ */
+function drizzleOver<S extends Sql>(sql: S, options: Sql['options'] = sql.options) {
   const prepared = new Proxy(sql, {
     get(target, prop, receiver) {
+      // A reserved connection has no options of its own: drizzle reads (and sets) its pool's.
+      if (prop === 'options') return options;
       if (prop === 'unsafe') {
         return (query: string, params?: unknown[], options?: { prepare?: boolean }) => target.unsafe(query, params as never, { ...options, prepare: true });
       }
       return Reflect.get(target, prop, receiver) as unknown;
     },
   });
-  const db = drizzle(prepared, { schema });
+  return drizzle(prepared, { schema });
+}
+
+export function createDb(url: string, options: { max?: number } = {}) {
+  const sql = postgres(url, {
+    max: options.max ?? 10,
+    onnotice: () => {},
+    transform: { undefined: null },
+  });
+  const db = drizzleOver(sql);
   return { sql, db, close: () => sql.end({ timeout: 5 }) };
 }
 
@@ -30,3 +39,41 @@ export type Db = DbHandle['db'];
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 /** Anything that runs drizzle queries: the pool or an open transaction. */
 export type Executor = Db | Tx;
+
+/**
+ * One connection of the pool, kept by one caller until `release`: for work that must not ask
+ * the pool for a second connection while it holds one (a wait that, with every connection so
+ * held, never ends). `transaction` runs on this very connection; drizzle's `db.transaction`
+ * would take another from the pool, so code handed `db` must not call it.
+ */
+export interface OwnConnection {
+  db: Db;
+  transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T>;
+  release(): void;
+}
+
+export async function reserveConnection(sql: Sql): Promise<OwnConnection> {
+  const reserved = await sql.reserve();
+  const db: Db = drizzleOver(reserved, sql.options);
+  let released = false;
+  return {
+    db,
+    async transaction(fn) {
+      await reserved.unsafe('BEGIN');
+      try {
+        const result = await fn(db);
+        await reserved.unsafe('COMMIT');
+        return result;
+      } catch (error) {
+        // A connection that broke rolled back by itself; postgres.js opens a new one on next use.
+        await reserved.unsafe('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    },
+    release() {
+      if (released) return;
+      released = true;
+      reserved.release();
+    },
+  };
+}

@@ -4,6 +4,7 @@ import type { AppContext } from './context';
 import { AppError } from './errors';
 import { apiKeyAuth } from './http/auth';
 import { limitBody } from './http/body';
+import { admitUpload } from './http/upload-admission';
 import { errorBody, errorResponse, notFound } from './http/envelope';
 import type { AppEnv } from './http/env';
 import { requestId } from './http/request-id';
@@ -36,6 +37,8 @@ export function createApp(ctx: AppContext) {
     docsRoutes(() => app.routes),
   );
   app.use('/v1/*', apiKeyAuth(ctx));
+  // Before its body is read: an upload past the limits is refused holding nothing.
+  app.post('/v1/import', admitUpload(ctx));
   // After authentication: nobody without a key makes the server read a body.
   app.use(
     '/v1/*',

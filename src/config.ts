@@ -68,6 +68,15 @@ export const Config = z.object({
   // whole file before it answers).
   GATEWAY_IMPORT_FIRST_ROWS: z.coerce.number().int().positive().default(1000),
   GATEWAY_IMPORT_BACKGROUND_MAX: z.coerce.number().int().min(0).default(2),
+  // Uploads read or staged at once (foreground and background), for the process and for one
+  // account: each holds its file, its reader and one database connection until its staging
+  // ends. Past them an upload is refused at once (503, 429), before its body is read.
+  GATEWAY_IMPORT_UPLOADS_MAX: z.coerce.number().int().positive().default(4),
+  GATEWAY_IMPORT_UPLOADS_PER_ACCOUNT: z.coerce.number().int().positive().default(2),
+  // Connections of the server's database pool.
+  GATEWAY_DB_POOL: z.coerce.number().int().min(2).default(20),
+  // SIGTERM or Ctrl-C: the whole stop (requests, stagings, worker, database) takes at most this.
+  GATEWAY_SHUTDOWN_S: z.coerce.number().positive().default(30),
   // A background staging shares the rest of its file with a worker thread once it has staged
   // this many rows itself (0: never): on two cores, the rest of a large file stages about 1.5
   // times as fast; on one, set 0.
@@ -116,6 +125,12 @@ function contradictions(config: Config): string[] {
   const found: string[] = [];
   if (config.GATEWAY_HEADERS_TIMEOUT_S > config.GATEWAY_REQUEST_TIMEOUT_S) {
     found.push('  GATEWAY_HEADERS_TIMEOUT_S: nu poate depăși GATEWAY_REQUEST_TIMEOUT_S');
+  }
+  if (config.GATEWAY_IMPORT_UPLOADS_MAX >= config.GATEWAY_DB_POOL) {
+    found.push('  GATEWAY_IMPORT_UPLOADS_MAX: trebuie să fie sub GATEWAY_DB_POOL (fiecare încărcare ține o conexiune; restul cererilor au nevoie de cel puțin una)');
+  }
+  if (config.GATEWAY_SHUTDOWN_S < config.GATEWAY_WORKER_SHUTDOWN_S + 5) {
+    found.push('  GATEWAY_SHUTDOWN_S: trebuie să fie cel puțin GATEWAY_WORKER_SHUTDOWN_S + 5 (oprirea așteaptă workerul)');
   }
   return found;
 }

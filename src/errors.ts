@@ -54,6 +54,14 @@ export const CATALOG = {
   NEAUTORIZAT_CSRF: { problema: 'Cererea nu a putut fi verificată (lipsește jetonul de siguranță sau vine de pe alt site).', fix: 'Reîncărcați pagina și repetați acțiunea.' },
   EROARE_INTERNA: { problema: 'A apărut o eroare neprevăzută.', fix: 'Reîncercați; dacă persistă, trimiteți request_id echipei de suport.' },
   // File import (issue 4).
+  IMPORT_PREA_MULTE_INCARCARI: {
+    problema: 'Contul are deja numărul maxim de fișiere în curs de încărcare.',
+    fix: 'Așteptați să se termine încărcările în curs (cel puțin secundele din antetul Retry-After), apoi reîncercați.',
+  },
+  SERVER_OCUPAT: {
+    problema: 'Serverul încarcă acum numărul maxim de fișiere.',
+    fix: 'Reîncercați după numărul de secunde din antetul Retry-After; nimic nu a fost salvat.',
+  },
   IMPORT_TIP_NESUPORTAT: { problema: 'Fișierul nu este un tabel xlsx sau csv.', fix: 'Salvați tabelul ca „Excel Workbook (.xlsx)” sau „CSV UTF-8” și încărcați-l din nou.' },
   IMPORT_FISIER_GOL: {
     problema: 'Fișierul nu conține rânduri de importat.',
@@ -156,6 +164,8 @@ const HTTP_STATUS = {
   PREA_MARE: 413,
   IMAGINE_PREA_MARE: 413,
   EROARE_INTERNA: 500,
+  IMPORT_PREA_MULTE_INCARCARI: 429,
+  SERVER_OCUPAT: 503,
   IMPORT_TIP_NESUPORTAT: 415,
   IMPORT_FISIER_GOL: 422,
   IMPORT_FARA_ANTET: 422,

@@ -76,7 +76,7 @@ async function startBehind(config: Config, http: Awaited<ReturnType<typeof bindP
   const { server } = http;
   const secretKey = resolveSecretKey(config, (m) => consola.warn(m));
   const database = await openDatabase(config, (m) => consola.info(m));
-  const ctx = createContext({ config, databaseUrl: database.url, secretKey, processName: 'server', poolSize: 20 });
+  const ctx = createContext({ config, databaseUrl: database.url, secretKey, processName: 'server', poolSize: config.GATEWAY_DB_POOL });
   const interrupted = await failInterruptedStagings(ctx);
   if (interrupted.length > 0) consola.warn(`Imports left staging by a stopped process, now failed: ${interrupted.join(', ')}`);
   const registry = await startRegistry(config);

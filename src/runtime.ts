@@ -15,7 +15,11 @@ export function createContext(options: ContextOptions): AppContext & { close: ()
     nomenclator: createNomenclatorCache(base.clock),
     inserts: createInsertBatcher(base.db),
     lookups: createOperationsLoader(base.db),
-    importStagings: createImportStagings({ max: options.config.GATEWAY_IMPORT_BACKGROUND_MAX }),
+    importStagings: createImportStagings({
+      uploads: options.config.GATEWAY_IMPORT_UPLOADS_MAX,
+      perAccount: options.config.GATEWAY_IMPORT_UPLOADS_PER_ACCOUNT,
+      background: options.config.GATEWAY_IMPORT_BACKGROUND_MAX,
+    }),
     // Background stagings end (their batches failed) before the pool they write with.
     close: async () => {
       await ctx.importStagings.stop();

@@ -1,4 +1,5 @@
 import type { Actor } from '../context';
+import type { UploadAdmission } from '../services/import/stagings';
 
 export type AppEnv = {
   Variables: {
@@ -6,5 +7,7 @@ export type AppEnv = {
     actor: Actor;
     /** The request body (JSON or a multipart upload), read within the size limit by limitBody. */
     rawBody?: Buffer;
+    /** The place of an upload let in by admitUpload. */
+    upload?: UploadAdmission;
   };
 };

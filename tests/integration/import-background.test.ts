@@ -63,7 +63,7 @@ function rows(n: number): Grid {
 /** A registry whose background stagings wait until `release` (a test's look at a batch mid-staging). */
 function holdStagings(max = 2) {
   const held: Array<() => void> = [];
-  t.ctx.importStagings = createImportStagings({ max, schedule: (start) => held.push(start) });
+  t.ctx.importStagings = createImportStagings({ uploads: 8, perAccount: 8, background: max, schedule: (start) => held.push(start) });
   return () => {
     for (const start of held.splice(0)) start();
   };

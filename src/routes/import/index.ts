@@ -71,7 +71,7 @@ export function importRoutes(ctx: AppContext) {
       if (!upload.ok) return upload.response;
       const bytes = Buffer.from(await upload.file.arrayBuffer());
       const filename = replaceUnstorable(upload.file.name.slice(0, 255)) || null;
-      const batch = await createImportBatch({ ctx, actor: c.get('actor'), filename, bytes, sheets: upload.sheets, requestId: c.get('requestId') });
+      const batch = await createImportBatch({ ctx, actor: c.get('actor'), admission: c.get('upload')!, filename, bytes, sheets: upload.sheets, requestId: c.get('requestId') });
       audit(c, { op: 'upload', batch_id: batch.id, status: batch.status, rows: batch.rowCount, kind: batch.fileMeta.kind, size: bytes.length });
       return c.json(presentBatch(batch), 201);
     },

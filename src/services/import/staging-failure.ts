@@ -1,6 +1,6 @@
 import { AppError } from '../../errors';
 import { sql } from 'drizzle-orm';
-import type { Executor } from '../../../db/client';
+import type { Executor, OwnConnection } from '../../../db/client';
 import type { AppContext } from '../../context';
 import { CATALOG, type ErrorCode } from '../../errors';
 import { describeError } from '../../journal/describe-error';
@@ -58,11 +58,18 @@ async function markFailed(tx: Executor, batchId: number, failure: StoredFailure)
 }
 
 /**
- * Records a staging's failure on its batch and in the journal. When even that fails (the
- * database is gone), the batch stays `staging` with its lease released: the next start, or
- * any server's, fails it (failInterruptedStagings).
+ * Records a staging's failure on its batch (on the staging's own connection, which still holds
+ * the lease) and in the journal. When even that fails (the database is gone), the batch stays
+ * `staging` with its lease released: the next start, or any server's, fails it
+ * (failInterruptedStagings).
  */
-export async function failStaging(ctx: AppContext, batch: { batchId: number; accountId: number }, error: unknown, requestId: string | null): Promise<void> {
+export async function failStaging(
+  ctx: AppContext,
+  own: Pick<OwnConnection, 'transaction'>,
+  batch: { batchId: number; accountId: number },
+  error: unknown,
+  requestId: string | null,
+): Promise<void> {
   const failure = failureOf(error, requestId);
   const expected = error instanceof AppError;
   ctx.journal.write({
@@ -73,7 +80,7 @@ export async function failStaging(ctx: AppContext, batch: { batchId: number; acc
     data: { batch_id: batch.batchId, cod: failure.cod, ...(expected ? {} : { error: describeError(error) }) },
   });
   try {
-    await ctx.db.transaction((tx) => markFailed(tx, batch.batchId, failure));
+    await own.transaction((tx) => markFailed(tx, batch.batchId, failure));
   } catch (cleanup) {
     ctx.journal.write({
       event: 'import_incarcare_esuata',

@@ -1,6 +1,6 @@
 import { AppError } from '../../errors';
 import { and, eq } from 'drizzle-orm';
-import type { Executor } from '../../../db/client';
+import { reserveConnection, type Executor, type OwnConnection } from '../../../db/client';
 import { importBatches } from '../../../db/schema';
 import type { Actor, AppContext } from '../../context';
 import { preferRegistryCodes } from '../../domain/registry-code-column';
@@ -15,7 +15,7 @@ import { newVinKey, readingsWatermark, vinHasher } from './readings';
 import { interrupted, stageRows, type Staging } from './row-writer';
 import { nothingStaged, walkFile, type FileWalk, type SheetSummary } from './sheet-walk';
 import { failStaging } from './staging-failure';
-import { acquireLease, type StagingLease } from './stagings';
+import { releaseLease, takeLease, type UploadAdmission } from './stagings';
 
 /**
  * The batch's row as a staging transaction leaves it: rows staged and sheets read so far, and
@@ -34,70 +34,67 @@ async function recordProgress(exec: Executor, staging: Staging, summaries: reado
 }
 
 /**
- * One transaction: the batch, with its mapping judged on the header and the first rows'
- * values, and its first GATEWAY_IMPORT_FIRST_ROWS rows (at least the sample). A file that
- * ends there is `staged` as it commits. A longer one is committed `staging`, under a lease (stagings.ts)
- * taken before it becomes visible, and the rest of the walk is left to `stageRest`.
+ * One transaction on the upload's own connection: the batch, with its mapping judged on the
+ * header and the first rows' values, and its first GATEWAY_IMPORT_FIRST_ROWS rows (at least the
+ * sample). A file that ends there is `staged` as it commits. A longer one is committed
+ * `staging`, under a lease (stagings.ts) taken before it becomes visible, and the rest of the
+ * walk is left to `stageRest`.
  */
-async function stageFirstPart(ctx: AppContext, accountId: number, filename: string | null, fileMeta: FileMeta, walk: FileWalk) {
-  const held: { lease: StagingLease | null } = { lease: null };
-  try {
-    const staging = await ctx.db.transaction(async (exec) => {
-      const resolution = await loadResolutionContext(ctx, exec, accountId, 'all');
-      // Before any reading is looked up: a submission stored from now on is looked at again later.
-      const watermark = await readingsWatermark(exec, accountId);
-      const start = await walk.start();
-      if (!start) throw nothingStaged(walk.summaries, false);
-      const { header, signature, sample } = start;
-      let mappingState = await initialMappingState(exec, accountId, header, signature);
-      if (mappingState.source === 'suggested') {
-        const judged = preferRegistryCodes(header, mappingState.mapping, sample, (code) => resolution.nomenclator.has(code.toUpperCase()));
-        if (judged.observatii.length > 0) mappingState = { ...mappingState, mapping: judged.mapping, observatii: judged.observatii };
-      }
-      const now = ctx.clock();
-      const purgeAfter = importPurgeAfter(now);
-      const vinKey = newVinKey(ctx.keyring);
-      const [row] = await exec
-        .insert(importBatches)
-        .values({
-          accountId,
-          filename,
-          header,
-          headerSignature: signature,
-          fileMeta,
-          columnMapping: mappingState,
-          vinKeyEnc: vinKey.stored,
-          status: 'staging',
-          purgeAfter,
-          createdAt: now,
-        })
-        .returning({ id: importBatches.id });
-      const staging: Staging = {
+async function stageFirstPart(ctx: AppContext, own: OwnConnection, accountId: number, filename: string | null, fileMeta: FileMeta, walk: FileWalk, signal: AbortSignal) {
+  return own.transaction(async (exec) => {
+    const resolution = await loadResolutionContext(ctx, exec, accountId, 'all');
+    // Before any reading is looked up: a submission stored from now on is looked at again later.
+    const watermark = await readingsWatermark(exec, accountId);
+    const start = await walk.start();
+    if (!start) throw nothingStaged(walk.summaries, false);
+    const { header, signature, sample } = start;
+    let mappingState = await initialMappingState(exec, accountId, header, signature);
+    if (mappingState.source === 'suggested') {
+      const judged = preferRegistryCodes(header, mappingState.mapping, sample, (code) => resolution.nomenclator.has(code.toUpperCase()));
+      if (judged.observatii.length > 0) mappingState = { ...mappingState, mapping: judged.mapping, observatii: judged.observatii };
+    }
+    const now = ctx.clock();
+    const purgeAfter = importPurgeAfter(now);
+    const vinKey = newVinKey(ctx.keyring);
+    const [row] = await exec
+      .insert(importBatches)
+      .values({
         accountId,
-        batchId: row!.id,
+        filename,
+        header,
+        headerSignature: signature,
+        fileMeta,
+        columnMapping: mappingState,
+        vinKeyEnc: vinKey.stored,
+        status: 'staging',
         purgeAfter,
-        setting: { accountId, mapping: mappingState.mapping, date1904: fileMeta.date1904 },
-        resolution,
-        now,
-        vinKey: vinKey.key,
-        vinHmac: vinHasher(vinKey.key),
-        watermark,
-        maxRows: importLimits(ctx.config).maxRows,
-        staged: 0,
-        blocks: createBlockSealer(ctx.keyring),
-      };
-      await stageRows(exec, staging, walk, Math.max(ctx.config.GATEWAY_IMPORT_FIRST_ROWS, sample.length));
-      if (staging.staged === 0) throw nothingStaged(walk.summaries, true);
-      const more = await walk.more();
-      if (more) held.lease = await acquireLease(ctx.sql, staging.batchId);
-      await recordProgress(exec, staging, walk.summaries, !more);
-      return staging;
-    });
-    return { staging, lease: held.lease };
-  } catch (error) {
-    await held.lease?.release();
-    throw error;
-  }
+        createdAt: now,
+      })
+      .returning({ id: importBatches.id });
+    const staging: Staging = {
+      accountId,
+      batchId: row!.id,
+      purgeAfter,
+      setting: { accountId, mapping: mappingState.mapping, date1904: fileMeta.date1904 },
+      resolution,
+      now,
+      vinKey: vinKey.key,
+      vinHmac: vinHasher(vinKey.key),
+      watermark,
+      maxRows: importLimits(ctx.config).maxRows,
+      staged: 0,
+      blocks: createBlockSealer(ctx.keyring),
+    };
+    await stageRows(exec, staging, walk, Math.max(ctx.config.GATEWAY_IMPORT_FIRST_ROWS, sample.length), { signal });
+    if (staging.staged === 0) throw nothingStaged(walk.summaries, true);
+    const more = await walk.more();
+    await recordProgress(exec, staging, walk.summaries, !more);
+    const batch = await loadBatch(exec, accountId, staging.batchId);
+    // Last: a session lock outlives a rollback, and nothing after it can fail but the commit,
+    // which fails only with the connection (and the lock with it).
+    if (more) await takeLease(exec, staging.batchId);
+    return { staging, more, batch };
+  });
 }
 
 /**
@@ -126,20 +123,20 @@ function progressWriter(ctx: AppContext, batchId: number) {
 }
 
 /**
- * The rows after the first part, in one transaction of their own: COPY and the end of it
- * cost as when the upload staged everything (a transaction per slice of rows waited for
- * Postgres at each), and the preview shows the first part until the batch is `staged`. Any
- * failure (the file, the row limit, the database, the server stopping) rolls it back, fails
- * the batch and removes its first rows (staging-failure.ts), then rejects.
+ * The rows after the first part, in one transaction of their own on the upload's connection:
+ * COPY and the end of it cost as when the upload staged everything (a transaction per slice of
+ * rows waited for Postgres at each), and the preview shows the first part until the batch is
+ * `staged`. Any failure (the file, the row limit, the database, the server stopping) rolls it
+ * back, fails the batch and removes its first rows (staging-failure.ts), then rejects. Nothing
+ * here waits for a second connection: the progress writes go to the pool unawaited.
  */
-async function stageRest(ctx: AppContext, staging: Staging, walk: FileWalk, lease: StagingLease, signal: AbortSignal, requestId: string | null): Promise<void> {
+async function stageRest(ctx: AppContext, own: OwnConnection, staging: Staging, walk: FileWalk, signal: AbortSignal, requestId: string | null): Promise<void> {
   const started = performance.now();
   const progress = progressWriter(ctx, staging.batchId);
   try {
-    const thread = await ctx.db.transaction(async (exec) => {
+    const thread = await own.transaction(async (exec) => {
       const background = { progress: progress.report, threadAfter: ctx.config.GATEWAY_IMPORT_THREAD_AFTER };
       const report = await stageRows(exec, staging, walk, Infinity, { signal, background });
-      await progress.settled();
       await recordProgress(exec, staging, walk.summaries, true);
       return report;
     });
@@ -156,12 +153,15 @@ async function stageRest(ctx: AppContext, staging: Staging, walk: FileWalk, leas
       },
     });
   } catch (error) {
-    await progress.settled();
-    await failStaging(ctx, staging, error, requestId);
+    await failStaging(ctx, own, staging, error, requestId);
     throw error;
   } finally {
     await walk.close();
-    await lease.release();
+    // A lease that cannot be released (the connection broke) went with its session.
+    await releaseLease(own.db, staging.batchId).catch(() => undefined);
+    own.release();
+    // Holding no connection now: a progress write still queued on the pool is let finish.
+    await progress.settled();
   }
 }
 
@@ -176,6 +176,7 @@ async function stageRest(ctx: AppContext, staging: Staging, walk: FileWalk, leas
 export async function createImportBatch({
   ctx,
   actor,
+  admission,
   filename,
   bytes,
   sheets: chosen,
@@ -183,6 +184,8 @@ export async function createImportBatch({
 }: {
   ctx: AppContext;
   actor: Actor;
+  /** The upload's place (stagings.ts), held by the caller until this returns. */
+  admission: UploadAdmission;
   filename: string | null;
   bytes: Buffer;
   sheets: string[];
@@ -196,13 +199,23 @@ export async function createImportBatch({
   const fileMeta: FileMeta = { kind: source.kind, encoding: source.encoding ?? null, delimiter: source.delimiter ?? null, date1904: source.date1904, size: bytes.length };
   const accountId = actor.accountId;
   const walk = walkFile(source, chosen);
-  const { staging, lease } = await stageFirstPart(ctx, accountId, filename, fileMeta, walk).catch(async (error: unknown) => {
-    await walk.close();
-    throw error;
-  });
-  if (lease) {
-    const run = ctx.importStagings.run((signal) => stageRest(ctx, staging, walk, lease, signal, requestId));
-    if (!run.background) await run.done;
+  // The upload's one connection, asked for while it holds no other; the rest of a long file
+  // is staged on it too (it then belongs to stageRest).
+  let own: OwnConnection | null = null;
+  try {
+    own = await reserveConnection(ctx.sql);
+    const { staging, more, batch } = await stageFirstPart(ctx, own, accountId, filename, fileMeta, walk, admission.signal);
+    if (!more) return batch;
+    const rest = own;
+    own = null;
+    const run = ctx.importStagings.run(admission, (signal) => stageRest(ctx, rest, staging, walk, signal, requestId));
+    if (run.background) return batch;
+    await run.done;
+    return await loadBatch(ctx.db, accountId, staging.batchId);
+  } finally {
+    if (own) {
+      own.release();
+      await walk.close();
+    }
   }
-  return loadBatch(ctx.db, accountId, staging.batchId);
 }
