@@ -25,7 +25,7 @@ export interface UploadAdmission {
   signal: AbortSignal;
   /** One more holder of the place (the background staging that outlives the request). */
   retain(): void;
-  /** Idempotent per holder: the place is free when every holder released it. */
+  /** Once per holder: the place is free when every holder released it. */
   release(): void;
 }
 
@@ -85,7 +85,9 @@ export function createImportStagings(options: ImportStagingsOptions) {
       };
       return {
         signal: controller.signal,
-        retain: () => void (holders += 1),
+        retain: () => {
+          holders += 1;
+        },
         release: () => {
           holders -= 1;
           if (holders === 0) free();
