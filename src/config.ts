@@ -71,8 +71,8 @@ export const Config = z.object({
   // Uploads read or staged at once (foreground and background), for the process and for one
   // account: each holds its file, its reader and one database connection until its staging
   // ends. Past them an upload is refused at once (503, 429), before its body is read.
-  GATEWAY_IMPORT_UPLOADS_MAX: z.coerce.number().int().positive().default(4),
-  GATEWAY_IMPORT_UPLOADS_PER_ACCOUNT: z.coerce.number().int().positive().default(2),
+  GATEWAY_IMPORT_UPLOADS_MAX: z.coerce.number().int().positive().default(2),
+  GATEWAY_IMPORT_UPLOADS_PER_ACCOUNT: z.coerce.number().int().positive().default(1),
   // Connections of the server's database pool.
   GATEWAY_DB_POOL: z.coerce.number().int().min(2).default(20),
   // SIGTERM or Ctrl-C: the whole stop (requests, stagings, worker, database) takes at most this.
@@ -129,8 +129,8 @@ function contradictions(config: Config): string[] {
   if (config.GATEWAY_IMPORT_UPLOADS_MAX >= config.GATEWAY_DB_POOL) {
     found.push('  GATEWAY_IMPORT_UPLOADS_MAX: trebuie să fie sub GATEWAY_DB_POOL (fiecare încărcare ține o conexiune; restul cererilor au nevoie de cel puțin una)');
   }
-  if (config.GATEWAY_SHUTDOWN_S < config.GATEWAY_WORKER_SHUTDOWN_S + 5) {
-    found.push('  GATEWAY_SHUTDOWN_S: trebuie să fie cel puțin GATEWAY_WORKER_SHUTDOWN_S + 5 (oprirea așteaptă workerul)');
+  if (config.GATEWAY_SHUTDOWN_S < config.GATEWAY_WORKER_SHUTDOWN_S + 10) {
+    found.push('  GATEWAY_SHUTDOWN_S: trebuie să fie cel puțin GATEWAY_WORKER_SHUTDOWN_S + 10 (oprirea așteaptă workerul, apoi baza de date)');
   }
   return found;
 }

@@ -92,22 +92,51 @@ async function startBehind(config: Config, http: Awaited<ReturnType<typeof bindP
   const host = bound.family === 'IPv6' ? `[${bound.address}]` : bound.address;
   consola.success(`Gateway listening on http://${host}:${bound.port} (mediu: ${environmentName(config)})`);
 
-  // Stop order: stop taking requests, interrupt the imports staging in the background (their
-  // batches fail; an upload waiting for its own staging then answers), let the worker finish
-  // or release its sends, then the simulator it may still be talking to, then our pool; the
-  // database goes last.
+  // Stop order: stop taking requests, interrupt the uploads (their batches fail; an upload
+  // waiting for its own staging then answers), let the worker finish or release its sends, then
+  // the simulator it may still be talking to, then our pool; the database goes last. All of it
+  // within GATEWAY_SHUTDOWN_S: what has not ended by then (a request still arriving, a staging
+  // that cannot fail its batch) is cut, and the database stopped all the same.
   return async () => {
-    const closed = new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeIdleConnections();
-    });
-    await ctx.importStagings.stop();
-    await closed;
-    await worker?.stop((config.GATEWAY_WORKER_SHUTDOWN_S + 5) * 1000);
-    await registry.sim?.close();
-    await ctx.close();
+    const graceful = async () => {
+      const closed = new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+      await ctx.importStagings.stop();
+      await closed;
+      await worker?.stop((config.GATEWAY_WORKER_SHUTDOWN_S + 5) * 1000);
+      await registry.sim?.close();
+      await ctx.close();
+    };
+    if (!(await endsWithin(graceful(), config.GATEWAY_SHUTDOWN_S * 1000 - DATABASE_STOP_MS))) {
+      consola.warn(`Not stopped within GATEWAY_SHUTDOWN_S (${config.GATEWAY_SHUTDOWN_S} s): open requests and connections are cut`);
+      server.closeAllConnections();
+      await worker?.stop(1_000);
+      await ctx.sql.end({ timeout: 0 });
+    }
     await database.stop();
   };
+}
+
+/** What the database's own stop is left of GATEWAY_SHUTDOWN_S (a fast shutdown: it ends its connections). */
+const DATABASE_STOP_MS = 5_000;
+
+/** Whether `work` ended (either way) within `ms`. */
+async function endsWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), Math.max(ms, 0));
+  });
+  const ended = work.then(
+    () => true as const,
+    () => true as const,
+  );
+  try {
+    return await Promise.race([ended, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 runUntilSignalled(start);

@@ -33,6 +33,21 @@ export async function readBody(c: Context, maxBytes: number): Promise<Buffer> {
   return Buffer.concat(chunks, size);
 }
 
+/**
+ * Reads a body that will not be used and drops it as it arrives (up to `maxBytes`; past it the
+ * connection is left to close): a client that sent a large upload before reading the answer
+ * gets the answer, instead of a broken pipe, and nothing is kept in memory meanwhile.
+ */
+export async function discardBody(c: Context, maxBytes: number): Promise<void> {
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  if (!incoming) return void (await c.req.raw.body?.cancel());
+  let size = 0;
+  for await (const chunk of incoming as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > maxBytes) return;
+  }
+}
+
 const WITHOUT_BODY = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 export interface BodyLimits {

@@ -11,11 +11,11 @@ import { createTestDatabase } from './db';
 export const TEST_SECRET = randomBytes(32).toString('base64');
 
 /** A real app over a fresh database of its own; `env` overrides settings. */
-export async function startTestApp(env: Record<string, string> = {}, options: { clock?: () => Date } = {}) {
+export async function startTestApp(env: Record<string, string> = {}, options: { clock?: () => Date; poolSize?: number } = {}) {
   const database = await createTestDatabase();
   const dataDir = mkdtempSync(join(tmpdir(), 'gateway-test-'));
   const config = parseConfig({ GATEWAY_DATA_DIR: dataDir, GATEWAY_SECRET_KEY: TEST_SECRET, ...env });
-  const ctx = createContext({ config, databaseUrl: database.url, secretKey: TEST_SECRET, processName: 'test', clock: options.clock });
+  const ctx = createContext({ config, databaseUrl: database.url, secretKey: TEST_SECRET, processName: 'test', clock: options.clock, poolSize: options.poolSize });
   const app = createApp(ctx);
 
   async function createAccount(name = 'Service test'): Promise<number> {

@@ -18,7 +18,7 @@ import { presentBatch, presentColumnMapping, presentCommit, presentPreview, pres
 import { ColumnMappingBody, CommitBody, ExportFailedQuery, PreviewQuery, RowEditBody, RowReviewBody, UploadForm } from './schemas';
 
 /** Reads the multipart upload: one file in `file`, optional `sheet` fields naming the sheets to stage. */
-async function readUpload(c: Context<AppEnv>): Promise<{ ok: true; file: File; sheets: string[] } | { ok: false; response: Response }> {
+async function readUpload(c: Context<AppEnv>): Promise<{ ok: true; name: string; bytes: Buffer; sheets: string[] } | { ok: false; response: Response }> {
   const fail = (type: string, loc: Array<string | number>, msg: string) => ({ ok: false as const, response: shapeError(c, [{ type, loc, msg }]) });
   if (!/^multipart\/form-data/i.test(c.req.header('content-type') ?? '')) {
     return fail('multipart_required', ['body'], 'Se așteaptă multipart/form-data, cu fișierul în câmpul file.');
@@ -27,6 +27,8 @@ async function readUpload(c: Context<AppEnv>): Promise<{ ok: true; file: File; s
   try {
     const bytes = c.get('rawBody');
     form = bytes ? await new Response(bytes, { headers: { 'content-type': c.req.header('content-type')! } }).formData() : await c.req.formData();
+    // The file is in the form now: the body's copy goes (an upload is held in memory once).
+    c.set('rawBody', undefined);
   } catch {
     return fail('multipart_invalid', ['body'], 'Corpul multipart/form-data nu poate fi citit.');
   }
@@ -38,7 +40,7 @@ async function readUpload(c: Context<AppEnv>): Promise<{ ok: true; file: File; s
   if (sheets.some((s) => typeof s !== 'string' || s.length > 200)) return fail('sheet_invalid', ['body', 'sheet'], 'sheet este numele unei foi (text).');
   if (sheets.some((s) => hasUnstorableChar(s as string)))
     return fail('unstorable_char', ['body', 'sheet'], 'Numele foii conține un caracter nepermis (NUL sau un surogat UTF-16 fără pereche).');
-  return { ok: true, file, sheets: sheets as string[] };
+  return { ok: true, name: file.name, bytes: Buffer.from(await file.arrayBuffer()), sheets: sheets as string[] };
 }
 
 /** Why a batch cannot change now (the 409 of the routes that change one). */
@@ -69,8 +71,8 @@ export function importRoutes(ctx: AppContext) {
     async (c) => {
       const upload = await readUpload(c);
       if (!upload.ok) return upload.response;
-      const bytes = Buffer.from(await upload.file.arrayBuffer());
-      const filename = replaceUnstorable(upload.file.name.slice(0, 255)) || null;
+      const { bytes } = upload;
+      const filename = replaceUnstorable(upload.name.slice(0, 255)) || null;
       const batch = await createImportBatch({ ctx, actor: c.get('actor'), admission: c.get('upload')!, filename, bytes, sheets: upload.sheets, requestId: c.get('requestId') });
       audit(c, { op: 'upload', batch_id: batch.id, status: batch.status, rows: batch.rowCount, kind: batch.fileMeta.kind, size: bytes.length });
       return c.json(presentBatch(batch), 201);

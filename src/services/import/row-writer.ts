@@ -76,9 +76,10 @@ export interface Staging {
   blocks: BlockSealer;
 }
 
-// A background staging lets requests in this often (rows), so a preview does not wait for it,
-// and tells its progress this often.
-const TURN_EVERY = 64;
+// Every staging, in the upload or in the background, lets other requests in this often (rows):
+// uploads stage beside every account's calls, which must not wait behind a file. A background
+// staging tells its progress this often.
+const TURN_EVERY = 32;
 const PROGRESS_EVERY = 5_000;
 // Rows staged together (on the event loop or in the chunk thread), a COPY write each.
 const CHUNK_ROWS = 512;
@@ -159,9 +160,9 @@ export async function stageRows(exec: Executor, staging: Staging, walk: FileWalk
       staging.blocks.add(row.line, row.cells);
       chunk.push([rowIndex, sheet.text, row.cells]);
       if (chunk.length === CHUNK_ROWS) await dispatch();
+      if (rowIndex % TURN_EVERY === 0) await nextTurn();
       if (options.background) {
         if (rowIndex % PROGRESS_EVERY === 0) options.background.progress(rowIndex);
-        if (rowIndex % TURN_EVERY === 0) await nextTurn();
         if (rowIndex - first === threadAfter) thread = startChunkThread(context, stageHere);
       }
     }

@@ -30,7 +30,7 @@ export interface UploadAdmission {
 }
 
 /** Why an upload was not let in: the account has as many as it may, or the process has. */
-export type UploadRefusal = { refused: 'account' | 'process' };
+export type UploadRefusal = { refused: 'account' | 'process'; limit: number };
 
 interface StagingRun {
   /** Whether it runs after the upload answered; otherwise the upload waits for `done`. */
@@ -70,8 +70,8 @@ export function createImportStagings(options: ImportStagingsOptions) {
   return {
     admit(accountId: number): UploadAdmission | UploadRefusal {
       const mine = perAccount.get(accountId) ?? 0;
-      if (mine >= options.perAccount) return { refused: 'account' };
-      if (admitted.size >= options.uploads) return { refused: 'process' };
+      if (mine >= options.perAccount) return { refused: 'account', limit: options.perAccount };
+      if (admitted.size >= options.uploads) return { refused: 'process', limit: options.uploads };
       const controller = new AbortController();
       if (stopping) controller.abort();
       admitted.add(controller);

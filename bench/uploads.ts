@@ -1,0 +1,97 @@
+// npm run bench:uploads — the built server (`dist/main.js`, default limits unless set in the
+// environment) taking BENCH_UPLOADS (20) uploads at once of the largest allowed file (a csv of
+// GATEWAY_IMPORT_MAX_ROWS rows filling GATEWAY_MAX_BODY_BYTES), from BENCH_ACCOUNTS (4)
+// accounts, while another account lists its submissions in a loop. Prints what each upload
+// answered, the other account's p50/p95 against the same call on the quiet server (issue 17's
+// target: p95 ≤ 2 × quiet), the server's peak RSS and its RSS once the storm is over.
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import postgres from 'postgres';
+import { freePort, startEmbedded } from '../db/embedded';
+import { preserveExitCode } from '../db/exit-code';
+import { migrate } from '../db/migrate';
+import { parseConfig } from '../src/config';
+import { generateApiKey } from '../src/crypto/hash';
+import { describeOutcomes, largestCsv, rssMb, uploadStorm } from '../tests/helpers/upload-storm';
+
+const ROOT = join(import.meta.dirname, '..');
+const UPLOADS = Number(process.env.BENCH_UPLOADS ?? 20);
+const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 4);
+
+async function main() {
+  preserveExitCode();
+  const config = parseConfig({ ...process.env, GATEWAY_SECRET_KEY: randomBytes(32).toString('base64') });
+  if (spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, stdio: 'inherit' }).status !== 0) throw new Error('build failed');
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-uploads-'));
+  const pg = await startEmbedded({ dataDir });
+  const sql = postgres(pg.url, { max: 2, onnotice: () => {} });
+  const port = await freePort();
+  // BENCH_NODE_ARGS (e.g. --trace-gc, --cpu-prof) go to the server's node.
+  const server = spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), 'dist/main.js'], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      DATABASE_URL: pg.url,
+      PORT: String(port),
+      GATEWAY_SECRET_KEY: randomBytes(32).toString('base64'),
+      GATEWAY_RUN_WORKER: 'false',
+      GATEWAY_DATA_DIR: dataDir,
+      GATEWAY_LOG_LEVEL: 'warn',
+      GATEWAY_KEY_REQUESTS_PER_MIN: '0',
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const exited = new Promise<number | null>((resolve) => server.once('exit', resolve));
+  try {
+    await migrate(sql);
+    const keys: string[] = [];
+    for (let i = 0; i <= ACCOUNTS; i++) {
+      const [account] = await sql<{ id: number }[]>`INSERT INTO accounts (name) VALUES (${`Service ${i}`}) RETURNING id`;
+      const key = generateApiKey();
+      await sql`INSERT INTO api_keys (account_id, key_hash, prefix) VALUES (${account!.id}, ${key.hash}, ${key.prefix})`;
+      await sql`INSERT INTO operation_mappings (account_id, cod_op_service, cod_prestatie) VALUES (${account!.id}, 'REV', 'OE-3')`;
+      keys.push(key.plain);
+    }
+    const otherKey = keys.pop()!;
+    const base = `http://127.0.0.1:${port}`;
+    for (
+      let i = 0;
+      !(await fetch(`${base}/healthz`).then(
+        () => true,
+        () => false,
+      ));
+      i++
+    ) {
+      if (i > 200) throw new Error('the server did not start');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const file = largestCsv(config.GATEWAY_IMPORT_MAX_ROWS, config.GATEWAY_MAX_BODY_BYTES);
+    console.log(
+      `${UPLOADS} uploads at once of a ${(file.length / 2 ** 20).toFixed(1)} MB csv (${config.GATEWAY_IMPORT_MAX_ROWS} rows) from ${ACCOUNTS} accounts; ` +
+        `limits: ${config.GATEWAY_IMPORT_UPLOADS_MAX} per process, ${config.GATEWAY_IMPORT_UPLOADS_PER_ACCOUNT} per account, pool ${config.GATEWAY_DB_POOL}; idle RSS ${rssMb(server.pid!, 'VmRSS').toFixed(0)} MB`,
+    );
+    const result = await uploadStorm({ base, pid: server.pid!, keys, otherKey, file, uploads: UPLOADS, quietCalls: 200 });
+    for (const line of describeOutcomes(result.uploads)) console.log(`  ${line}`);
+    const { quiet, loaded } = result;
+    console.log(
+      `other account's list call: quiet p50 ${quiet.p50.toFixed(1)} ms, p95 ${quiet.p95.toFixed(1)} ms (${quiet.n} calls) | ` +
+        `during the uploads p50 ${loaded.p50.toFixed(1)} ms, p95 ${loaded.p95.toFixed(1)} ms, max ${loaded.max.toFixed(0)} ms (${loaded.n} calls, ${result.otherFailures} failed) | ` +
+        `p95 ratio ${(loaded.p95 / quiet.p95).toFixed(2)} (target ≤ 2)`,
+    );
+    console.log(`server peak RSS ${result.peakRssMb.toFixed(0)} MB; 2 s after the storm ${result.rssAfterMb.toFixed(0)} MB`);
+    const stopAt = performance.now();
+    server.kill('SIGTERM');
+    await exited;
+    console.log(`SIGTERM → exit in ${((performance.now() - stopAt) / 1000).toFixed(1)} s`);
+  } finally {
+    if (server.exitCode === null) server.kill('SIGKILL');
+    await sql.end();
+    await pg.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();

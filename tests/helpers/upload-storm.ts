@@ -1,0 +1,163 @@
+import { readFileSync } from 'node:fs';
+import { csvFile, HEADER } from './import-files';
+
+// Many uploads of one large file at once to a running server, while another account lists its
+// submissions: what each upload answered, how the other account's calls fared against the
+// same calls on the quiet server, and the server's memory. Shared by the test that holds the
+// gateway to it (tests/integration/import-storm-process.test.ts) and bench/uploads.ts.
+
+/** A csv of `rows` rows filling (close to) `bytes`: the largest file an upload may carry. */
+export function largestCsv(rows: number, bytes: number): Buffer {
+  const base = csvFile([HEADER, ...Array.from({ length: rows }, (_, i) => rowOf(i, ''))]);
+  // The multipart envelope takes a few hundred bytes of the body's limit.
+  const spare = Math.floor((bytes - 1024 - base.length) / rows);
+  if (spare <= 0) return base;
+  const pad = 'x'.repeat(spare);
+  return csvFile([HEADER, ...Array.from({ length: rows }, (_, i) => rowOf(i, pad))]);
+}
+
+function rowOf(i: number, pad: string) {
+  return [`WDB1234561A${String(100_000 + (i % 900_000)).padStart(6, '0')}`, 'B1ABC', '14.03.2025', null, 1000 + i, 'REV', `Revizie periodică ${pad}`];
+}
+
+/** Peak (VmHWM) or current (VmRSS) resident memory of a process, in MB. */
+export function rssMb(pid: number, field: 'VmHWM' | 'VmRSS'): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith(`${field}:`));
+  return Number(line?.match(/(\d+)/)?.[1] ?? 0) / 1024;
+}
+
+export interface UploadOutcome {
+  status: number;
+  /** `staging`/`staged` for a 201; the catalog code otherwise. */
+  answer: string;
+  retryAfter: string | null;
+  ms: number;
+  batchId: number | null;
+  /** The batch's status once it stopped staging (null for a refused upload). */
+  finalStatus: string | null;
+}
+
+export interface StormResult {
+  uploads: UploadOutcome[];
+  quiet: Latencies;
+  loaded: Latencies;
+  /** The other account's calls that failed (not 200) during the storm. */
+  otherFailures: number;
+  peakRssMb: number;
+  rssAfterMb: number;
+}
+
+export interface Latencies {
+  n: number;
+  p50: number;
+  p95: number;
+  max: number;
+}
+
+function latencies(ms: number[]): Latencies {
+  const sorted = [...ms].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+  return { n: sorted.length, p50: at(0.5), p95: at(0.95), max: sorted.at(-1) ?? 0 };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function timedList(base: string, key: string): Promise<{ ms: number; ok: boolean }> {
+  const started = performance.now();
+  const res = await fetch(`${base}/v1/prezentari?limit=20`, { headers: { 'X-API-Key': key } });
+  await res.arrayBuffer();
+  return { ms: performance.now() - started, ok: res.status === 200 };
+}
+
+async function uploadOnce(base: string, key: string, file: Buffer, name: string): Promise<Omit<UploadOutcome, 'finalStatus'>> {
+  const form = new FormData();
+  form.append('file', new Blob([new Uint8Array(file)], { type: 'text/csv' }), name);
+  const started = performance.now();
+  const res = await fetch(`${base}/v1/import`, { method: 'POST', headers: { 'X-API-Key': key }, body: form });
+  const body = (await res.json()) as { status?: string; cod?: string; batch_id?: number };
+  return {
+    status: res.status,
+    answer: res.status === 201 ? String(body.status) : String(body.cod),
+    retryAfter: res.headers.get('retry-after'),
+    ms: performance.now() - started,
+    batchId: body.batch_id ?? null,
+  };
+}
+
+/** Polls an admitted batch until it is no longer `staging`. */
+async function settledStatus(base: string, key: string, batchId: number, timeoutMs: number): Promise<string> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    const res = await fetch(`${base}/v1/import/${batchId}`, { headers: { 'X-API-Key': key } });
+    const body = (await res.json()) as { status: string };
+    if (body.status !== 'staging') return body.status;
+    await sleep(250);
+  }
+  return 'staging';
+}
+
+/**
+ * `uploads` uploads of `file` at once, spread over `keys` in turn, and the other account's list
+ * call in a loop until every admitted upload has stopped staging; before it, as many list
+ * calls on the quiet server (`quietCalls`) for the baseline.
+ */
+export async function uploadStorm(options: {
+  base: string;
+  pid: number;
+  keys: string[];
+  otherKey: string;
+  file: Buffer;
+  uploads: number;
+  quietCalls?: number;
+  settleTimeoutMs?: number;
+}): Promise<StormResult> {
+  const { base, pid, keys, otherKey, file } = options;
+  const quiet: number[] = [];
+  for (let i = 0; i < (options.quietCalls ?? 100); i++) quiet.push((await timedList(base, otherKey)).ms);
+
+  let peak = rssMb(pid, 'VmRSS');
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, rssMb(pid, 'VmRSS'));
+  }, 50);
+  let storming = true;
+  const loaded: number[] = [];
+  let otherFailures = 0;
+  const other = (async () => {
+    while (storming) {
+      const call = await timedList(base, otherKey);
+      loaded.push(call.ms);
+      if (!call.ok) otherFailures += 1;
+      await sleep(20);
+    }
+  })();
+  try {
+    const answered = await Promise.all(Array.from({ length: options.uploads }, (_, i) => uploadOnce(base, keys[i % keys.length]!, file, `export-${i}.csv`)));
+    const uploads = await Promise.all(
+      answered.map(async (u, i) => ({
+        ...u,
+        finalStatus: u.batchId === null ? null : await settledStatus(base, keys[i % keys.length]!, u.batchId, options.settleTimeoutMs ?? 120_000),
+      })),
+    );
+    storming = false;
+    await other;
+    clearInterval(sampler);
+    peak = Math.max(peak, rssMb(pid, 'VmHWM'));
+    await sleep(2_000);
+    return { uploads, quiet: latencies(quiet), loaded: latencies(loaded), otherFailures, peakRssMb: peak, rssAfterMb: rssMb(pid, 'VmRSS') };
+  } finally {
+    storming = false;
+    clearInterval(sampler);
+  }
+}
+
+/** One line per kind of answer: `12 × 429 IMPORT_PREA_MULTE_INCARCARI (Retry-After 10) in ≤ 35 ms`. */
+export function describeOutcomes(uploads: UploadOutcome[]): string[] {
+  const groups = new Map<string, UploadOutcome[]>();
+  for (const u of uploads) {
+    const label = `${u.status} ${u.answer}${u.retryAfter ? ` (Retry-After ${u.retryAfter})` : ''}${u.finalStatus ? ` → ${u.finalStatus}` : ''}`;
+    groups.set(label, [...(groups.get(label) ?? []), u]);
+  }
+  return [...groups].map(([label, list]) => `${list.length} × ${label}, answered in ≤ ${Math.round(Math.max(...list.map((u) => u.ms)))} ms`);
+}
