@@ -82,7 +82,7 @@ describe('a pool of two connections', () => {
   it('takes six uploads at once (foreground and background) with list calls and mappings beside them, and nothing hangs', async () => {
     // With any path holding one connection while it waits for another, six uploads and the
     // calls beside them would hang for good on two connections.
-    const s = (small = await startTestApp(
+    small = await startTestApp(
       {
         GATEWAY_IMPORT_FIRST_ROWS: '50',
         GATEWAY_IMPORT_UPLOADS_MAX: '6',
@@ -91,7 +91,8 @@ describe('a pool of two connections', () => {
         GATEWAY_IMPORT_THREAD_AFTER: '0',
       },
       { poolSize: 2 },
-    ));
+    );
+    const s = small;
     const [a, b, c, o] = [await s.createAccount('A'), await s.createAccount('B'), await s.createAccount('C'), await s.createAccount('O')];
     const ks = [await s.createKey(a), await s.createKey(b), await s.createKey(c)];
     const otherKey = await s.createKey(o);
