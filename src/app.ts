@@ -6,6 +6,7 @@ import { apiKeyAuth } from './http/auth';
 import { limitBody } from './http/body';
 import { errorBody, errorResponse, notFound } from './http/envelope';
 import type { AppEnv } from './http/env';
+import { noSniff } from './http/headers';
 import { requestId } from './http/request-id';
 import { reportUnexpected } from './http/unexpected';
 import { rejectUnstorableUrl } from './http/validate';
@@ -35,6 +36,7 @@ export function createApp(ctx: AppContext) {
     '/',
     docsRoutes(() => app.routes),
   );
+  app.use('/v1/*', noSniff);
   app.use('/v1/*', apiKeyAuth(ctx));
   // After authentication: nobody without a key makes the server read a body.
   app.use(
