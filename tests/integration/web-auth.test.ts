@@ -127,6 +127,23 @@ describe('CSRF and headers', () => {
     }
   });
 
+  it('a sign-in form token the server did not make is refused, even as a matching cookie and field', async () => {
+    const forger = browser(t);
+    forger.cookies.set('gw_autentificare', 'jeton-inventat');
+    expect((await forger.post('/login', { _csrf: 'jeton-inventat', email: user.email, parola: PASSWORD })).status).toBe(403);
+    // A real token with its expiry pushed back, or its tag changed: refused too.
+    const b = browser(t);
+    await b.get('/login');
+    const [nonce, expires, tag] = b.csrf()!.split('.');
+    for (const altered of [`${nonce}.${Number(expires) + 86_400}.${tag}`, `${nonce}.${expires}.${tag!.slice(0, -1)}${tag!.endsWith('A') ? 'B' : 'A'}`]) {
+      const other = browser(t);
+      other.cookies.set('gw_autentificare', altered);
+      expect((await other.post('/login', { _csrf: altered, email: user.email, parola: PASSWORD })).status, altered).toBe(403);
+    }
+    // The pair the server made signs in.
+    expect((await b.post('/login', { email: user.email, parola: PASSWORD })).status).toBe(303);
+  });
+
   it('signed-in pages, fragments, redirects and the sign-in form are never stored; static files are cached', async () => {
     const stranger = browser(t);
     for (const res of [await stranger.get('/login'), await stranger.get('/'), await stranger.get('/_fragments/coada', { 'HX-Request': 'true' })]) {

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import type { AppContext } from '../../context';
@@ -10,6 +9,7 @@ import { checkCredentials, closeSession, findSession, openSession } from '../../
 import type { WebEnv } from '../env';
 import { fromOwnSite, sameToken } from '../security';
 import { clearSessionCookie, clearWebCookie, readWebCookie, sessionToken, setSessionCookie, setWebCookie, signedIn } from '../session';
+import { createFormTokens } from './form-token';
 import { LoginPage } from './page';
 
 export const LoginForm = z.object({
@@ -23,8 +23,8 @@ const MINUTE_MS = 60_000;
 const EMAIL_WINDOW_MS = 15 * MINUTE_MS;
 
 /**
- * Sign-in and sign-out. Before a session exists, the form's CSRF token is a double-submit
- * cookie. Failures are limited per client address (GATEWAY_AUTH_FAILURES_PER_MIN a minute)
+ * Sign-in and sign-out. Before a session exists, the form's CSRF token is a signed
+ * double-submit cookie (form-token.ts). Failures are limited per client address (GATEWAY_AUTH_FAILURES_PER_MIN a minute)
  * and per e-mail (GATEWAY_LOGIN_FAILURES_PER_EMAIL in 15 minutes); each attempt costs a
  * scrypt hash, so guessing is slow as well as limited.
  */
@@ -32,9 +32,10 @@ export function loginRoutes(ctx: AppContext) {
   const app = new Hono<WebEnv>();
   const perAddress = createWindowCounter({ windowMs: MINUTE_MS });
   const perEmail = createWindowCounter({ windowMs: EMAIL_WINDOW_MS });
+  const formTokens = createFormTokens(ctx.keyring.deriveKey('login-form-token'), ctx.clock);
 
   const page = (c: Context, status: 200 | 401 | 403 | 422 | 429 = 200, props: { email?: string; error?: { cod: ErrorCode; cauza?: string } } = {}) => {
-    const csrfToken = randomBytes(24).toString('base64url');
+    const csrfToken = formTokens.issue();
     setWebCookie(c, ctx, LOGIN_COOKIE, csrfToken, 'Strict');
     return c.html(<LoginPage csrfToken={csrfToken} {...props} />, status);
   };
@@ -49,7 +50,8 @@ export function loginRoutes(ctx: AppContext) {
     const parsed = LoginForm.safeParse(await c.req.parseBody());
     if (!parsed.success) return page(c, 422, { error: { cod: 'CERERE_INVALIDA', cauza: 'Completați e-mailul și parola.' } });
     const { email, parola, _csrf } = parsed.data;
-    if (!fromOwnSite(c) || !sameToken(_csrf, readWebCookie(c, ctx, LOGIN_COOKIE) ?? '')) {
+    const formCookie = readWebCookie(c, ctx, LOGIN_COOKIE) ?? '';
+    if (!fromOwnSite(c) || !sameToken(_csrf, formCookie) || !formTokens.valid(formCookie)) {
       return page(c, 403, { email, error: { cod: 'NEAUTORIZAT_CSRF' } });
     }
     const address = clientAddress(c, ctx.config.GATEWAY_TRUST_PROXY);
