@@ -7,6 +7,7 @@ import { limitBody } from './http/body';
 import { admitUpload } from './http/upload-admission';
 import { errorBody, errorResponse, notFound } from './http/envelope';
 import type { AppEnv } from './http/env';
+import { noSniff } from './http/headers';
 import { requestId } from './http/request-id';
 import { reportUnexpected } from './http/unexpected';
 import { rejectUnstorableUrl } from './http/validate';
@@ -36,6 +37,7 @@ export function createApp(ctx: AppContext) {
     '/',
     docsRoutes(() => app.routes),
   );
+  app.use('/v1/*', noSniff);
   app.use('/v1/*', apiKeyAuth(ctx));
   // Before its body is read: an upload past the limits is refused holding nothing.
   app.post('/v1/import', admitUpload(ctx));

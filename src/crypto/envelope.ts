@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, createSecretKey, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createSecretKey, hkdfSync, randomBytes } from 'node:crypto';
 
 /**
  * AES-256-GCM with the master key's id in the ciphertext, so a new master key can be
@@ -11,6 +11,12 @@ export interface Keyring {
   /** The same envelope around bytes (a compressed block of import rows). */
   encryptBytes(plain: Uint8Array): string;
   decryptBytes(token: string): Buffer;
+  /**
+   * A 32-byte key for one purpose (signing a cookie), derived from the current master key
+   * with HKDF-SHA256: a leak of it reveals neither the master key nor another purpose's key.
+   * What it signed stops verifying when the master key changes.
+   */
+  deriveKey(purpose: string): Buffer;
   currentKeyId: string;
 }
 
@@ -84,6 +90,7 @@ export function createKeyring(currentBase64: string, oldBase64: string[] = []): 
     decrypt: (token) => decryptBytes(token).toString('utf8'),
     encryptBytes,
     decryptBytes,
+    deriveKey: (purpose) => Buffer.from(hkdfSync('sha256', current, Buffer.alloc(0), `service-gateway/${purpose}`, 32)),
   };
 }
 

@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { AppContext } from '../context';
 import { AppError } from '../errors';
+import { noStore } from '../http/headers';
 import { reportUnexpected } from '../http/unexpected';
 import { coadaRoutes } from './coada/routes';
 import { contRoutes } from './cont/routes';
@@ -41,6 +42,8 @@ export function webRoutes(ctx: AppContext) {
     c.html(notice({ kind: 'error', cod: 'CERERE_INVALIDA', cauza: 'Un câmp conține un caracter nepermis (NUL sau un surogat UTF-16 fără pereche).' }), 422),
   );
   for (const path of WEB_PATHS) app.use(path, webHeaders);
+  // Before the session check, so the redirect to /login is not kept either.
+  for (const path of [...SIGNED_IN_PATHS, '/login', '/logout']) app.use(path, noStore);
   for (const path of [...SIGNED_IN_PATHS, '/login', '/logout']) {
     app.use(path, bodyLimit({ maxSize: MAX_FORM_BYTES, onError: (c) => c.html(notice({ kind: 'error', cod: 'PREA_MARE' }), 413) }));
     app.use(path, unstorable);

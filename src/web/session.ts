@@ -14,19 +14,22 @@ function secure(c: Context, ctx: AppContext): boolean {
 
 const cookieName = (c: Context, ctx: AppContext, base: string) => (secure(c, ctx) ? `__Host-${base}` : base);
 
-/** A dashboard cookie: HttpOnly, path / (which `__Host-` requires), Secure over HTTPS. */
-export function setWebCookie(c: Context, ctx: AppContext, base: string, value: string, sameSite: 'Lax' | 'Strict') {
-  setCookie(c, cookieName(c, ctx, base), value, { path: '/', httpOnly: true, sameSite, secure: secure(c, ctx) });
+/**
+ * A dashboard cookie: HttpOnly, path / (which `__Host-` requires), Secure over HTTPS; it ends
+ * with the browser session unless `maxAgeS` is given.
+ */
+export function setWebCookie(c: Context, ctx: AppContext, base: string, value: string, sameSite: 'Lax' | 'Strict', maxAgeS?: number) {
+  setCookie(c, cookieName(c, ctx, base), value, { path: '/', httpOnly: true, sameSite, secure: secure(c, ctx), maxAge: maxAgeS });
 }
 
 export function clearWebCookie(c: Context, ctx: AppContext, base: string) {
   deleteCookie(c, cookieName(c, ctx, base), { path: '/', secure: secure(c, ctx) });
 }
 
-/** A cookie's value, or undefined when absent or longer than any value we set. */
-export function readWebCookie(c: Context, ctx: AppContext, base: string): string | undefined {
+/** A cookie's value, or undefined when absent or longer than any value we set under that name. */
+export function readWebCookie(c: Context, ctx: AppContext, base: string, maxLength = 100): string | undefined {
   const value = getCookie(c, cookieName(c, ctx, base));
-  return value && value.length <= 100 ? value : undefined;
+  return value && value.length <= maxLength ? value : undefined;
 }
 
 const SESSION_COOKIE = 'gw_sesiune';

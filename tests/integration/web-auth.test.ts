@@ -127,6 +127,66 @@ describe('CSRF and headers', () => {
     }
   });
 
+  it('a sign-in form token the server did not make is refused, even as a matching cookie and field', async () => {
+    const forger = browser(t);
+    forger.cookies.set('gw_autentificare', 'jeton-inventat');
+    expect((await forger.post('/login', { _csrf: 'jeton-inventat', email: user.email, parola: PASSWORD })).status).toBe(403);
+    // A real token with its expiry pushed back, or its tag changed: refused too.
+    const b = browser(t);
+    await b.get('/login');
+    const [nonce, expires, tag] = b.csrf()!.split('.');
+    for (const altered of [`${nonce}.${Number(expires) + 86_400}.${tag}`, `${nonce}.${expires}.${tag!.slice(0, -1)}${tag!.endsWith('A') ? 'B' : 'A'}`]) {
+      const other = browser(t);
+      other.cookies.set('gw_autentificare', altered);
+      expect((await other.post('/login', { _csrf: altered, email: user.email, parola: PASSWORD })).status, altered).toBe(403);
+    }
+    // The pair the server made signs in.
+    expect((await b.post('/login', { email: user.email, parola: PASSWORD })).status).toBe(303);
+  });
+
+  it('signed-in pages, fragments, redirects and the sign-in form are never stored; static files are cached', async () => {
+    const stranger = browser(t);
+    for (const res of [await stranger.get('/login'), await stranger.get('/'), await stranger.get('/_fragments/coada', { 'HX-Request': 'true' })]) {
+      expect(res.headers.get('cache-control'), res.url).toBe('no-store');
+    }
+    const b = browser(t);
+    const login = await b.login(user.email);
+    expect(login.headers.get('cache-control')).toBe('no-store');
+    for (const path of ['/', '/mapari', '/jurnal', '/cont', '/integrare', '/_fragments/coada', '/_fragments/mapari']) {
+      const res = await b.get(path, path.startsWith('/_fragments') ? { 'HX-Request': 'true' } : {});
+      expect(res.status, path).toBe(200);
+      expect(res.headers.get('cache-control'), path).toBe('no-store');
+    }
+    const notFound = await b.get('/_fragments/trimitere/999999', { 'HX-Request': 'true' });
+    expect(notFound.status).toBe(404);
+    expect(notFound.headers.get('cache-control')).toBe('no-store');
+    expect((await b.post('/logout')).headers.get('cache-control')).toBe('no-store');
+    expect((await b.get('/static/app.js')).headers.get('cache-control')).not.toContain('no-store');
+  });
+
+  it('/docs has a CSP that lets Swagger UI run and no page frame it, and nosniff; /v1 and /openapi.json answers have nosniff', async () => {
+    for (const path of ['/docs', '/docs/init.js', '/docs/assets/swagger-ui-bundle.js']) {
+      const res = await t.app.request(path);
+      expect(res.status, path).toBe(200);
+      const csp = res.headers.get('content-security-policy') ?? '';
+      expect(csp, path).toContain("script-src 'self'");
+      expect(csp, path).toContain("frame-ancestors 'none'");
+      expect(csp, path).not.toContain('unsafe');
+      expect(res.headers.get('x-content-type-options'), path).toBe('nosniff');
+    }
+    expect((await t.app.request('/openapi.json')).headers.get('x-content-type-options')).toBe('nosniff');
+    const key = await t.createKey(accountId);
+    const answers = [
+      await t.call('GET', '/v1/ping'),
+      await t.call('GET', '/v1/ping', { key }),
+      await t.call('GET', '/v1/nu-exista', { key }),
+      await t.call('POST', '/v1/prezentari', { key, body: '{"rupt' }),
+      await t.call('GET', '/v1/prezentari/999999', { key }),
+    ];
+    expect(answers.map((r) => r.status)).toEqual([401, 200, 404, 422, 404]);
+    for (const res of answers) expect(res.headers.get('x-content-type-options'), res.url).toBe('nosniff');
+  });
+
   it('the API keeps its JSON answers: an unknown /v1 path is the JSON 404, not a redirect to /login', async () => {
     const res = await t.app.request('/v1/nu-exista');
     expect(res.status).toBe(401);

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Hono } from 'hono';
+import { secureHeaders } from 'hono/secure-headers';
 import type { RouterRoute } from 'hono/types';
 import { describeRoute, openApiDocument } from '../../openapi';
 import type { AppEnv } from '../../http/env';
@@ -20,13 +21,38 @@ const PAGE = `<!doctype html>
 <script src="/docs/assets/swagger-ui-bundle.js"></script>
 <script src="/docs/init.js"></script></body></html>`;
 
+/**
+ * Swagger UI runs from our own files only: its bundle and /docs/init.js (no inline script, no
+ * eval), its stylesheet and the inline SVG icons it draws with (`data:`), and it fetches only
+ * /openapi.json and the API it tries out. No page may frame it.
+ */
+const docsHeaders = secureHeaders({
+  contentSecurityPolicy: {
+    defaultSrc: ["'none'"],
+    scriptSrc: ["'self'"],
+    styleSrc: ["'self'"],
+    imgSrc: ["'self'", 'data:'],
+    fontSrc: ["'self'"],
+    connectSrc: ["'self'"],
+    formAction: ["'self'"],
+    frameAncestors: ["'none'"],
+    baseUri: ["'none'"],
+    objectSrc: ["'none'"],
+  },
+  referrerPolicy: 'same-origin',
+  crossOriginEmbedderPolicy: false,
+  crossOriginOpenerPolicy: false,
+});
+
 /** `routes` gives the whole app's routes; the document is built from them at its first request, once all are registered. */
 export function docsRoutes(routes: () => readonly RouterRoute[]) {
   const app = new Hono<AppEnv>();
   let document: string | undefined;
+  // `/docs/*` covers /docs too; a middleware on an exact path would be an undocumented route.
+  app.use('/docs/*', docsHeaders);
   app.get('/openapi.json', describeRoute({ summary: 'Acest document OpenAPI', responses: { 200: 'Documentul OpenAPI 3.1' } }), (c) => {
     document ??= JSON.stringify(openApiDocument(routes()));
-    return c.body(document, 200, { 'Content-Type': 'application/json' });
+    return c.body(document, 200, { 'Content-Type': 'application/json', 'X-Content-Type-Options': 'nosniff' });
   });
   app.get(
     '/docs',
@@ -36,8 +62,9 @@ export function docsRoutes(routes: () => readonly RouterRoute[]) {
     }),
     (c) => c.html(PAGE),
   );
+  // No validator badge: it is an image from validator.swagger.io, which the CSP refuses.
   app.get('/docs/init.js', describeRoute({ summary: 'Pornirea Swagger UI', responses: { 200: { description: 'Script', contentType: 'text/javascript' } } }), (c) =>
-    c.body("window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#ui' });", 200, { 'Content-Type': 'text/javascript; charset=utf-8' }),
+    c.body("window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#ui', validatorUrl: null });", 200, { 'Content-Type': 'text/javascript; charset=utf-8' }),
   );
   app.get('/docs/assets/:file', describeRoute({ summary: 'Fișierele Swagger UI (din node_modules)', responses: { 200: 'Fișierul cerut' } }), async (c) => {
     const file = c.req.param('file');

@@ -3,6 +3,7 @@ import { and, eq, isNull, sql } from 'drizzle-orm';
 import { webSessions, webUsers } from '../../../db/schema';
 import type { AppContext } from '../../context';
 import { sha256Hex } from '../../crypto/hash';
+import type { HashLane } from '../../crypto/hash-gate';
 import { decoyHash, verifyPassword } from '../../crypto/password';
 
 export interface SessionUser {
@@ -20,16 +21,20 @@ export interface Session {
 /** last_seen_at is written at most this often: a page of polling is not a write per request. */
 const TOUCH_EVERY_MS = 60_000;
 
+/** The form of an e-mail address that sign-in compares and limits by. */
+export const normalEmail = (email: string) => email.trim().toLowerCase();
+
 /**
  * Checks an e-mail and password. An unknown or disabled e-mail costs the same scrypt as a
- * wrong password, so the time of the answer does not tell which was wrong.
+ * wrong password, in the same lane of the same bounded queue, so neither the time of the
+ * answer nor a 429 tells which was wrong. Throws HashQueueFull when that lane is full.
  */
-export async function checkCredentials(ctx: AppContext, email: string, password: string): Promise<SessionUser | null> {
+export async function checkCredentials(ctx: AppContext, email: string, password: string, lane: HashLane): Promise<SessionUser | null> {
   const [user] = await ctx.db
     .select({ userId: webUsers.id, accountId: webUsers.accountId, email: webUsers.email, admin: webUsers.isAdmin, passwordHash: webUsers.passwordHash })
     .from(webUsers)
-    .where(and(sql`lower(${webUsers.email}) = ${email.trim().toLowerCase()}`, isNull(webUsers.disabledAt)));
-  const matches = await verifyPassword(password, user?.passwordHash ?? decoyHash(ctx.config.GATEWAY_SCRYPT_N));
+    .where(and(sql`lower(${webUsers.email}) = ${normalEmail(email)}`, isNull(webUsers.disabledAt)));
+  const matches = await verifyPassword(password, user?.passwordHash ?? decoyHash(ctx.config.GATEWAY_SCRYPT_N), lane);
   if (!user || !matches) return null;
   const { passwordHash: _hash, ...rest } = user;
   return rest;

@@ -3,8 +3,9 @@ import type { Db } from '../../../db/client';
 import { accounts, webSessions, webUsers } from '../../../db/schema';
 import { hashPassword, passwordProblem } from '../../crypto/password';
 import { AppError, ConflictError, NotFoundError } from '../../errors';
+import { normalEmail } from './sessions';
 
-const byEmail = (email: string) => sql`lower(${webUsers.email}) = ${email.trim().toLowerCase()}`;
+const byEmail = (email: string) => sql`lower(${webUsers.email}) = ${normalEmail(email)}`;
 
 function checkPassword(password: string) {
   const problem = passwordProblem(password);

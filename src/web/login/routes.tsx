@@ -1,15 +1,16 @@
-import { randomBytes } from 'node:crypto';
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import type { AppContext } from '../../context';
-import { sha256Hex } from '../../crypto/hash';
+import { HashQueueFull } from '../../crypto/hash-gate';
 import type { ErrorCode } from '../../errors';
 import { clientAddress, maskAddress } from '../../http/auth';
-import { createWindowCounter } from '../../http/rate-limit';
-import { checkCredentials, closeSession, findSession, openSession } from '../../services/users/sessions';
+import { checkCredentials, closeSession, findSession, normalEmail, openSession, type SessionUser } from '../../services/users/sessions';
 import type { WebEnv } from '../env';
 import { fromOwnSite, sameToken } from '../security';
 import { clearSessionCookie, clearWebCookie, readWebCookie, sessionToken, setSessionCookie, setWebCookie, signedIn } from '../session';
+import { createDeviceCookies, DEVICE_COOKIE, DEVICE_COOKIE_MAX_LENGTH, DEVICE_MAX_AGE_S } from './device';
+import { createFormTokens } from './form-token';
+import { createSignInLimits } from './limits';
 import { LoginPage } from './page';
 
 export const LoginForm = z.object({
@@ -19,24 +20,34 @@ export const LoginForm = z.object({
 });
 
 const LOGIN_COOKIE = 'gw_autentificare';
-const MINUTE_MS = 60_000;
-const EMAIL_WINDOW_MS = 15 * MINUTE_MS;
+
+/** "1 minut", "15 minute", "20 de minute": Romanian counts. */
+function count(n: number, one: string, many: string): string {
+  if (n === 1) return `1 ${one}`;
+  return n % 100 >= 20 || n % 100 === 0 ? `${n} de ${many}` : `${n} ${many}`;
+}
 
 /**
- * Sign-in and sign-out. Before a session exists, the form's CSRF token is a double-submit
- * cookie. Failures are limited per client address (GATEWAY_AUTH_FAILURES_PER_MIN a minute)
- * and per e-mail (GATEWAY_LOGIN_FAILURES_PER_EMAIL in 15 minutes); each attempt costs a
- * scrypt hash, so guessing is slow as well as limited.
+ * Sign-in and sign-out. Before a session exists, the form's CSRF token is a signed
+ * double-submit cookie (form-token.ts). Who is limited how is limits.ts's rule; a browser that
+ * signed in before carries a device cookie (device.ts) that keeps its owner out of a lock-out
+ * strangers caused. Each attempt costs a scrypt hash in a bounded queue (crypto/hash-gate.ts):
+ * past it, 429 at once.
  */
 export function loginRoutes(ctx: AppContext) {
   const app = new Hono<WebEnv>();
-  const perAddress = createWindowCounter({ windowMs: MINUTE_MS });
-  const perEmail = createWindowCounter({ windowMs: EMAIL_WINDOW_MS });
+  const limits = createSignInLimits(ctx.config);
+  const formTokens = createFormTokens(ctx.keyring.deriveKey('login-form-token'), ctx.clock);
+  const devices = createDeviceCookies(ctx.keyring.deriveKey('device-cookie'));
 
   const page = (c: Context, status: 200 | 401 | 403 | 422 | 429 = 200, props: { email?: string; error?: { cod: ErrorCode; cauza?: string } } = {}) => {
-    const csrfToken = randomBytes(24).toString('base64url');
+    const csrfToken = formTokens.issue();
     setWebCookie(c, ctx, LOGIN_COOKIE, csrfToken, 'Strict');
     return c.html(<LoginPage csrfToken={csrfToken} {...props} />, status);
+  };
+  const tooMany = (c: Context, email: string, retryAfterS: number, cauza: string) => {
+    c.header('Retry-After', String(retryAfterS));
+    return page(c, 429, { email, error: { cod: 'PREA_MULTE_CERERI', cauza } });
   };
 
   app.get('/login', async (c) => {
@@ -49,29 +60,44 @@ export function loginRoutes(ctx: AppContext) {
     const parsed = LoginForm.safeParse(await c.req.parseBody());
     if (!parsed.success) return page(c, 422, { error: { cod: 'CERERE_INVALIDA', cauza: 'Completați e-mailul și parola.' } });
     const { email, parola, _csrf } = parsed.data;
-    if (!fromOwnSite(c) || !sameToken(_csrf, readWebCookie(c, ctx, LOGIN_COOKIE) ?? '')) {
+    const formCookie = readWebCookie(c, ctx, LOGIN_COOKIE) ?? '';
+    if (!fromOwnSite(c) || !sameToken(_csrf, formCookie) || !formTokens.valid(formCookie)) {
       return page(c, 403, { email, error: { cod: 'NEAUTORIZAT_CSRF' } });
     }
     const address = clientAddress(c, ctx.config.GATEWAY_TRUST_PROXY);
-    const emailKey = sha256Hex(email.trim().toLowerCase());
-    const addressHits = perAddress.hit(address);
-    const emailHits = perEmail.hit(emailKey);
-    if (addressHits.count > ctx.config.GATEWAY_AUTH_FAILURES_PER_MIN || emailHits.count > ctx.config.GATEWAY_LOGIN_FAILURES_PER_EMAIL) {
-      const minutes = Math.ceil(Math.max(addressHits.retryAfterS, emailHits.count > ctx.config.GATEWAY_LOGIN_FAILURES_PER_EMAIL ? emailHits.retryAfterS : 0) / 60);
-      c.header('Retry-After', String(minutes * 60));
-      return page(c, 429, { email, error: { cod: 'PREA_MULTE_CERERI', cauza: `Prea multe încercări de autentificare; reîncercați peste ${minutes} minute.` } });
+    const normal = normalEmail(email);
+    const deviceCookie = readWebCookie(c, ctx, DEVICE_COOKIE, DEVICE_COOKIE_MAX_LENGTH);
+    const device = devices.deviceFor(deviceCookie, normal);
+    const admission = limits.admit({ address, email: normal, device });
+    if (!admission.admitted) {
+      // Whole minutes: the limits' windows are one and fifteen minutes long.
+      const minutes = Math.ceil(admission.retryAfterS / 60);
+      return tooMany(c, email, minutes * 60, `Prea multe încercări de autentificare; reîncercați peste ${count(minutes, 'minut', 'minute')}.`);
     }
-    const user = parola === '' ? null : await checkCredentials(ctx, email, parola);
+    let user: SessionUser | null;
+    try {
+      user = parola === '' ? null : await checkCredentials(ctx, email, parola, admission.lane);
+    } catch (error) {
+      if (!(error instanceof HashQueueFull)) throw error;
+      // No password was tried: the attempt does not count against any limit.
+      admission.release();
+      return tooMany(c, email, error.retryAfterS, `Serverul verifică acum prea multe autentificări; reîncercați peste ${count(error.retryAfterS, 'secundă', 'secunde')}.`);
+    }
     if (!user) {
-      ctx.journal.write({ event: 'web_autentificare_esuata', level: 'warn', requestId: c.get('requestId'), data: { adresa: maskAddress(address) } });
+      ctx.journal.write({
+        event: 'web_autentificare_esuata',
+        level: 'warn',
+        requestId: c.get('requestId'),
+        data: { adresa: maskAddress(address), dispozitiv_cunoscut: admission.lane === 'trusted' },
+      });
       return page(c, 401, { email, error: { cod: 'AUTENTIFICARE_ESUATA' } });
     }
     // A success does not count against the limits.
-    perAddress.release(address);
-    perEmail.release(emailKey);
+    admission.release();
     const session = await openSession(ctx, user, sessionToken(c, ctx));
     clearWebCookie(c, ctx, LOGIN_COOKIE);
     setSessionCookie(c, ctx, session.token);
+    setWebCookie(c, ctx, DEVICE_COOKIE, devices.afterSignIn(deviceCookie, normal), 'Strict', DEVICE_MAX_AGE_S);
     ctx.journal.write({ event: 'web_autentificare', requestId: c.get('requestId'), accountId: user.accountId, data: { user_id: user.userId } });
     return c.redirect('/', 303);
   });

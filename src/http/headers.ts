@@ -1,0 +1,20 @@
+import type { MiddlewareHandler } from 'hono';
+
+/**
+ * `X-Content-Type-Options: nosniff` on every answer it wraps, errors included: a JSON answer
+ * that echoes what a client sent must never be read by a browser as HTML or script.
+ */
+export const noSniff: MiddlewareHandler = async (c, next) => {
+  await next();
+  c.header('X-Content-Type-Options', 'nosniff');
+};
+
+/**
+ * `Cache-Control: no-store` on every answer it wraps, redirects included: a signed-in page
+ * on a workshop's shared PC is kept by no cache, so after sign-out neither Back nor the disk
+ * shows it.
+ */
+export const noStore: MiddlewareHandler = async (c, next) => {
+  await next();
+  c.header('Cache-Control', 'no-store');
+};

@@ -1,0 +1,47 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { launchChromium, shot } from '../helpers/chromium';
+import { serveOnLoopback } from '../helpers/serve';
+
+// Swagger UI at /docs under its Content-Security-Policy, in real Chromium: it must render the
+// operations and try one out with no CSP refusal (each is a console error the helper collects).
+let t: TestApp;
+let server: Awaited<ReturnType<typeof serveOnLoopback>>;
+let browser: Awaited<ReturnType<typeof launchChromium>>;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  server = await serveOnLoopback(t.app.fetch);
+  browser = await launchChromium();
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  await t?.close();
+});
+
+describe('/docs in Chromium', () => {
+  it('renders Swagger UI and tries an operation out, with no CSP violation', async () => {
+    const { page, problems } = browser;
+    const violations: string[] = [];
+    await page.exposeFunction('reportViolation', (text: string) => violations.push(text));
+    // A string: the page's types are not this project's (no DOM lib).
+    await page.addInitScript("document.addEventListener('securitypolicyviolation', (e) => window.reportViolation(e.violatedDirective + ' ' + e.blockedURI))");
+    const answer = await page.goto(`${server.base}/docs`);
+    expect(answer?.headers()['content-security-policy']).toContain("frame-ancestors 'none'");
+    await page.locator('.opblock-summary').first().waitFor();
+    expect(await page.locator('.opblock').count()).toBeGreaterThan(10);
+    await expect.poll(() => page.locator('.info .title').textContent()).toBeTruthy();
+
+    // Try out GET /v1/ping: the request is made from the page (connect-src) and answered.
+    const ping = page.locator('.opblock', { has: page.locator('[data-path="/v1/ping"]') }).first();
+    await ping.locator('.opblock-summary').click();
+    await ping.getByRole('button', { name: 'Try it out' }).click();
+    await ping.getByRole('button', { name: 'Execute' }).click();
+    await ping.locator('.live-responses-table .response-col_status').first().waitFor();
+    await shot(page, 'docs');
+    expect(violations).toEqual([]);
+    expect(problems).toEqual([]);
+  });
+});
