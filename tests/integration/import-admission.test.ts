@@ -115,3 +115,22 @@ describe('a pool of two connections', () => {
     expect(left!.n).toBe(0);
   });
 });
+
+describe('the nomenclator cache', () => {
+  it('never has a transaction await a load queued on the pool (one connection: that wait would never end)', async () => {
+    const one = await startTestApp({}, { poolSize: 1 });
+    try {
+      one.ctx.nomenclator.invalidate();
+      const inside = await one.ctx.db.transaction(async (tx) => {
+        // Queued behind this very transaction's connection, the only one.
+        const queued = one.ctx.nomenclator.get(one.ctx.db);
+        const mine = await one.ctx.nomenclator.get(tx);
+        return { size: mine.size, queued };
+      });
+      expect(inside.size).toBeGreaterThan(0);
+      expect((await inside.queued).size).toBe(inside.size);
+    } finally {
+      await one.close();
+    }
+  });
+});
