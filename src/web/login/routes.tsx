@@ -8,6 +8,7 @@ import { clientAddress, maskAddress } from '../../http/auth';
 import { createWindowCounter } from '../../http/rate-limit';
 import { checkCredentials, closeSession, findSession, openSession } from '../../services/users/sessions';
 import type { WebEnv } from '../env';
+import { readForm } from '../form';
 import { fromOwnSite, sameToken } from '../security';
 import { clearSessionCookie, clearWebCookie, readWebCookie, sessionToken, setSessionCookie, setWebCookie, signedIn } from '../session';
 import { LoginPage } from './page';
@@ -46,7 +47,7 @@ export function loginRoutes(ctx: AppContext) {
   });
 
   app.post('/login', async (c) => {
-    const parsed = LoginForm.safeParse(await c.req.parseBody());
+    const parsed = LoginForm.safeParse(await readForm(c));
     if (!parsed.success) return page(c, 422, { error: { cod: 'CERERE_INVALIDA', cauza: 'Completați e-mailul și parola.' } });
     const { email, parola, _csrf } = parsed.data;
     if (!fromOwnSite(c) || !sameToken(_csrf, readWebCookie(c, ctx, LOGIN_COOKIE) ?? '')) {
