@@ -3,7 +3,8 @@ import { routePath } from 'hono/route';
 import type { AppContext } from './context';
 import { AppError } from './errors';
 import { apiKeyAuth } from './http/auth';
-import { limitBody } from './http/body';
+import { isAbortedBody, limitBody } from './http/body';
+import { createBodyRefusals } from './http/body-refusals';
 import { admitUpload } from './http/upload-admission';
 import { errorBody, errorResponse, notFound } from './http/envelope';
 import type { AppEnv } from './http/env';
@@ -23,6 +24,7 @@ import { webRoutes } from './web';
 
 export function createApp(ctx: AppContext) {
   const app = new Hono<AppEnv>();
+  const refuseBody = createBodyRefusals(ctx);
   app.use(requestId);
   app.use(rejectUnstorableUrl);
   app.use(async (c, next) => {
@@ -57,11 +59,15 @@ export function createApp(ctx: AppContext) {
   app.route('/v1/ping', pingRoutes(ctx));
   app.route('/v1/audit', auditRoutes(ctx));
 
-  app.route('/', webRoutes(ctx));
+  app.route('/', webRoutes(ctx, refuseBody));
 
   app.notFound((c) => notFound(c));
   app.onError((error, c) => {
     if (error instanceof AppError) return error.status === 404 ? notFound(c) : errorResponse(c, error.status, error.cod, error.cauza);
+    if (isAbortedBody(c, error)) {
+      const refusal = refuseBody(c, 'aborted');
+      return errorResponse(c, refusal.status, refusal.cod, refusal.cauza);
+    }
     const id = reportUnexpected(ctx, c, error);
     return c.json(errorBody(500, 'EROARE_INTERNA', 'Eroare internă a serverului.', id), 500);
   });

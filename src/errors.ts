@@ -43,6 +43,10 @@ export const CATALOG = {
     fix: 'Așteptați numărul de secunde din antetul Retry-After, apoi reîncercați; verificați că folosiți cheia corectă.',
   },
   PREA_MARE: { problema: 'Cererea depășește dimensiunea maximă.', fix: 'Trimiteți un corp mai mic.' },
+  CORP_ILIZIBIL: {
+    problema: 'Corpul cererii nu poate fi citit.',
+    fix: 'Reîncărcați pagina și trimiteți formularul din nou; un program trebuie să trimită corpul întreg, în formatul declarat în Content-Type.',
+  },
   IMAGINE_PREA_MARE: {
     problema: 'Imaginea (b64Image) depășește dimensiunea maximă.',
     fix: 'Micșorați fotografia (de exemplu la 1600 px pe latura mare) sau trimiteți-o în format JPEG.',
@@ -162,6 +166,7 @@ const HTTP_STATUS = {
   CONFLICT_STARE: 409,
   PREA_MULTE_CERERI: 429,
   PREA_MARE: 413,
+  CORP_ILIZIBIL: 400,
   IMAGINE_PREA_MARE: 413,
   EROARE_INTERNA: 500,
   IMPORT_PREA_MULTE_INCARCARI: 429,

@@ -23,7 +23,8 @@ export function isIsoDate(text: string): boolean {
   const year = Number(match[1]);
   const month = Number(match[2]);
   const day = Number(match[3]);
-  if (month < 1 || month > 12 || day < 1) return false;
+  // Year 0 has no place in PostgreSQL's calendar (1 BC comes before AD 1): `0000-01-01::date` fails.
+  if (year < 1 || month < 1 || month > 12 || day < 1) return false;
   const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
   return day <= (month === 2 ? (leap ? 29 : 28) : DAYS_IN_MONTH[month - 1]!);
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** A mapping of the workshop's operation code to a registry code: the API's body and the editor's form. */
+/** A mapping of the workshop's operation code to a registry code: the API's body and the editor's form. Unknown keys are dropped, as in submission-input.ts. */
 export const MappingInput = z.object({
   cod_op_service: z.string().trim().min(1).max(64),
   cod_prestatie: z.string().trim().min(1).max(64),

@@ -2,6 +2,9 @@ import { z } from 'zod';
 
 // Shapes of the submission API. Only the shape is checked here (a wrong shape is a 422);
 // content rules live in validate.ts (a content problem holds the submission as needs_data).
+// Keys a schema does not name are dropped (zod's default), never refused: versioning is
+// additive, so a client may send fields a newer gateway knows. What is dropped is neither
+// stored, nor echoed, nor part of the idempotency key (tests/integration/unknown-keys-and-image).
 
 const code = z.string().max(64);
 const name = z.string().max(500);

@@ -5,6 +5,22 @@ import type { AppEnv } from './env';
 
 export class BodyTooLargeError extends Error {}
 
+const CONNECTION_GONE = new Set(['ECONNRESET', 'ERR_STREAM_PREMATURE_CLOSE', 'ABORT_ERR']);
+
+/**
+ * Whether `error` is the client going away before its body arrived (a closed tab, a dropped
+ * line): Node's request stream fails with "aborted" and the request's signal is aborted. That
+ * is the client's doing, not a fault of ours, so it is never journalled as one.
+ */
+export function isAbortedBody(c: Context, error: unknown): boolean {
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  if (!(incoming?.readableAborted || c.req.raw.signal.aborted)) return false;
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
+    if (CONNECTION_GONE.has(String((e as { code?: unknown }).code)) || e.message === 'aborted' || e.name === 'AbortError') return true;
+  }
+  return false;
+}
+
 /**
  * The request body, refused past `maxBytes`. Under @hono/node-server it is read straight
  * from Node's request (building a web Request with a body stream costs more than the rest of

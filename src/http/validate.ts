@@ -1,6 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { zValidator } from '@hono/zod-validator';
 import { z } from 'zod';
+import { isIsoDate } from '../domain/dates';
 import { hasUnstorableChar } from '../domain/text';
 import { shapeError, type ShapeIssue } from './envelope';
 import { findUnstorable, MAX_JSON_DEPTH, MAX_JSON_VALUES, scanJson, syntaxErrorOffset } from './json-guard';
@@ -88,5 +89,13 @@ export const rejectUnstorableUrl: MiddlewareHandler = async (c, next) => {
   await next();
 };
 
-/** A date query parameter (YYYY-MM-DD). */
-export const IsoDateParam = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'Data trebuie să fie AAAA-LL-ZZ');
+/**
+ * A date taken from a query or a form (YYYY-MM-DD), on the API and the dashboard alike: a day
+ * of the calendar, not only its shape. `2025-02-30` passed the shape and reached PostgreSQL's
+ * `::date` as a 500.
+ */
+const DATE_MSG = 'Data trebuie să fie o zi din calendar, în forma AAAA-LL-ZZ';
+export const IsoDateParam = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, DATE_MSG)
+  .refine(isIsoDate, DATE_MSG);

@@ -1,7 +1,8 @@
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import type { AppContext } from '../context';
 import { AppError } from '../errors';
+import { isAbortedBody } from '../http/body';
+import type { RefuseBody } from '../http/body-refusals';
 import { noStore } from '../http/headers';
 import { reportUnexpected } from '../http/unexpected';
 import { coadaRoutes } from './coada/routes';
@@ -12,7 +13,8 @@ import { loginRoutes } from './login/routes';
 import { mapariRoutes } from './mapari/routes';
 import { notice } from './notice';
 import { integrareRoutes } from './integrare';
-import { rejectUnstorableForm, webHeaders } from './security';
+import { guardForm } from './form';
+import { webHeaders } from './security';
 import { signedIn } from './session';
 import { staticRoutes } from './static';
 
@@ -28,25 +30,18 @@ export function isDashboardPath(path: string): boolean {
   return WEB_PATHS.some((p) => p === path || (p.endsWith('/*') && (path === p.slice(0, -2) || path.startsWith(p.slice(0, -1)))));
 }
 
-/** A form or an htmx action never needs more than this. */
-const MAX_FORM_BYTES = 64 * 1024;
-
 /**
  * The dashboard: server-rendered pages (hono/jsx) and the fragments htmx swaps. Errors are
  * shown as a notice in the catalog's words; another account's id is the same 404 as a
  * missing one.
  */
-export function webRoutes(ctx: AppContext) {
+export function webRoutes(ctx: AppContext, refuseBody: RefuseBody) {
   const app = new Hono<WebEnv>();
-  const unstorable = rejectUnstorableForm((c) =>
-    c.html(notice({ kind: 'error', cod: 'CERERE_INVALIDA', cauza: 'Un câmp conține un caracter nepermis (NUL sau un surogat UTF-16 fără pereche).' }), 422),
-  );
   for (const path of WEB_PATHS) app.use(path, webHeaders);
-  // Before the session check, so the redirect to /login is not kept either.
-  for (const path of [...SIGNED_IN_PATHS, '/login', '/logout']) app.use(path, noStore);
   for (const path of [...SIGNED_IN_PATHS, '/login', '/logout']) {
-    app.use(path, bodyLimit({ maxSize: MAX_FORM_BYTES, onError: (c) => c.html(notice({ kind: 'error', cod: 'PREA_MARE' }), 413) }));
-    app.use(path, unstorable);
+    // Before the session check, so the redirect to /login is not kept either.
+    app.use(path, noStore);
+    app.use(path, guardForm(refuseBody));
   }
   for (const path of SIGNED_IN_PATHS) app.use(path, signedIn(ctx));
   app.route('/', staticRoutes());
@@ -60,6 +55,10 @@ export function webRoutes(ctx: AppContext) {
     if (error instanceof AppError) {
       const cauza = error.status === 404 ? 'Elementul cerut nu există sau nu aparține contului dvs.' : error.cauza;
       return c.html(notice({ kind: 'error', cod: error.cod, cauza }), error.status);
+    }
+    if (isAbortedBody(c, error)) {
+      const refusal = refuseBody(c, 'aborted');
+      return c.html(notice({ kind: 'error', cod: refusal.cod, cauza: refusal.cauza }), refusal.status);
     }
     const id = reportUnexpected(ctx, c, error);
     return c.html(notice({ kind: 'error', cod: 'EROARE_INTERNA', cauza: `Cod de urmărire: ${id}` }), 500);

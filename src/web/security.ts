@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
-import type { Context, MiddlewareHandler } from 'hono';
-import { hasUnstorableChar } from '../domain/text';
+import type { Context } from 'hono';
 import { secureHeaders } from 'hono/secure-headers';
+import { readForm } from './form';
 
 /**
  * Headers of every web response. The CSP allows no inline script, no eval and no inline
@@ -57,25 +57,8 @@ export function fromOwnSite(c: Context): boolean {
 export async function presentedToken(c: Context): Promise<string | undefined> {
   const header = c.req.header('x-csrf-token');
   if (header) return header;
-  const type = c.req.header('content-type') ?? '';
-  if (!/^(application\/x-www-form-urlencoded|multipart\/form-data)/i.test(type)) return undefined;
-  const body = await c.req.parseBody();
+  const body = await readForm(c);
   return typeof body._csrf === 'string' ? body._csrf : undefined;
 }
 
 export const isUnsafeMethod = (method: string) => !['GET', 'HEAD', 'OPTIONS'].includes(method);
-
-/**
- * A form field holding a NUL or a lone surrogate names nothing PostgreSQL can store: refused
- * (422, through `refuse`) before any handler reads it, like the API's `unstorable_char`.
- */
-export function rejectUnstorableForm(refuse: (c: Context) => Response | Promise<Response>): MiddlewareHandler {
-  return async (c, next) => {
-    if (isUnsafeMethod(c.req.method) && /^(application\/x-www-form-urlencoded|multipart\/form-data)/i.test(c.req.header('content-type') ?? '')) {
-      const body = await c.req.parseBody({ all: true });
-      const values = Object.entries(body).flatMap(([name, value]) => [name, ...(Array.isArray(value) ? value : [value])]);
-      if (values.some((v) => typeof v === 'string' && hasUnstorableChar(v))) return refuse(c);
-    }
-    await next();
-  };
-}

@@ -6,6 +6,21 @@ export const FAST_SCRYPT = { GATEWAY_SCRYPT_N: '1024' };
 export const PASSWORD = 'parola-de-test-lunga';
 const ORIGIN = 'http://localhost';
 
+/** Every form the dashboard answers (`grep -rn "app.post" src/web`); the ids are placeholders. */
+export const WEB_FORM_PATHS = [
+  '/login',
+  '/logout',
+  '/mapari',
+  '/mapari/sugestii',
+  '/mapari/X1/sterge',
+  '/trimitere/1/sterge',
+  '/trimitere/1/repune',
+  '/trimitere/1/mapeaza',
+  '/trimitere/1/corecteaza',
+  '/cont/creds',
+  '/cont/creds/sterge',
+];
+
 export async function makeUser(t: TestApp, accountId: number, options: { email?: string; admin?: boolean } = {}) {
   const email = options.email ?? `user${accountId}-${Math.random().toString(36).slice(2, 8)}@service.ro`;
   const id = await createUser(t.ctx.db, { accountId, email, password: PASSWORD, admin: options.admin ?? false, scryptN: 1024 });

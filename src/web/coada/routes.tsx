@@ -11,6 +11,7 @@ import { pendingOperations, saveMapping } from '../../services/operations/mappin
 import { allows } from '../../domain/statuses';
 import { MappingForm, requeuedText } from '../mapari/form';
 import type { WebEnv } from '../env';
+import { readForm } from '../form';
 import { Notice } from '../notice';
 import { CoadaFragment } from './list';
 import { CoadaPage } from './page';
@@ -106,7 +107,7 @@ export function coadaRoutes(ctx: AppContext) {
     const id = idParam(c.req.param('id'));
     const accountId = c.get('actor').accountId;
     const record = await getSubmission({ ctx, accountId, id });
-    const form = MappingForm.safeParse(await c.req.parseBody());
+    const form = MappingForm.safeParse(await readForm(c));
     if (!form.success) return panel(c, ctx, id, { kind: 'error', cod: 'CERERE_INVALIDA', cauza: 'Alegeți codul registrului pentru operație.' }, 422);
     if (!record.nemapate.includes(form.data.cod_op_service.toUpperCase())) {
       return panel(c, ctx, id, { kind: 'error', cod: 'CONFLICT_STARE', cauza: 'Trimiterea nu mai așteaptă acest cod (a fost mapat între timp).' }, 409);
@@ -130,7 +131,7 @@ export function coadaRoutes(ctx: AppContext) {
     const id = idParam(c.req.param('id'));
     const accountId = c.get('actor').accountId;
     await getSubmission({ ctx, accountId, id });
-    const form = CorrectionInput.safeParse(await c.req.parseBody());
+    const form = CorrectionInput.safeParse(await readForm(c));
     if (!form.success) return panel(c, ctx, id, { kind: 'error', cod: 'CERERE_INVALIDA', cauza: 'Completați VIN-ul, numărul, data și odometrul final.' }, 422);
     return orConflictNotice(c, ctx, id, async () => {
       const { status } = await correctSubmission({ ctx, accountId, id, changes: form.data, requestId: c.get('requestId') });

@@ -4,6 +4,7 @@ import { RegCredentials } from '../../domain/submission-input';
 import { accountOverview } from '../../services/accounts/overview';
 import { clearRegCredentials, saveRegCredentials } from '../../services/accounts/reg-creds';
 import type { WebEnv } from '../env';
+import { readForm } from '../form';
 import { ContPage, type ContNotice } from './page';
 
 /** After a form's post the browser is sent back to the page (so a reload does not post again), with what happened. */
@@ -32,7 +33,7 @@ export function contRoutes(ctx: AppContext) {
     return page(c, ctx, text ? { kind: 'ok', text } : undefined);
   });
   app.post('/cont/creds', async (c) => {
-    const form = RegCredentials.safeParse(await c.req.parseBody());
+    const form = RegCredentials.safeParse(await readForm(c));
     if (!form.success) return page(c, ctx, { kind: 'error', cod: 'CERERE_INVALIDA', cauza: 'Completați utilizatorul și parola registrului.' }, 422);
     await saveRegCredentials({ ctx, accountId: c.get('actor').accountId, creds: form.data, requestId: c.get('requestId') });
     return backToPage(c, 'creds_salvate');

@@ -6,6 +6,7 @@ import type { ErrorCode } from '../../errors';
 import { clientAddress, maskAddress } from '../../http/auth';
 import { checkCredentials, closeSession, findSession, normalEmail, openSession, type SessionUser } from '../../services/users/sessions';
 import type { WebEnv } from '../env';
+import { readForm } from '../form';
 import { fromOwnSite, sameToken } from '../security';
 import { clearSessionCookie, clearWebCookie, readWebCookie, sessionToken, setSessionCookie, setWebCookie, signedIn } from '../session';
 import { createDeviceCookies, DEVICE_COOKIE, DEVICE_COOKIE_MAX_LENGTH, DEVICE_MAX_AGE_S } from './device';
@@ -57,7 +58,7 @@ export function loginRoutes(ctx: AppContext) {
   });
 
   app.post('/login', async (c) => {
-    const parsed = LoginForm.safeParse(await c.req.parseBody());
+    const parsed = LoginForm.safeParse(await readForm(c));
     if (!parsed.success) return page(c, 422, { error: { cod: 'CERERE_INVALIDA', cauza: 'Completați e-mailul și parola.' } });
     const { email, parola, _csrf } = parsed.data;
     const formCookie = readWebCookie(c, ctx, LOGIN_COOKIE) ?? '';

@@ -4,6 +4,7 @@ import { AppError } from '../../errors';
 import { deleteMapping, listMappings, pendingOperations, saveMapping } from '../../services/operations/mappings';
 import { listTextRules } from '../../services/operations/text-rules';
 import type { WebEnv } from '../env';
+import { readForm } from '../form';
 import { Layout } from '../layout';
 import { MappingEditor, type EditorNotice } from './editor';
 import { MappingForm, requeuedText } from './form';
@@ -45,7 +46,7 @@ export function mapariRoutes(ctx: AppContext) {
   app.get('/_fragments/mapari', async (c) => c.html(await editor(c, ctx)));
 
   app.post('/mapari', async (c) => {
-    const form = MappingForm.safeParse(await c.req.parseBody());
+    const form = MappingForm.safeParse(await readForm(c));
     if (!form.success) return c.html(await editor(c, ctx, { kind: 'error', cod: 'CERERE_INVALIDA', cauza: 'Alegeți codul registrului pentru operație.' }), 422);
     try {
       const { mapping, reResolution } = await saveMapping({ ctx, accountId: c.get('actor').accountId, input: form.data, requestId: c.get('requestId') });
