@@ -18,3 +18,18 @@ export const noStore: MiddlewareHandler = async (c, next) => {
   await next();
   c.header('Cache-Control', 'no-store');
 };
+
+/**
+ * The content security policy of our own pages (the dashboard, /docs): scripts, styles and
+ * connections from this origin only, images also inline (`data:`), no framing, no plugins.
+ */
+export const OWN_PAGES_CSP = {
+  scriptSrc: ["'self'"],
+  styleSrc: ["'self'"],
+  imgSrc: ["'self'", 'data:'],
+  connectSrc: ["'self'"],
+  formAction: ["'self'"],
+  frameAncestors: ["'none'"],
+  baseUri: ["'none'"],
+  objectSrc: ["'none'"],
+};

@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { Context } from 'hono';
 import { secureHeaders } from 'hono/secure-headers';
 import { readForm } from './form';
+import { OWN_PAGES_CSP } from '../http/headers';
 
 /**
  * Headers of every web response. The CSP allows no inline script, no eval and no inline
@@ -9,17 +10,7 @@ import { readForm } from './form';
  * `same-origin` referrers (not `no-referrer`) so that a form post carries its Origin.
  */
 export const webHeaders = secureHeaders({
-  contentSecurityPolicy: {
-    defaultSrc: ["'self'"],
-    scriptSrc: ["'self'"],
-    styleSrc: ["'self'"],
-    imgSrc: ["'self'", 'data:'],
-    connectSrc: ["'self'"],
-    formAction: ["'self'"],
-    frameAncestors: ["'none'"],
-    baseUri: ["'none'"],
-    objectSrc: ["'none'"],
-  },
+  contentSecurityPolicy: { defaultSrc: ["'self'"], ...OWN_PAGES_CSP },
   referrerPolicy: 'same-origin',
   crossOriginEmbedderPolicy: false,
   // Browsers ignore it (with a console error on every page) over plain HTTP on a LAN name,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { browser, FAST_SCRYPT, makeUser, PASSWORD } from '../helpers/web';
+import { browser, FAST_SCRYPT, makeUser, PASSWORD, WEB_FORM_PATHS } from '../helpers/web';
 
 let t: TestApp;
 let accountId: number;
@@ -220,18 +220,7 @@ describe('over HTTPS', () => {
 
 describe('every screen and form', () => {
   const pages = ['/', '/mapari', '/jurnal', '/cont', '/integrare', '/_fragments/coada', '/_fragments/mapari', '/_fragments/trimitere/1'];
-  const forms = [
-    '/mapari',
-    '/mapari/sugestii',
-    '/mapari/X/sterge',
-    '/trimitere/1/sterge',
-    '/trimitere/1/repune',
-    '/trimitere/1/mapeaza',
-    '/trimitere/1/corecteaza',
-    '/cont/creds',
-    '/cont/creds/sterge',
-    '/logout',
-  ];
+  const forms = WEB_FORM_PATHS.filter((path) => path !== '/login');
 
   it('signed out: pages redirect to /login, htmx is told to, and no form changes anything', async () => {
     const stranger = browser(t);

@@ -6,6 +6,7 @@ import { secureHeaders } from 'hono/secure-headers';
 import type { RouterRoute } from 'hono/types';
 import { describeRoute, openApiDocument } from '../../openapi';
 import type { AppEnv } from '../../http/env';
+import { OWN_PAGES_CSP } from '../../http/headers';
 
 // Swagger UI is served from node_modules: no CDN, works offline.
 const swaggerDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
@@ -27,18 +28,7 @@ const PAGE = `<!doctype html>
  * /openapi.json and the API it tries out. No page may frame it.
  */
 const docsHeaders = secureHeaders({
-  contentSecurityPolicy: {
-    defaultSrc: ["'none'"],
-    scriptSrc: ["'self'"],
-    styleSrc: ["'self'"],
-    imgSrc: ["'self'", 'data:'],
-    fontSrc: ["'self'"],
-    connectSrc: ["'self'"],
-    formAction: ["'self'"],
-    frameAncestors: ["'none'"],
-    baseUri: ["'none'"],
-    objectSrc: ["'none'"],
-  },
+  contentSecurityPolicy: { ...OWN_PAGES_CSP, defaultSrc: ["'none'"], fontSrc: ["'self'"] },
   referrerPolicy: 'same-origin',
   crossOriginEmbedderPolicy: false,
   crossOriginOpenerPolicy: false,

@@ -140,7 +140,12 @@ export async function stageRows(exec: Executor, staging: Staging, walk: FileWalk
       written.catch(() => undefined);
       out.push(written);
     } else {
-      await write(stageHere(chunk));
+      // In slices, with other requests let in between: a chunk classified in one go held the
+      // event loop for tens of milliseconds.
+      for (let at = 0; at < chunk.length; at += TURN_EVERY) {
+        await write(stageHere(chunk.slice(at, at + TURN_EVERY)));
+        if (at + TURN_EVERY < chunk.length) await nextTurn();
+      }
     }
     chunk = [];
   };
