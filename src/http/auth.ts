@@ -1,9 +1,9 @@
-import type { IncomingMessage } from 'node:http';
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Context, MiddlewareHandler } from 'hono';
 import { apiKeys } from '../../db/schema';
 import type { AppContext, Actor } from '../context';
 import { sha256Hex } from '../crypto/hash';
+import { nodeRequest } from './body';
 import { errorResponse } from './envelope';
 import type { AppEnv } from './env';
 import { createWindowCounter } from './rate-limit';
@@ -30,7 +30,7 @@ export function clientAddress(c: Context, trustProxy: boolean): string {
     const forwarded = c.req.header('x-forwarded-for')?.split(',').at(-1)?.trim();
     if (forwarded) return forwarded.slice(0, 64);
   }
-  return (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket.remoteAddress ?? 'local';
+  return nodeRequest(c)?.socket.remoteAddress ?? 'local';
 }
 
 /** 203.0.113.7 → 203.0.113.x: enough to see a pattern in the journal, not to name a person. */

@@ -5,6 +5,11 @@ import type { AppEnv } from './env';
 
 export class BodyTooLargeError extends Error {}
 
+/** Node's request under @hono/node-server; none under a test's app.request. */
+export function nodeRequest(c: Context): IncomingMessage | undefined {
+  return (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+}
+
 const CONNECTION_GONE = new Set(['ECONNRESET', 'ERR_STREAM_PREMATURE_CLOSE', 'ABORT_ERR']);
 
 /**
@@ -13,7 +18,7 @@ const CONNECTION_GONE = new Set(['ECONNRESET', 'ERR_STREAM_PREMATURE_CLOSE', 'AB
  * is the client's doing, not a fault of ours, so it is never journalled as one.
  */
 export function isAbortedBody(c: Context, error: unknown): boolean {
-  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  const incoming = nodeRequest(c);
   if (!(incoming?.readableAborted || c.req.raw.signal.aborted)) return false;
   for (let e: unknown = error, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
     if (CONNECTION_GONE.has(String((e as { code?: unknown }).code)) || e.message === 'aborted' || e.name === 'AbortError') return true;
@@ -30,7 +35,7 @@ export function isAbortedBody(c: Context, error: unknown): boolean {
 export async function readBody(c: Context, maxBytes: number): Promise<Buffer> {
   const declared = Number(c.req.header('content-length') ?? 0);
   if (declared > maxBytes) throw new BodyTooLargeError();
-  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  const incoming = nodeRequest(c);
   if (!incoming) {
     const bytes = Buffer.from(await c.req.arrayBuffer());
     if (bytes.length > maxBytes) throw new BodyTooLargeError();
@@ -55,7 +60,7 @@ export async function readBody(c: Context, maxBytes: number): Promise<Buffer> {
  * gets the answer, instead of a broken pipe, and nothing is kept in memory meanwhile.
  */
 export async function discardBody(c: Context, maxBytes: number): Promise<void> {
-  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  const incoming = nodeRequest(c);
   if (!incoming) return void (await c.req.raw.body?.cancel());
   let size = 0;
   for await (const chunk of incoming as AsyncIterable<Buffer>) {

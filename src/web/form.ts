@@ -1,6 +1,6 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { hasUnstorableChar } from '../domain/text';
-import type { RefuseBody } from '../http/body-refusals';
+import type { BodyFault, RefuseBody } from '../http/body-refusals';
 import { BodyTooLargeError, readBody } from '../http/body';
 import { notice } from './notice';
 
@@ -15,7 +15,7 @@ const MULTIPART = /^multipart\/form-data\b/i;
 
 /** Why a form body could not be read: the client left before sending it all, or it is not a form. */
 export class FormBodyError extends Error {
-  constructor(readonly fault: 'aborted' | 'unreadable') {
+  constructor(readonly fault: BodyFault) {
     super(`form body ${fault}`);
   }
 }
