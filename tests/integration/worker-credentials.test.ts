@@ -40,7 +40,7 @@ describe('credentials', () => {
     const s = await h.submit(accountId, { vin: 'WDB1234561A300002', reg_credentials: null });
     await waitFor(async () => (await outcomes(s.id)).includes('no_credentials') || undefined, 5_000, 'the credentials wait');
     const saved = Date.now();
-    await saveRegCredentials({ ctx: h.app, accountId, creds: { username: 'alt', password: 'secret' }, requestId: 'req-creds' });
+    await saveRegCredentials({ ctx: h.app, actor: { kind: 'dev', accountId }, creds: { username: 'alt', password: 'secret' }, requestId: 'req-creds' });
     await h.waitForStatus(s.id, 'sent', 5_000);
     expect(Date.now() - saved).toBeLessThan(3_000);
     expect(await outcomes(s.id)).toEqual(['no_credentials', 'sent']);
