@@ -153,7 +153,7 @@ describe('on_unmapped_error default', () => {
     const cont = await (await b.get('/cont')).text();
     expect(cont).toContain('action="/cont/coduri-nemapate"');
     expect(cont).toMatch(/value="0" checked/);
-    for (const bad of [{}, { respinge: '' }, { respinge: '2' }, { respinge: '<b>1</b>' }, { respinge: '1'.repeat(5000) }]) {
+    for (const bad of [{} as Record<string, string>, { respinge: '' }, { respinge: '2' }, { respinge: '<b>1</b>' }, { respinge: '1'.repeat(5000) }]) {
       const res = await b.post('/cont/coduri-nemapate', bad);
       expect(res.status).toBe(422);
       expect(await res.text()).not.toContain('<b>1</b>');
