@@ -73,7 +73,12 @@ export async function accountOverview({ ctx, accountId }: { ctx: AppContext; acc
     lastRegistryLogin: lastLogin,
     /** The last login whatever its outcome: Cont says whether it was refused. */
     lastLoginAttempt: lastAnyLogin,
-    registrySessionLive: lastLogin !== null && ctx.clock().getTime() - lastLogin.getTime() < SESSION_WINDOW_MS,
+    // A refused login since, or credentials saved since (the worker drops the session then), ends it.
+    registrySessionLive:
+      lastLogin !== null &&
+      ctx.clock().getTime() - lastLogin.getTime() < SESSION_WINDOW_MS &&
+      lastAnyLogin?.outcome === 'ok' &&
+      !(account.credsSetAt && account.credsSetAt > lastLogin),
   };
 }
 export type AccountOverview = Awaited<ReturnType<typeof accountOverview>>;

@@ -93,7 +93,11 @@ export function CorrectionForm({ id, state }: { id: number; state: CorrectionSta
   return (
     <section class="box">
       <h3>Corectați datele</h3>
-      <form hx-post={`/trimitere/${id}/corecteaza`} hx-target="#panou" class="form correct" novalidate>
+      {/*
+        settle:0: htmx otherwise copies the old inputs' style attributes onto the new ones (its CSS
+        transitions), which the CSP refuses whenever something (an extension, an autofill) set one.
+      */}
+      <form hx-post={`/trimitere/${id}/corecteaza`} hx-target="#panou" hx-swap="innerHTML settle:0" class="form correct" novalidate>
         <fieldset>
           <legend>Vehiculul</legend>
           <div class="grid">

@@ -111,7 +111,7 @@ export function SubmissionPanel({
         {record.motiv ? (
           <>
             <dt>Motiv</dt>
-            <dd>{record.motiv}</dd>
+            <dd>{withFieldLabels(record.motiv)}</dd>
           </>
         ) : null}
         <dt>{fieldLabel('nrInm')}</dt>
@@ -154,9 +154,10 @@ export function SubmissionPanel({
         <dd>{record.sentAt ? `${showInstant(record.sentAt)} (nr. registru ${record.registryId ?? '—'})` : '—'}</dd>
       </dl>
       {mapping ? <MapCodes id={record.id} {...mapping} /> : null}
+      {/* Why it failed before how to fix it: the registry's answer leads the correction form. */}
+      <RegistryError record={record} />
       <ContentErrors record={record} />
       {allowsCorrection({ status: record.status, regErrorCod: record.regError?.cod ?? null }) ? <CorrectionForm id={record.id} state={correction ?? correctionOf(record)} /> : null}
-      <RegistryError record={record} />
       <h3>Încercări de trimitere</h3>
       <Attempts attempts={attempts} />
       <div class="actions">

@@ -66,7 +66,7 @@ export function ContPage({
             {overview.registrySessionLive
               ? `activă (ultima autentificare la ${showInstant(overview.lastRegistryLogin)}, valabilă 30 de ore)`
               : overview.lastRegistryLogin
-                ? `expirată (ultima autentificare la ${showInstant(overview.lastRegistryLogin)}); se reînnoiește la următoarea trimitere`
+                ? `inactivă (ultima autentificare reușită la ${showInstant(overview.lastRegistryLogin)}); se reînnoiește la următoarea trimitere`
                 : 'nicio autentificare încă'}
           </dd>
         </dl>
