@@ -3,6 +3,7 @@ import type { AppContext } from '../context';
 import { noStore } from '../http/headers';
 import { accountAlerts } from '../services/accounts/alerts';
 import { findSession } from '../services/users/sessions';
+import type { WebEnv } from './env';
 import { BareLayout, Layout } from './layout';
 import { webHeaders } from './security';
 import { sessionToken } from './session';
@@ -34,8 +35,9 @@ function Missing({ signedIn }: { signedIn: boolean }) {
  */
 export function webNotFound(ctx: AppContext) {
   return async (c: Context): Promise<Response> => {
+    // Under a signed-in prefix the session middleware has found it already.
     const token = sessionToken(c, ctx);
-    const session = token ? await findSession(ctx, token) : null;
+    const session = (c as Context<WebEnv>).var.session ?? (token ? await findSession(ctx, token) : null);
     const render = async () => {
       if (!session) {
         c.res = await c.html(
@@ -46,7 +48,7 @@ export function webNotFound(ctx: AppContext) {
         );
         return;
       }
-      const alerts = await accountAlerts({ ctx, accountId: session.user.accountId });
+      const alerts = (c as Context<WebEnv>).var.alerts ?? (await accountAlerts({ ctx, accountId: session.user.accountId }));
       c.res = await c.html(
         <Layout title="Pagina nu există" user={session.user} csrfToken={session.csrfToken} alerts={alerts}>
           <Missing signedIn />

@@ -37,7 +37,7 @@ export function CoadaPage(props: {
   alerts?: AccountAlerts;
 }) {
   return (
-    <Layout title="Trimiteri" tab="trimiteri" user={props.user} csrfToken={props.csrfToken} alerts={props.alerts}>
+    <Layout title="Trimiteri" tab="trimiteri" user={props.user} csrfToken={props.csrfToken} alerts={props.alerts} skipTo={{ id: 'coada', label: 'Sari la lista trimiterilor' }}>
       <div class="split">
         <div class="main-col">
           <h1>Trimiteri</h1>
