@@ -20,7 +20,8 @@ import { importRoutes } from './routes/import';
 import { mapariRoutes, nomenclatorRoutes } from './routes/mapari';
 import { prezentariRoutes } from './routes/prezentari';
 import { reguliTextRoutes } from './routes/reguli-text';
-import { webRoutes } from './web';
+import { isApiPath, webRoutes } from './web';
+import { webNotFound } from './web/not-found';
 
 export function createApp(ctx: AppContext) {
   const app = new Hono<AppEnv>();
@@ -61,7 +62,8 @@ export function createApp(ctx: AppContext) {
 
   app.route('/', webRoutes(ctx, refuseBody));
 
-  app.notFound((c) => notFound(c));
+  const dashboardNotFound = webNotFound(ctx);
+  app.notFound((c) => (isApiPath(c.req.path) ? notFound(c) : dashboardNotFound(c)));
   app.onError((error, c) => {
     if (error instanceof AppError) return error.status === 404 ? notFound(c) : errorResponse(c, error.status, error.cod, error.cauza);
     if (isAbortedBody(c, error)) {

@@ -128,7 +128,8 @@ export function outcomeOfFailure(error: unknown, f: FailureContext): Outcome {
         latencyMs: error.latencyMs,
       };
     }
-    const cod: ErrorCode = phase === 'send' && error.status === 400 ? 'REG_CONTINUT_RESPINS' : 'REG_EROARE';
+    // The registry judged the record itself: the clerk corrects it (domain/statuses.ts CONTENT_REG_ERRORS).
+    const cod: ErrorCode = phase === 'send' && (error.status === 400 || error.status === 422) ? 'REG_CONTINUT_RESPINS' : 'REG_EROARE';
     const cauza = error.mesaj ? `${error.cod ? `${error.cod}: ` : ''}${error.mesaj}` : `Registrul a răspuns HTTP ${error.status} la ${PHASE_TEXT[phase]}.`;
     return { kind: 'error', outcome: 'rejected', regError: regError(cod, cauza, http), httpStatus: error.status, latencyMs: error.latencyMs };
   }

@@ -4,6 +4,9 @@ import { refreshNomenclator } from './nomenclator';
 import { RegistryHttpError, RegistryNetworkError } from './registry/client';
 import type { Session } from './sessions';
 
+/** The answers failures.ts takes for refused credentials (REG_LOGIN_RESPINS): the journal says `rejected` for the same ones. */
+const isLoginRefusal = (status: number) => status === 401 || status === 400 || status === 403;
+
 /** Thrown when neither the submission nor the account has usable credentials. */
 export class NoCredentialsError extends Error {}
 
@@ -46,7 +49,7 @@ export async function login(ctx: WorkerContext, accountId: number, epoch: number
     return session;
   } catch (error) {
     const outcome =
-      error instanceof RegistryHttpError ? (error.status === 401 ? 'rejected' : 'registry_error') : error instanceof RegistryNetworkError ? 'network_error' : 'failed';
+      error instanceof RegistryHttpError ? (isLoginRefusal(error.status) ? 'rejected' : 'registry_error') : error instanceof RegistryNetworkError ? 'network_error' : 'failed';
     ctx.journal.write({
       event: 'rar_login',
       level: 'warn',

@@ -52,5 +52,8 @@ export const submissions = pgTable(
     // The dashboard's counts per state (every poll), from the index alone: account_id itself
     // is in it because PostgreSQL reads an index-only scan's expression from its columns.
     index('submissions_account_status_idx').on(sql`coalesce(${t.accountId}, 1)`, t.status, t.accountId),
+    // The banners of every signed-in page (services/accounts/alerts.ts): how many of an account's
+    // submissions wait for credentials or failed at the registry's login, counted from the index.
+    index('submissions_account_reg_cause_idx').on(sql`coalesce(${t.accountId}, 1)`, t.status, sql`(${t.regError} ->> 'cod')`).where(sql`${t.regError} IS NOT NULL`),
   ],
 );

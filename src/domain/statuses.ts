@@ -25,6 +25,22 @@ export function allows(status: SubmissionStatus, action: SubmissionAction): bool
   return ALLOWED[status].includes(action);
 }
 
+/**
+ * reg_error codes that mean the registry refused the record's content (worker/failures.ts: a
+ * 400 or 422 answer to the send): such an error is corrected like `needs_data`, not requeued as
+ * it is, because the same content would be refused again.
+ */
+export const CONTENT_REG_ERRORS: readonly string[] = ['REG_CONTINUT_RESPINS'];
+
+/**
+ * The one rule for whether a submission's fields may be corrected in the dashboard: a state
+ * that allows it, or an error whose cause is its content.
+ */
+export function allowsCorrection(record: { status: SubmissionStatus; regErrorCod: string | null }): boolean {
+  if (allows(record.status, 'correct')) return true;
+  return record.status === 'error' && record.regErrorCod !== null && CONTENT_REG_ERRORS.includes(record.regErrorCod);
+}
+
 export function isSubmissionStatus(value: string): value is SubmissionStatus {
   return (SUBMISSION_STATUSES as readonly string[]).includes(value);
 }

@@ -16,6 +16,7 @@ import { integrareRoutes } from './integrare';
 import { guardForm } from './form';
 import { webHeaders } from './security';
 import { signedIn } from './session';
+import { withAlerts } from './alerts';
 import { staticRoutes } from './static';
 
 /**
@@ -28,6 +29,11 @@ const WEB_PATHS = [...SIGNED_IN_PATHS, '/login', '/logout', '/static/*'];
 /** Whether a route path is the dashboard's (HTML for a browser), not the JSON API's the OpenAPI document describes. */
 export function isDashboardPath(path: string): boolean {
   return WEB_PATHS.some((p) => p === path || (p.endsWith('/*') && (path === p.slice(0, -2) || path.startsWith(p.slice(0, -1)))));
+}
+
+/** The JSON API's paths and its documents: an unknown one is the JSON 404, any other the dashboard's page. */
+export function isApiPath(path: string): boolean {
+  return path === '/v1' || path.startsWith('/v1/') || path.startsWith('/docs/');
 }
 
 /**
@@ -43,7 +49,10 @@ export function webRoutes(ctx: AppContext, refuseBody: RefuseBody) {
     app.use(path, noStore);
     app.use(path, guardForm(refuseBody));
   }
-  for (const path of SIGNED_IN_PATHS) app.use(path, signedIn(ctx));
+  for (const path of SIGNED_IN_PATHS) {
+    app.use(path, signedIn(ctx));
+    app.use(path, withAlerts(ctx));
+  }
   app.route('/', staticRoutes());
   app.route('/', loginRoutes(ctx));
   app.route('/', coadaRoutes(ctx));

@@ -1,7 +1,21 @@
 import type { Child } from 'hono/jsx';
+import type { AccountAlerts } from '../services/accounts/alerts';
 import type { SessionUser } from '../services/users/sessions';
+import { Banners } from './banners';
 
 export type Tab = 'trimiteri' | 'mapari' | 'jurnal' | 'cont' | 'integrare';
+
+/**
+ * The first thing a keyboard reaches (visible only when focused): past the tabs, to the page's
+ * content, or to what a page names (`skipTo`, e.g. the Trimiteri list) with its own words.
+ */
+function SkipLink({ to = 'continut', label = 'Sari la conținut' }: { to?: string; label?: string }) {
+  return (
+    <a class="skip" href={`#${to}`}>
+      {label}
+    </a>
+  );
+}
 
 const TABS: Array<{ id: Tab; href: string; label: string }> = [
   { id: 'trimiteri', href: '/', label: 'Trimiteri' },
@@ -29,12 +43,33 @@ function Head({ title, csrfToken }: { title: string; csrfToken?: string }) {
   );
 }
 
-/** A signed-in page: tabs, who is signed in, sign-out (a form, so it carries the CSRF token). */
-export function Layout({ title, tab, user, csrfToken, children }: { title: string; tab: Tab; user: SessionUser; csrfToken: string; children: Child }) {
+/**
+ * A signed-in page: tabs, who is signed in, sign-out (a form, so it carries the CSRF token), and
+ * the account's banners (`alerts`, loaded once per page by web/alerts.ts). `tab` is absent on a
+ * page of no tab (the 404).
+ */
+export function Layout({
+  title,
+  tab,
+  user,
+  csrfToken,
+  alerts,
+  skipTo,
+  children,
+}: {
+  title: string;
+  tab?: Tab;
+  user: SessionUser;
+  csrfToken: string;
+  alerts?: AccountAlerts;
+  skipTo?: { id: string; label: string };
+  children: Child;
+}) {
   return (
     <html lang="ro">
       <Head title={title} csrfToken={csrfToken} />
       <body>
+        <SkipLink to={skipTo?.id} label={skipTo?.label} />
         <header class="top">
           <span class="brand">Gateway prezentări</span>
           <nav aria-label="Secțiuni">
@@ -53,7 +88,10 @@ export function Layout({ title, tab, user, csrfToken, children }: { title: strin
             <button type="submit">Ieșire</button>
           </form>
         </header>
-        <main id="continut">{children}</main>
+        <Banners alerts={alerts} />
+        <main id="continut" tabindex={-1}>
+          {children}
+        </main>
       </body>
     </html>
   );
@@ -65,7 +103,10 @@ export function BareLayout({ title, children }: { title: string; children: Child
     <html lang="ro">
       <Head title={title} />
       <body class="bare">
-        <main>{children}</main>
+        <SkipLink />
+        <main id="continut" tabindex={-1}>
+          {children}
+        </main>
       </body>
     </html>
   );

@@ -19,6 +19,7 @@ export const WEB_FORM_PATHS = [
   '/trimitere/1/corecteaza',
   '/cont/creds',
   '/cont/creds/sterge',
+  '/cont/coduri-nemapate',
 ];
 
 export async function makeUser(t: TestApp, accountId: number, options: { email?: string; admin?: boolean } = {}) {

@@ -187,12 +187,19 @@ describe('CSRF and headers', () => {
     for (const res of answers) expect(res.headers.get('x-content-type-options'), res.url).toBe('nosniff');
   });
 
-  it('the API keeps its JSON answers: an unknown /v1 path is the JSON 404, not a redirect to /login', async () => {
+  it('the API keeps its JSON answers: an unknown /v1 path is the JSON 404, not a redirect to /login; any other is the HTML page', async () => {
     const res = await t.app.request('/v1/nu-exista');
     expect(res.status).toBe(401);
+    const key = await t.createKey(await t.createAccount());
+    const apiMissing = await t.call('GET', '/v1/nu-exista', { key });
+    expect(apiMissing.status).toBe(404);
+    expect(apiMissing.headers.get('content-type')).toMatch(/json/);
+    // Issue 18: a dashboard path that does not exist is a page, with the dashboard's CSP.
     const missing = await t.app.request('/nu-exista');
     expect(missing.status).toBe(404);
-    expect(missing.headers.get('content-type')).toMatch(/json/);
+    expect(missing.headers.get('content-type')).toMatch(/text\/html/);
+    expect(missing.headers.get('content-security-policy')).toContain("default-src 'self'");
+    expect(await missing.text()).toContain('Pagina nu există');
   });
 });
 

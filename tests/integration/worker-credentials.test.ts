@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { accountAlerts } from '../../src/services/accounts/alerts';
 import { saveRegCredentials } from '../../src/services/accounts/reg-creds';
 import { createSubmission } from '../../src/services/submissions/create';
 import type { RunningWorker } from '../../worker/runner';
@@ -40,7 +41,7 @@ describe('credentials', () => {
     const s = await h.submit(accountId, { vin: 'WDB1234561A300002', reg_credentials: null });
     await waitFor(async () => (await outcomes(s.id)).includes('no_credentials') || undefined, 5_000, 'the credentials wait');
     const saved = Date.now();
-    await saveRegCredentials({ ctx: h.app, accountId, creds: { username: 'alt', password: 'secret' }, requestId: 'req-creds' });
+    await saveRegCredentials({ ctx: h.app, actor: { kind: 'dev', accountId }, creds: { username: 'alt', password: 'secret' }, requestId: 'req-creds' });
     await h.waitForStatus(s.id, 'sent', 5_000);
     expect(Date.now() - saved).toBeLessThan(3_000);
     expect(await outcomes(s.id)).toEqual(['no_credentials', 'sent']);
@@ -126,5 +127,23 @@ describe('session cache and reactivation', () => {
     expect(row.reg_error).toBeNull();
     expect(h.sim.state.counters.logins).toBe(logins + 1);
     expect(h.sim.state.records.filter((r) => r.record.vin === 'WDB1234561A300011').map((r) => r.username)).toEqual(['alt']);
+  });
+
+  it('a mistyped password: every waiting send fails at login, the banner names it; new credentials requeue them in one step and the next login clears it', async () => {
+    const accountId = await h.createAccount('Typo', { username: 'alt', password: 'gresit' });
+    const sent = [];
+    for (const vin of ['WDB1234561A300021', 'WDB1234561A300022', 'WDB1234561A300023']) sent.push(await h.submit(accountId, { vin, reg_credentials: null }));
+    for (const s of sent) await h.waitForStatus(s.id, 'error', 5_000);
+    await h.app.journal.flush();
+    const refused = await accountAlerts({ ctx: h.app, accountId });
+    expect(refused.refusedAtLogin).toBe(3);
+    expect(refused.loginRefused?.cauza).toContain('HTTP 401');
+
+    const actor = { kind: 'user' as const, accountId, userId: 1, admin: false };
+    const { requeued } = await saveRegCredentials({ ctx: h.app, actor, creds: { username: 'alt', password: 'secret' }, requestId: 'req-fix', requeueLoginRefused: true });
+    expect(requeued).toBe(3);
+    for (const s of sent) await h.waitForStatus(s.id, 'sent', 5_000);
+    await h.app.journal.flush();
+    expect(await accountAlerts({ ctx: h.app, accountId })).toMatchObject({ refusedAtLogin: 0, loginRefused: null });
   });
 });

@@ -18,7 +18,7 @@ export function conturiRoutes(ctx: AppContext) {
     }),
     jsonBody(RegCredentials),
     async (c) => {
-      await saveRegCredentials({ ctx, accountId: c.get('actor').accountId, creds: c.var.body, requestId: c.get('requestId') });
+      await saveRegCredentials({ ctx, actor: c.get('actor'), creds: c.var.body, requestId: c.get('requestId') });
       return c.json({ are_creds_rar: true });
     },
   );
@@ -29,7 +29,7 @@ export function conturiRoutes(ctx: AppContext) {
       responses: { 200: 'Șterse' },
     }),
     async (c) => {
-      await clearRegCredentials({ ctx, accountId: c.get('actor').accountId, requestId: c.get('requestId') });
+      await clearRegCredentials({ ctx, actor: c.get('actor'), requestId: c.get('requestId') });
       return c.json({ are_creds_rar: false });
     },
   );

@@ -16,6 +16,7 @@ import { createImportBatch } from '../../services/import/upload';
 import { idParam, INT4_MAX } from '../params';
 import { presentBatch, presentColumnMapping, presentCommit, presentPreview, presentRowChange } from './present';
 import { ColumnMappingBody, CommitBody, ExportFailedQuery, PreviewQuery, RowEditBody, RowReviewBody, UploadForm } from './schemas';
+import { journalActor } from '../../journal/actor';
 
 /** Reads the multipart upload: one file in `file`, optional `sheet` fields naming the sheets to stage. */
 async function readUpload(c: Context<AppEnv>): Promise<{ ok: true; name: string; bytes: Buffer; sheets: string[] } | { ok: false; response: Response }> {
@@ -53,7 +54,7 @@ export function importRoutes(ctx: AppContext) {
   const batchId = (c: Params) => idParam(c.req.param('id') ?? '', INT4_MAX);
   const rowIndex = (c: Params) => idParam(c.req.param('i') ?? '', INT4_MAX);
   const audit = (c: { get(k: 'requestId'): string; get(k: 'actor'): Actor }, data: Record<string, unknown>) =>
-    ctx.journal.write({ event: 'api_import', requestId: c.get('requestId'), accountId: c.get('actor').accountId, data });
+    ctx.journal.write({ event: 'api_import', requestId: c.get('requestId'), accountId: c.get('actor').accountId, data: { ...data, ...journalActor(c.get('actor')) } });
 
   app.post(
     '/',

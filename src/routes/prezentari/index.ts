@@ -15,6 +15,7 @@ import { deleteSubmission, requeueSubmission } from '../../services/submissions/
 import { getSubmission, listSubmissions } from '../../services/submissions/read';
 import { decodeCursor, presentOutcome, presentPage, presentSubmission } from './present';
 import { idParam } from '../params';
+import { journalActor } from '../../journal/actor';
 
 export const ListQuery = z.object({
   status: z.enum(SUBMISSION_STATUSES).optional(),
@@ -39,7 +40,7 @@ export function prezentariRoutes(ctx: AppContext) {
       requestId: c.get('requestId'),
       accountId: c.get('actor').accountId,
       submissionId: typeof detail.submission_id === 'number' ? detail.submission_id : null,
-      data: { method: c.req.method, path: c.req.path, http_status: c.res.status, ...detail },
+      data: { method: c.req.method, path: c.req.path, http_status: c.res.status, ...detail, ...journalActor(c.get('actor')) },
     });
   });
   const audit = (c: { set(k: 'audit', v: Record<string, unknown>): void }, data: Record<string, unknown>) => c.set('audit', data);
@@ -138,7 +139,7 @@ export function prezentariRoutes(ctx: AppContext) {
     async (c) => {
       const id = idParam(c.req.param('id'));
       audit(c, { op: 'delete', submission_id: id });
-      const { previousStatus } = await deleteSubmission({ ctx, accountId: c.get('actor').accountId, id, requestId: c.get('requestId') });
+      const { previousStatus } = await deleteSubmission({ ctx, accountId: c.get('actor').accountId, id, requestId: c.get('requestId'), actor: c.get('actor') });
       return c.json({ submission_id: id, deleted: true, previous_status: previousStatus });
     },
   );
@@ -152,7 +153,7 @@ export function prezentariRoutes(ctx: AppContext) {
     async (c) => {
       const id = idParam(c.req.param('id'));
       audit(c, { op: 'requeue', submission_id: id });
-      const { previousStatus } = await requeueSubmission({ ctx, accountId: c.get('actor').accountId, id, requestId: c.get('requestId') });
+      const { previousStatus } = await requeueSubmission({ ctx, accountId: c.get('actor').accountId, id, requestId: c.get('requestId'), actor: c.get('actor') });
       return c.json({ submission_id: id, status: 'queued', previous_status: previousStatus });
     },
   );

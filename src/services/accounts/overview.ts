@@ -6,6 +6,29 @@ import { NotFoundError } from '../../errors';
 /** The registry's token lives 30 hours: a login within them means the session is live. */
 const SESSION_WINDOW_MS = 30 * 3_600_000;
 
+/** How the account's last registry login ended, as the worker journals it (worker/login.ts). */
+export type LoginOutcome = 'ok' | 'rejected' | 'network_error' | 'registry_error' | 'failed';
+export interface LastLogin {
+  at: Date;
+  outcome: LoginOutcome;
+  httpStatus: number | null;
+}
+
+const LOGIN_OUTCOMES: readonly string[] = ['ok', 'rejected', 'network_error', 'registry_error', 'failed'];
+
+async function lastLoginOf(ctx: AppContext, accountId: number): Promise<LastLogin | null> {
+  const [row] = await ctx.db
+    .select({ ts: appEvents.ts, data: appEvents.data })
+    .from(appEvents)
+    .where(and(eq(appEvents.accountId, accountId), eq(appEvents.event, 'rar_login')))
+    .orderBy(desc(appEvents.id))
+    .limit(1);
+  if (!row) return null;
+  const data = (row.data ?? {}) as Record<string, unknown>;
+  const outcome = typeof data.outcome === 'string' && LOGIN_OUTCOMES.includes(data.outcome) ? (data.outcome as LoginOutcome) : 'failed';
+  return { at: row.ts, outcome, httpStatus: typeof data.http_status === 'number' ? data.http_status : null };
+}
+
 async function lastEvent(ctx: AppContext, accountId: number, event: string, where = sql`true`): Promise<Date | null> {
   const [row] = await ctx.db
     .select({ ts: appEvents.ts })
@@ -19,7 +42,7 @@ async function lastEvent(ctx: AppContext, accountId: number, event: string, wher
 /**
  * What the Cont screen shows: key prefixes (never a key), whether registry credentials are
  * set and since when (never the credentials), the on_unmapped_error default, and the
- * account's last successful registry login.
+ * account's last successful registry login and the last login's outcome.
  */
 export async function accountOverview({ ctx, accountId }: { ctx: AppContext; accountId: number }) {
   const [account] = await ctx.db
@@ -32,13 +55,14 @@ export async function accountOverview({ ctx, accountId }: { ctx: AppContext; acc
     .from(accounts)
     .where(eq(accounts.id, accountId));
   if (!account) throw new NotFoundError();
-  const [keys, lastLogin] = await Promise.all([
+  const [keys, lastLogin, lastAnyLogin] = await Promise.all([
     ctx.db
       .select({ id: apiKeys.id, prefix: apiKeys.prefix, name: apiKeys.name, createdAt: apiKeys.createdAt, revokedAt: apiKeys.revokedAt })
       .from(apiKeys)
       .where(eq(apiKeys.accountId, accountId))
       .orderBy(asc(apiKeys.id)),
     lastEvent(ctx, accountId, 'rar_login', sql`${appEvents.data}->>'outcome' = 'ok'`),
+    lastLoginOf(ctx, accountId),
   ]);
   return {
     name: account.name,
@@ -47,7 +71,14 @@ export async function accountOverview({ ctx, accountId }: { ctx: AppContext; acc
     credsSetAt: account.credsSetAt,
     rejectUnmappedByDefault: account.rejectUnmapped !== 0,
     lastRegistryLogin: lastLogin,
-    registrySessionLive: lastLogin !== null && ctx.clock().getTime() - lastLogin.getTime() < SESSION_WINDOW_MS,
+    /** The last login whatever its outcome: Cont says whether it was refused. */
+    lastLoginAttempt: lastAnyLogin,
+    // A refused login since, or credentials saved since (the worker drops the session then), ends it.
+    registrySessionLive:
+      lastLogin !== null &&
+      ctx.clock().getTime() - lastLogin.getTime() < SESSION_WINDOW_MS &&
+      lastAnyLogin?.outcome === 'ok' &&
+      !(account.credsSetAt && account.credsSetAt > lastLogin),
   };
 }
 export type AccountOverview = Awaited<ReturnType<typeof accountOverview>>;

@@ -1,32 +1,73 @@
-import { inAccount } from '../../../db/account-scope';
 import { eq, sql } from 'drizzle-orm';
+import { inAccount } from '../../../db/account-scope';
 import { accounts } from '../../../db/schema';
-import type { AppContext } from '../../context';
+import type { Actor, AppContext } from '../../context';
 import { withTransaction } from '../../context';
 import type { RegCredentials } from '../../domain/submission-input';
+import { journalActor } from '../../journal/actor';
 
 /**
  * Stores the account's durable registry credentials, encrypted, and wakes its submissions
  * that were waiting for credentials: clearing their next_attempt_at fires the queue trigger
- * (db/migrations/0001_worker.sql), which notifies the worker.
+ * (db/migrations/0001_worker.sql), which notifies the worker. With `requeueLoginRefused`, the
+ * errors a refused login left (reg_error REG_LOGIN_RESPINS) go back to the queue in the same
+ * transaction, so new credentials and their retry are never half-written; the count is what
+ * the confirmation tells the clerk.
  */
-export async function saveRegCredentials({ ctx, accountId, creds, requestId }: { ctx: AppContext; accountId: number; creds: RegCredentials; requestId: string }): Promise<void> {
-  await withTransaction(ctx, undefined, async (tx) => {
+export async function saveRegCredentials({
+  ctx,
+  actor,
+  creds,
+  requestId,
+  requeueLoginRefused = false,
+}: {
+  ctx: AppContext;
+  actor: Actor;
+  creds: RegCredentials;
+  requestId: string;
+  requeueLoginRefused?: boolean;
+}): Promise<{ requeued: number }> {
+  const accountId = actor.accountId;
+  const requeued = await withTransaction(ctx, undefined, async (tx) => {
     await tx
       .update(accounts)
       .set({ regCredsEnc: ctx.keyring.encrypt(JSON.stringify(creds)), regCredsSetAt: ctx.clock(), sessionEpoch: sql`${accounts.sessionEpoch} + 1` })
       .where(eq(accounts.id, accountId));
     await tx.execute(sql`UPDATE submissions SET next_attempt_at = NULL WHERE ${inAccount(accountId)} AND status = 'queued'`);
+    if (!requeueLoginRefused) return [];
+    // As requeueSubmission does for one error: the attempt count starts again, nothing is purged.
+    const rows = await tx.execute(sql`
+      UPDATE submissions SET status = 'queued', purge_after = NULL, attempts = 0, next_attempt_at = NULL, worker_id = NULL, updated_at = now()
+      WHERE ${inAccount(accountId)} AND status = 'error' AND reg_error IS NOT NULL AND reg_error ->> 'cod' = 'REG_LOGIN_RESPINS'
+      RETURNING id`);
+    return (rows as unknown as Array<{ id: number | string }>).map((r) => Number(r.id));
   });
-  ctx.journal.write({ event: 'creds_rar_salvate', requestId, accountId, data: { username: creds.username } });
+  // The username stays out: the journal keeps no part of the credentials (journal/redact.ts would mask it anyway).
+  ctx.journal.write({ event: 'creds_rar_salvate', requestId, accountId, data: { repuse_in_coada: requeued.length, ...journalActor(actor) } });
+  for (const id of requeued) {
+    ctx.journal.write({ event: 'submission_requeued', requestId, accountId, submissionId: id, data: { from: 'error', cauza: 'REG_LOGIN_RESPINS', ...journalActor(actor) } });
+  }
+  return { requeued: requeued.length };
 }
 
-export async function clearRegCredentials({ ctx, accountId, requestId }: { ctx: AppContext; accountId: number; requestId: string }): Promise<void> {
+export async function clearRegCredentials({ ctx, actor, requestId }: { ctx: AppContext; actor: Actor; requestId: string }): Promise<void> {
   await ctx.db
     .update(accounts)
     .set({ regCredsEnc: null, regCredsSetAt: null, sessionEpoch: sql`${accounts.sessionEpoch} + 1` })
-    .where(eq(accounts.id, accountId));
-  ctx.journal.write({ event: 'creds_rar_sterse', requestId, accountId });
+    .where(eq(accounts.id, actor.accountId));
+  ctx.journal.write({ event: 'creds_rar_sterse', requestId, accountId: actor.accountId, data: journalActor(actor) });
+}
+
+/**
+ * The account's `on_unmapped_error_default` (spec: integer, 0 by default): 1 rejects a
+ * submission with an unmapped code when the request does not say, 0 holds it as needs_mapping.
+ */
+export async function setUnmappedDefault({ ctx, actor, reject, requestId }: { ctx: AppContext; actor: Actor; reject: boolean; requestId: string }): Promise<void> {
+  await ctx.db
+    .update(accounts)
+    .set({ onUnmappedErrorDefault: reject ? 1 : 0 })
+    .where(eq(accounts.id, actor.accountId));
+  ctx.journal.write({ event: 'cont_on_unmapped_error', requestId, accountId: actor.accountId, data: { on_unmapped_error_default: reject ? 1 : 0, ...journalActor(actor) } });
 }
 
 export async function hasRegCredentials(ctx: AppContext, accountId: number): Promise<boolean> {

@@ -1,6 +1,7 @@
 import { and, desc, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
 import { appEvents } from '../../../db/schema';
 import type { AppContext } from '../../context';
+import { actorRefOf, nameActors, type JournalActorName } from './actors';
 
 export interface JournalFilters {
   event?: string;
@@ -24,6 +25,8 @@ export interface JournalRecord {
   submissionId: number | null;
   /** As stored: redacted by the journal before it was written, like the file. */
   data: unknown;
+  /** Who did it, when the row names a user or an API key (services/journal/actors.ts). */
+  by: JournalActorName | null;
 }
 
 /** Midnight of a Bucharest calendar day, as an instant. */
@@ -48,6 +51,9 @@ export async function listJournal({ ctx, accountId, filters }: { ctx: AppContext
     .where(and(...where))
     .orderBy(desc(appEvents.id))
     .limit(filters.limit + 1);
-  const items: JournalRecord[] = rows.slice(0, filters.limit);
+  const page = rows.slice(0, filters.limit);
+  const refs = page.map((r) => actorRefOf(r.data));
+  const name = await nameActors({ ctx, accountId, refs });
+  const items: JournalRecord[] = page.map((r, i) => ({ ...r, by: name(refs[i] ?? null) }));
   return { items, nextBefore: rows.length > filters.limit ? (items.at(-1)?.id ?? null) : null };
 }

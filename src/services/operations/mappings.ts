@@ -1,12 +1,13 @@
 import { inAccount } from '../../../db/account-scope';
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { nomenclator, operationMappings } from '../../../db/schema';
-import type { AppContext } from '../../context';
+import type { Actor, AppContext } from '../../context';
 import { withRetriedTransaction } from '../../context';
 import { BadRequestError, NotFoundError } from '../../errors';
 import { reResolveHeld } from './re-resolve';
 import type { Suggestion } from '../../domain/suggest';
 import { accountExamples, suggestFor } from './suggestions';
+import { journalActor } from '../../journal/actor';
 
 /** The registry's codes, as the nomenclator table holds them (its `source`, when it was refreshed). */
 export async function listNomenclator(ctx: AppContext) {
@@ -80,11 +81,14 @@ export async function saveMapping({
   accountId,
   input,
   requestId,
+  actor,
 }: {
   ctx: AppContext;
   accountId: number;
   input: { cod_op_service: string; cod_prestatie: string; auto_send?: boolean };
   requestId: string;
+  /** Who saved it, for the journal; absent for a caller that is not a person or a key. */
+  actor?: Actor;
 }) {
   const from = input.cod_op_service.trim().toUpperCase();
   const to = input.cod_prestatie.trim().toUpperCase();
@@ -99,15 +103,15 @@ export async function saveMapping({
       });
     return reResolveHeld(ctx, tx, accountId);
   });
-  ctx.journal.write({ event: 'mapare_salvata', requestId, accountId, data: { cod_op_service: from, cod_prestatie: to, ...reclasificate } });
+  ctx.journal.write({ event: 'mapare_salvata', requestId, accountId, data: { cod_op_service: from, cod_prestatie: to, ...reclasificate, ...journalActor(actor) } });
   return { mapping: { codOpService: from, codPrestatie: to, autoSend: input.auto_send ?? true }, reResolution: reclasificate };
 }
 
-export async function deleteMapping({ ctx, accountId, code, requestId }: { ctx: AppContext; accountId: number; code: string; requestId: string }) {
+export async function deleteMapping({ ctx, accountId, code, requestId, actor }: { ctx: AppContext; accountId: number; code: string; requestId: string; actor?: Actor }) {
   const deleted = await ctx.db
     .delete(operationMappings)
     .where(and(eq(operationMappings.accountId, accountId), eq(operationMappings.codOpService, code.trim().toUpperCase())))
     .returning({ id: operationMappings.id });
   if (deleted.length === 0) throw new NotFoundError();
-  ctx.journal.write({ event: 'mapare_stearsa', requestId, accountId, data: { cod_op_service: code } });
+  ctx.journal.write({ event: 'mapare_stearsa', requestId, accountId, data: { cod_op_service: code, ...journalActor(actor) } });
 }

@@ -9,11 +9,19 @@ import { allows, DELETABLE, refusal } from '../../domain/statuses';
 import { ConflictError, NotFoundError } from '../../errors';
 import { loadResolutionContext } from '../operations/context';
 import { inAccount } from '../../../db/account-scope';
+import type { Actor } from '../../context';
+import { journalActor } from '../../journal/actor';
 
 /** Scope first (another account's id is a plain 404), then state (409 with the reason). */
 export async function lockInScope(tx: Executor, accountId: number, id: number) {
   const [row] = await tx
-    .select({ id: submissions.id, status: submissions.status, payload: submissions.payloadJson, accountId: submissions.accountId })
+    .select({
+      id: submissions.id,
+      status: submissions.status,
+      payload: submissions.payloadJson,
+      accountId: submissions.accountId,
+      regErrorCod: sql<string | null>`${submissions.regError}->>'cod'`,
+    })
     .from(submissions)
     .where(and(eq(submissions.id, id), inAccount(accountId, submissions.accountId)))
     .for('update');
@@ -21,12 +29,12 @@ export async function lockInScope(tx: Executor, accountId: number, id: number) {
   return row;
 }
 
-export async function deleteSubmission({ ctx, accountId, id, requestId }: { ctx: AppContext; accountId: number; id: number; requestId: string }) {
+export async function deleteSubmission({ ctx, accountId, id, requestId, actor }: { ctx: AppContext; accountId: number; id: number; requestId: string; actor?: Actor }) {
   return withTransaction(ctx, undefined, async (tx) => {
     const row = await lockInScope(tx, accountId, id);
     if (!allows(row.status, 'delete')) throw new ConflictError(refusal(row.status, 'delete'));
     await tx.delete(submissions).where(and(eq(submissions.id, id), inArray(submissions.status, [...DELETABLE])));
-    ctx.journal.write({ event: 'submission_deleted', requestId, accountId, submissionId: id, data: { from: row.status } });
+    ctx.journal.write({ event: 'submission_deleted', requestId, accountId, submissionId: id, data: { from: row.status, ...journalActor(actor) } });
     return { id, previousStatus: row.status };
   });
 }
@@ -35,7 +43,7 @@ export async function deleteSubmission({ ctx, accountId, id, requestId }: { ctx:
  * Puts a blocked submission back: an `error` one straight into the queue; a held one is
  * classified again with today's mappings and rules, and is refused if it would still be held.
  */
-export async function requeueSubmission({ ctx, accountId, id, requestId }: { ctx: AppContext; accountId: number; id: number; requestId: string }) {
+export async function requeueSubmission({ ctx, accountId, id, requestId, actor }: { ctx: AppContext; accountId: number; id: number; requestId: string; actor?: Actor }) {
   return withTransaction(ctx, undefined, async (tx) => {
     const row = await lockInScope(tx, accountId, id);
     if (!allows(row.status, 'requeue')) throw new ConflictError(refusal(row.status, 'requeue'));
@@ -50,7 +58,7 @@ export async function requeueSubmission({ ctx, accountId, id, requestId }: { ctx
       .update(submissions)
       .set({ ...update, status: 'queued', purgeAfter: null, attempts: 0, nextAttemptAt: null, workerId: null, updatedAt: sql`now()` })
       .where(eq(submissions.id, id));
-    ctx.journal.write({ event: 'submission_requeued', requestId, accountId, submissionId: id, data: { from: row.status } });
+    ctx.journal.write({ event: 'submission_requeued', requestId, accountId, submissionId: id, data: { from: row.status, ...journalActor(actor) } });
     return { id, previousStatus: row.status };
   });
 }

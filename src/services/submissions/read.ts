@@ -149,6 +149,8 @@ export interface AttemptRecord {
   startedAt: Date;
   endedAt: Date | null;
   httpStatus: number | null;
+  /** What the worker says happened (worker/failures.ts AttemptOutcome); null while it runs. */
+  outcome: string | null;
   errorCode: string | null;
   resultStatus: string | null;
   latencyMs: number | null;
@@ -162,6 +164,7 @@ export async function listAttempts({ ctx, submissionId }: { ctx: AppContext; sub
       startedAt: submissionAttempts.startedAt,
       endedAt: submissionAttempts.endedAt,
       httpStatus: submissionAttempts.httpStatus,
+      outcome: submissionAttempts.outcome,
       errorCode: submissionAttempts.errorCode,
       resultStatus: submissionAttempts.resultStatus,
       latencyMs: submissionAttempts.latencyMs,

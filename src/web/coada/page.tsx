@@ -1,6 +1,7 @@
 import type { SubmissionStatus } from '../../domain/statuses';
 import type { SessionUser } from '../../services/users/sessions';
 import type { SubmissionPage } from '../../services/submissions/read';
+import type { AccountAlerts } from '../../services/accounts/alerts';
 import { Layout } from '../layout';
 import { Notice } from '../notice';
 import { DateRange } from '../ui/date-range';
@@ -33,9 +34,10 @@ export function CoadaPage(props: {
   page: SubmissionPage;
   now: Date;
   invalidQuery: boolean;
+  alerts?: AccountAlerts;
 }) {
   return (
-    <Layout title="Trimiteri" tab="trimiteri" user={props.user} csrfToken={props.csrfToken}>
+    <Layout title="Trimiteri" tab="trimiteri" user={props.user} csrfToken={props.csrfToken} alerts={props.alerts} skipTo={{ id: 'coada', label: 'Sari la lista trimiterilor' }}>
       <div class="split">
         <div class="main-col">
           <h1>Trimiteri</h1>

@@ -1,11 +1,15 @@
 import type { ResolvedItem } from '../../domain/resolve';
-import { allows } from '../../domain/statuses';
+import { errorCauseLabel } from '../../domain/error-causes';
+import { allows, allowsCorrection } from '../../domain/statuses';
 import type { AttemptRecord, SubmissionRecord } from '../../services/submissions/read';
 import type { PendingOperation } from '../../services/operations/mappings';
 import { Notice } from '../notice';
 import { CodeSelect } from '../ui/code-select';
+import { fieldLabel, withFieldLabels } from '../ui/field-labels';
 import { showDate, showInstant } from '../ui/format';
 import { StatusChip } from '../ui/status-chip';
+import { Attempts } from './attempts';
+import { CorrectionForm, correctionOf, type CorrectionState } from './correction';
 
 const SOURCE_LABEL: Record<ResolvedItem['sursa'], string> = { nomenclator: 'cod al registrului', mapare: 'mapare', regula_text: 'regulă de text' };
 
@@ -15,11 +19,11 @@ function RegistryError({ record }: { record: SubmissionRecord }) {
   if (!e) return null;
   return (
     <section class="box error">
-      <h3>Răspunsul registrului</h3>
+      <h3>Răspunsul registrului: {errorCauseLabel(e.cod)}</h3>
       <p>
         <strong>{e.problema}</strong>
       </p>
-      {e.cauza ? <p>{e.cauza}</p> : null}
+      {e.cauza ? <p>{withFieldLabels(e.cauza)}</p> : null}
       <p class="fix">Ce faceți: {e.fix}</p>
     </section>
   );
@@ -33,39 +37,13 @@ function ContentErrors({ record }: { record: SubmissionRecord }) {
       <ul>
         {record.erori.map((e) => (
           <li>
-            <strong>{e.problema}</strong> {e.cauza}
+            <strong>{fieldLabel(e.field)}:</strong> {e.problema} {withFieldLabels(e.cauza)}
             <br />
-            <span class="fix">Ce faceți: {e.fix}</span>
+            <span class="fix">Ce faceți: {withFieldLabels(e.fix)}</span>
           </li>
         ))}
       </ul>
     </section>
-  );
-}
-
-function Attempts({ attempts }: { attempts: AttemptRecord[] }) {
-  if (attempts.length === 0) return <p class="muted">Nicio încercare de trimitere încă.</p>;
-  return (
-    <table class="list compact">
-      <thead>
-        <tr>
-          <th scope="col">Încercarea</th>
-          <th scope="col">Începută</th>
-          <th scope="col">Rezultat</th>
-          <th scope="col">HTTP</th>
-        </tr>
-      </thead>
-      <tbody>
-        {attempts.map((a) => (
-          <tr>
-            <td>{a.attemptNo}</td>
-            <td>{showInstant(a.startedAt)}</td>
-            <td>{a.errorCode ?? a.resultStatus ?? (a.endedAt ? '' : 'în curs')}</td>
-            <td>{a.httpStatus ?? ''}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
   );
 }
 
@@ -99,29 +77,6 @@ function MapCodes({ id, codes, nomenclator }: { id: number; codes: PendingOperat
   );
 }
 
-/** The correction of a `needs_data` submission: its fields, prefilled, checked again on save. */
-function Correct({ record }: { record: SubmissionRecord }) {
-  const field = (name: keyof SubmissionRecord & string, label: string, value: string | null, extra: Record<string, unknown> = {}) => (
-    <>
-      <label for={`corectie-${name}`}>{label}</label>
-      <input id={`corectie-${name}`} name={name} value={value ?? ''} maxlength={name === 'dataPrestatie' ? 32 : 100} {...extra} />
-    </>
-  );
-  return (
-    <section class="box">
-      <h3>Corectați datele</h3>
-      <form hx-post={`/trimitere/${record.id}/corecteaza`} hx-target="#panou" class="correct">
-        {field('vin', 'VIN (17 caractere)', record.vin, { required: true, class: 'mono' })}
-        {field('nrInm', 'Nr. înmatriculare', record.nrInm, { required: true })}
-        {field('dataPrestatie', 'Data prestației (AAAA-LL-ZZ)', record.dataPrestatie, { required: true })}
-        {field('odometruInitial', 'Odometru inițial (km, opțional)', record.odometruInitial, { inputmode: 'numeric' })}
-        {field('odometruFinal', 'Odometru final (km)', record.odometruFinal, { required: true, inputmode: 'numeric' })}
-        <button type="submit">Salvează și verifică</button>
-      </form>
-    </section>
-  );
-}
-
 export type PanelNotice = { kind: 'ok'; text: string } | { kind: 'error'; cod: 'CONFLICT_STARE' | 'CERERE_INVALIDA'; cauza: string };
 
 /** The detail panel: only allow-listed fields (never the payload, image or credentials). */
@@ -130,10 +85,13 @@ export function SubmissionPanel({
   attempts,
   notice,
   mapping,
+  correction,
 }: {
   record: SubmissionRecord;
   attempts: AttemptRecord[];
   notice?: PanelNotice;
+  /** What the clerk typed in a refused correction, shown again with the errors at their fields. */
+  correction?: CorrectionState;
   mapping?: { codes: PendingOperation[]; nomenclator: ReadonlyMap<string, string> };
 }) {
   return (
@@ -153,14 +111,14 @@ export function SubmissionPanel({
         {record.motiv ? (
           <>
             <dt>Motiv</dt>
-            <dd>{record.motiv}</dd>
+            <dd>{withFieldLabels(record.motiv)}</dd>
           </>
         ) : null}
-        <dt>Nr. înmatriculare</dt>
+        <dt>{fieldLabel('nrInm')}</dt>
         <dd>{record.nrInm}</dd>
-        <dt>VIN</dt>
+        <dt>{fieldLabel('vin')}</dt>
         <dd class="mono">{record.vin}</dd>
-        <dt>Data prestației</dt>
+        <dt>{fieldLabel('dataPrestatie')}</dt>
         <dd>{showDate(record.dataPrestatie)}</dd>
         <dt>Odometru</dt>
         <dd>{record.odometruInitial ? `${record.odometruInitial} → ${record.odometruFinal ?? '—'} km` : `${record.odometruFinal ?? '—'} km`}</dd>
@@ -196,9 +154,10 @@ export function SubmissionPanel({
         <dd>{record.sentAt ? `${showInstant(record.sentAt)} (nr. registru ${record.registryId ?? '—'})` : '—'}</dd>
       </dl>
       {mapping ? <MapCodes id={record.id} {...mapping} /> : null}
-      <ContentErrors record={record} />
-      {allows(record.status, 'correct') ? <Correct record={record} /> : null}
+      {/* Why it failed before how to fix it: the registry's answer leads the correction form. */}
       <RegistryError record={record} />
+      <ContentErrors record={record} />
+      {allowsCorrection({ status: record.status, regErrorCod: record.regError?.cod ?? null }) ? <CorrectionForm id={record.id} state={correction ?? correctionOf(record)} /> : null}
       <h3>Încercări de trimitere</h3>
       <Attempts attempts={attempts} />
       <div class="actions">

@@ -5,7 +5,6 @@ import { AppError } from '../../errors';
 import { idParam } from '../../routes/params';
 import { deleteSubmission, requeueSubmission } from '../../services/submissions/lifecycle';
 import { correctSubmission } from '../../services/submissions/correct';
-import { CorrectionInput } from '../../domain/submission-input';
 import { countByStatus, getSubmission, listAttempts, listSubmissions, type SubmissionRecord } from '../../services/submissions/read';
 import { pendingOperations, saveMapping } from '../../services/operations/mappings';
 import { allows } from '../../domain/statuses';
@@ -13,6 +12,7 @@ import { MappingForm, requeuedText } from '../mapari/form';
 import type { WebEnv } from '../env';
 import { readForm } from '../form';
 import { Notice } from '../notice';
+import { readCorrection, type CorrectionState } from './correction';
 import { CoadaFragment } from './list';
 import { CoadaPage } from './page';
 import { DeletedPanel, SubmissionPanel, type PanelNotice } from './panel';
@@ -40,11 +40,11 @@ async function orConflictNotice(c: Context<WebEnv>, ctx: AppContext, id: number,
   }
 }
 
-async function panel(c: Context<WebEnv>, ctx: AppContext, id: number, notice?: PanelNotice, status: 200 | 409 | 422 = 200) {
+async function panel(c: Context<WebEnv>, ctx: AppContext, id: number, notice?: PanelNotice, status: 200 | 409 | 422 = 200, correction?: CorrectionState) {
   const accountId = c.get('actor').accountId;
   const record = await getSubmission({ ctx, accountId, id });
   const [attempts, mapping] = await Promise.all([listAttempts({ ctx, submissionId: record.id }), mappingFor(ctx, accountId, record)]);
-  return c.html(<SubmissionPanel record={record} attempts={attempts} notice={notice} mapping={mapping} />, status);
+  return c.html(<SubmissionPanel record={record} attempts={attempts} notice={notice} mapping={mapping} correction={correction} />, status);
 }
 
 /** Trimiteri: the page, the list fragment it polls, the detail panel and its actions. */
@@ -57,7 +57,9 @@ export function coadaRoutes(ctx: AppContext) {
     const q = parsed.success ? parsed.data : CoadaQuery.parse({});
     const { user } = c.get('session');
     const { counts, page } = await loadList(ctx, user.accountId, q);
-    return c.html(<CoadaPage user={user} csrfToken={c.get('session').csrfToken} q={q} counts={counts} page={page} now={ctx.clock()} invalidQuery={!parsed.success} />);
+    return c.html(
+      <CoadaPage user={user} csrfToken={c.get('session').csrfToken} q={q} counts={counts} page={page} now={ctx.clock()} invalidQuery={!parsed.success} alerts={c.get('alerts')} />,
+    );
   });
 
   /**
@@ -96,7 +98,7 @@ export function coadaRoutes(ctx: AppContext) {
   app.post('/trimitere/:id/sterge', async (c) => {
     const id = idParam(c.req.param('id'));
     return orConflictNotice(c, ctx, id, async () => {
-      await deleteSubmission({ ctx, accountId: c.get('actor').accountId, id, requestId: c.get('requestId') });
+      await deleteSubmission({ ctx, accountId: c.get('actor').accountId, id, requestId: c.get('requestId'), actor: c.get('actor') });
       c.header('HX-Trigger', 'coada:schimbata');
       return c.html(<DeletedPanel id={id} />);
     });
@@ -113,7 +115,7 @@ export function coadaRoutes(ctx: AppContext) {
       return panel(c, ctx, id, { kind: 'error', cod: 'CONFLICT_STARE', cauza: 'Trimiterea nu mai așteaptă acest cod (a fost mapat între timp).' }, 409);
     }
     try {
-      const { mapping, reResolution } = await saveMapping({ ctx, accountId, input: form.data, requestId: c.get('requestId') });
+      const { mapping, reResolution } = await saveMapping({ ctx, accountId, input: form.data, requestId: c.get('requestId'), actor: c.get('actor') });
       c.header('HX-Trigger', 'coada:schimbata');
       return panel(c, ctx, id, {
         kind: 'ok',
@@ -126,19 +128,26 @@ export function coadaRoutes(ctx: AppContext) {
     }
   });
 
-  /** The correction of a needs_data submission: classified again, queued when valid; a 409 (a twin, a changed state) is a notice. */
+  /**
+   * The correction of a submission whose content is to blame (domain/statuses.ts allowsCorrection):
+   * classified again, queued when valid. A refused form is shown again as typed, each error at
+   * its field; a 409 (a twin, a changed state) is a notice.
+   */
   app.post('/trimitere/:id/corecteaza', async (c) => {
     const id = idParam(c.req.param('id'));
     const accountId = c.get('actor').accountId;
     await getSubmission({ ctx, accountId, id });
-    const form = CorrectionInput.safeParse(await readForm(c));
-    if (!form.success) return panel(c, ctx, id, { kind: 'error', cod: 'CERERE_INVALIDA', cauza: 'Completați VIN-ul, numărul, data și odometrul final.' }, 422);
+    const form = readCorrection(await readForm(c));
+    if (!form.ok) {
+      const { values, errors } = form;
+      return panel(c, ctx, id, { kind: 'error', cod: 'CERERE_INVALIDA', cauza: 'Datele nu au fost salvate: corectați câmpurile marcate.' }, 422, { values, errors });
+    }
     return orConflictNotice(c, ctx, id, async () => {
-      const { status } = await correctSubmission({ ctx, accountId, id, changes: form.data, requestId: c.get('requestId') });
+      const { status } = await correctSubmission({ ctx, accountId, id, changes: form.input, requestId: c.get('requestId'), actor: c.get('actor') });
       c.header('HX-Trigger', 'coada:schimbata');
       const notice: PanelNotice =
         status === 'needs_data'
-          ? { kind: 'error', cod: 'CERERE_INVALIDA', cauza: 'Datele au fost salvate, dar mai sunt de corectat (vedeți mai jos).' }
+          ? { kind: 'error', cod: 'CERERE_INVALIDA', cauza: 'Datele au fost salvate, dar mai sunt de corectat (vedeți câmpurile marcate).' }
           : { kind: 'ok', text: status === 'queued' ? 'Datele sunt corecte: trimiterea a intrat în coadă.' : 'Datele sunt corecte; trimiterea așteaptă maparea unui cod.' };
       return panel(c, ctx, id, notice);
     });
@@ -147,7 +156,7 @@ export function coadaRoutes(ctx: AppContext) {
   app.post('/trimitere/:id/repune', async (c) => {
     const id = idParam(c.req.param('id'));
     return orConflictNotice(c, ctx, id, async () => {
-      await requeueSubmission({ ctx, accountId: c.get('actor').accountId, id, requestId: c.get('requestId') });
+      await requeueSubmission({ ctx, accountId: c.get('actor').accountId, id, requestId: c.get('requestId'), actor: c.get('actor') });
       c.header('HX-Trigger', 'coada:schimbata');
       return panel(c, ctx, id, { kind: 'ok', text: 'Trimiterea a fost repusă în coadă; lucrătorul o va trimite în curând.' });
     });

@@ -1,9 +1,15 @@
 import { html } from 'hono/html';
 import type { JournalRecord } from '../../services/journal/list';
 import { showInstant } from '../ui/format';
+import { actorText, eventLabel, levelLabel } from './labels';
 import { jurnalQueryString, type JurnalQuery } from './query';
 
-const LEVEL_LABEL: Record<string, string> = { debug: 'depanare', info: 'info', warn: 'avertisment', error: 'eroare' };
+/** The row's details without who did it (its own column). */
+function detailsOf(e: JournalRecord): string {
+  const data = e.data && typeof e.data === 'object' && !Array.isArray(e.data) ? Object.fromEntries(Object.entries(e.data).filter(([k]) => k !== 'actor')) : e.data;
+  const shown = data && typeof data === 'object' && Object.keys(data).length === 0 ? '' : data ? JSON.stringify(data) : '';
+  return `${e.submissionId ? `trimiterea #${e.submissionId} ` : ''}${shown}`;
+}
 
 /**
  * One journal row. A page has a hundred of them, so they are written with hono's `html`
@@ -11,10 +17,9 @@ const LEVEL_LABEL: Record<string, string> = { debug: 'depanare', info: 'info', w
  */
 function journalRow(e: JournalRecord, allAccounts: boolean) {
   const request = e.requestId ? html`<a href="/jurnal?cerere=${encodeURIComponent(e.requestId)}" title="Toate evenimentele acestei cereri">${e.requestId.slice(0, 8)}</a>` : '';
-  const details = `${e.submissionId ? `trimiterea #${e.submissionId} ` : ''}${e.data ? JSON.stringify(e.data) : ''}`;
-  return html`<tr class="lvl-${e.level}"><td>${showInstant(e.ts)}</td><td>${LEVEL_LABEL[e.level] ?? e.level}</td><td class="mono">${e.event}</td>${
+  return html`<tr class="lvl-${e.level}"><td>${showInstant(e.ts)}</td><td>${levelLabel(e.level)}</td><td title="${e.event}">${eventLabel(e.event)}</td><td class="actor">${actorText(e.by, e.event)}</td>${
     allAccounts ? html`<td>${e.accountId ?? '—'}</td>` : ''
-  }<td class="mono small">${request}</td><td><code class="data">${details}</code></td></tr>`;
+  }<td class="mono small">${request}</td><td><code class="data">${detailsOf(e)}</code></td></tr>`;
 }
 
 /** The journal's rows and the link to older ones. */
@@ -30,6 +35,7 @@ export function JournalSection({ q, items, nextBefore, allAccounts }: { q: Jurna
               <th scope="col">Ora (București)</th>
               <th scope="col">Nivel</th>
               <th scope="col">Eveniment</th>
+              <th scope="col">Cine</th>
               {allAccounts ? <th scope="col">Cont</th> : null}
               <th scope="col">Cerere</th>
               <th scope="col">Detalii</th>

@@ -6,16 +6,30 @@ import { Layout } from '../layout';
 import { Notice } from '../notice';
 import { DateRange } from '../ui/date-range';
 import { JournalSection } from './list';
+import { EVENT_LABEL, levelLabel } from './labels';
 import { JurnalQuery } from './query';
 
 const PAGE_SIZE = 100;
+
+/** Every known event by its Romanian name, and the one in the address when it is not known. */
+function eventOptions(current: string | undefined): Array<[string, string]> {
+  const known = Object.entries(EVENT_LABEL).sort((a, b) => a[1].localeCompare(b[1], 'ro'));
+  return current && !(current in EVENT_LABEL) ? [[current, current], ...known] : known;
+}
 
 function Filters({ q }: { q: JurnalQuery }) {
   return (
     <form class="filters" method="get" action="/jurnal">
       <label>
         Eveniment
-        <input name="eveniment" value={q.eveniment ?? ''} maxlength={64} placeholder="ex. submission_deleted" />
+        <select name="eveniment">
+          <option value="">toate</option>
+          {eventOptions(q.eveniment).map(([name, label]) => (
+            <option value={name} selected={q.eveniment === name}>
+              {label}
+            </option>
+          ))}
+        </select>
       </label>
       <label>
         Nivel
@@ -23,7 +37,7 @@ function Filters({ q }: { q: JurnalQuery }) {
           <option value="">toate</option>
           {(['error', 'warn', 'info', 'debug'] as const).map((l) => (
             <option value={l} selected={q.nivel === l}>
-              {l}
+              {levelLabel(l)}
             </option>
           ))}
         </select>
@@ -54,7 +68,7 @@ export function jurnalRoutes(ctx: AppContext) {
       filters: { event: q.eveniment, level: q.nivel, from: q.de_la, to: q.pana_la, requestId: q.cerere, before: q.inainte, limit: PAGE_SIZE },
     });
     return c.html(
-      <Layout title="Jurnal" tab="jurnal" user={user} csrfToken={csrfToken}>
+      <Layout title="Jurnal" tab="jurnal" user={user} csrfToken={csrfToken} alerts={c.get('alerts')}>
         <h1>Jurnal</h1>
         <p class="muted">
           {user.admin ? 'Evenimentele tuturor conturilor (sunteți administrator).' : `Evenimentele contului ${user.accountId}.`} Datele personale sunt mascate, ca în fișierul

@@ -13,6 +13,7 @@ import { createDeviceCookies, DEVICE_COOKIE, DEVICE_COOKIE_MAX_LENGTH, DEVICE_MA
 import { createFormTokens } from './form-token';
 import { createSignInLimits } from './limits';
 import { LoginPage } from './page';
+import { countOf } from '../ui/format';
 
 export const LoginForm = z.object({
   email: z.string().max(254),
@@ -21,12 +22,6 @@ export const LoginForm = z.object({
 });
 
 const LOGIN_COOKIE = 'gw_autentificare';
-
-/** "1 minut", "15 minute", "20 de minute": Romanian counts. */
-function count(n: number, one: string, many: string): string {
-  if (n === 1) return `1 ${one}`;
-  return n % 100 >= 20 || n % 100 === 0 ? `${n} de ${many}` : `${n} ${many}`;
-}
 
 /**
  * Sign-in and sign-out. Before a session exists, the form's CSRF token is a signed
@@ -73,7 +68,7 @@ export function loginRoutes(ctx: AppContext) {
     if (!admission.admitted) {
       // Whole minutes: the limits' windows are one and fifteen minutes long.
       const minutes = Math.ceil(admission.retryAfterS / 60);
-      return tooMany(c, email, minutes * 60, `Prea multe încercări de autentificare; reîncercați peste ${count(minutes, 'minut', 'minute')}.`);
+      return tooMany(c, email, minutes * 60, `Prea multe încercări de autentificare; reîncercați peste ${countOf(minutes, 'minut', 'minute')}.`);
     }
     let user: SessionUser | null;
     try {
@@ -82,7 +77,7 @@ export function loginRoutes(ctx: AppContext) {
       if (!(error instanceof HashQueueFull)) throw error;
       // No password was tried: the attempt does not count against any limit.
       admission.release();
-      return tooMany(c, email, error.retryAfterS, `Serverul verifică acum prea multe autentificări; reîncercați peste ${count(error.retryAfterS, 'secundă', 'secunde')}.`);
+      return tooMany(c, email, error.retryAfterS, `Serverul verifică acum prea multe autentificări; reîncercați peste ${countOf(error.retryAfterS, 'secundă', 'secunde')}.`);
     }
     if (!user) {
       ctx.journal.write({

@@ -35,7 +35,7 @@ export function mapariRoutes(ctx: AppContext) {
   app.get('/mapari', async (c) => {
     const { user, csrfToken } = c.get('session');
     return c.html(
-      <Layout title="Mapări" tab="mapari" user={user} csrfToken={csrfToken}>
+      <Layout title="Mapări" tab="mapari" user={user} csrfToken={csrfToken} alerts={c.get('alerts')}>
         <h1>Mapări</h1>
         <p class="muted">Asociați codurile operațiilor din programul dvs. cu codurile registrului. Salvarea repune în coadă trimiterile care așteptau codul.</p>
         {await editor(c, ctx)}
@@ -49,7 +49,7 @@ export function mapariRoutes(ctx: AppContext) {
     const form = MappingForm.safeParse(await readForm(c));
     if (!form.success) return c.html(await editor(c, ctx, { kind: 'error', cod: 'CERERE_INVALIDA', cauza: 'Alegeți codul registrului pentru operație.' }), 422);
     try {
-      const { mapping, reResolution } = await saveMapping({ ctx, accountId: c.get('actor').accountId, input: form.data, requestId: c.get('requestId') });
+      const { mapping, reResolution } = await saveMapping({ ctx, accountId: c.get('actor').accountId, input: form.data, requestId: c.get('requestId'), actor: c.get('actor') });
       const text = `Maparea ${mapping.codOpService} → ${mapping.codPrestatie} a fost salvată; ${requeuedText(reResolution)}`;
       return c.html(await editor(c, ctx, { kind: 'ok', text }));
     } catch (error) {
@@ -69,6 +69,7 @@ export function mapariRoutes(ctx: AppContext) {
         accountId,
         input: { cod_op_service: op.codOpService, cod_prestatie: op.suggestion.cod_prestatie },
         requestId: c.get('requestId'),
+        actor: c.get('actor'),
       });
       saved += 1;
       total.queued += reResolution.queued;
@@ -82,7 +83,7 @@ export function mapariRoutes(ctx: AppContext) {
   app.post('/mapari/:code/sterge', async (c) => {
     const code = c.req.param('code');
     try {
-      await deleteMapping({ ctx, accountId: c.get('actor').accountId, code, requestId: c.get('requestId') });
+      await deleteMapping({ ctx, accountId: c.get('actor').accountId, code, requestId: c.get('requestId'), actor: c.get('actor') });
       return c.html(await editor(c, ctx, { kind: 'ok', text: `Maparea ${code.toUpperCase()} a fost ștearsă.` }));
     } catch (error) {
       return c.html(await editor(c, ctx, refusal(error)), 404);

@@ -1,0 +1,1 @@
+CREATE INDEX IF NOT EXISTS "submissions_account_reg_cause_idx" ON "submissions" USING btree (coalesce("account_id", 1),"status",("reg_error" ->> 'cod')) WHERE "submissions"."reg_error" IS NOT NULL;
