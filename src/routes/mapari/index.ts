@@ -45,12 +45,18 @@ export function mapariRoutes(ctx: AppContext) {
     }),
     jsonBody(MappingInput),
     async (c) => {
-      const { mapping, reResolution } = await saveMapping({ ctx, accountId: c.get('actor').accountId, input: c.var.body, requestId: c.get('requestId') });
+      const { mapping, reResolution } = await saveMapping({
+        ctx,
+        accountId: c.get('actor').accountId,
+        input: c.var.body,
+        requestId: c.get('requestId'),
+        by: { actor: c.get('actor') },
+      });
       return c.json({ mapare: { cod_op_service: mapping.codOpService, cod_prestatie: mapping.codPrestatie, auto_send: mapping.autoSend }, reclasificate: reResolution });
     },
   );
   app.delete('/:code', describeRoute({ summary: 'Șterge o mapare', responses: { 200: 'Ștearsă' } }), async (c) => {
-    await deleteMapping({ ctx, accountId: c.get('actor').accountId, code: c.req.param('code'), requestId: c.get('requestId') });
+    await deleteMapping({ ctx, accountId: c.get('actor').accountId, code: c.req.param('code'), requestId: c.get('requestId'), by: { actor: c.get('actor') } });
     return c.json({ deleted: true });
   });
   return app;
