@@ -10,6 +10,7 @@ import { countByStatus, getSubmission, listAttempts, listSubmissions, type Submi
 import { pendingOperations, saveMapping } from '../../services/operations/mappings';
 import { allows } from '../../domain/statuses';
 import { MappingForm, requeuedText, seriousRefusal, unconfirmedSerious } from '../mapari/form';
+import { clerk } from '../mapari/screen';
 import type { WebEnv } from '../env';
 import { readForm } from '../form';
 import { Notice } from '../notice';
@@ -116,7 +117,7 @@ export function coadaRoutes(ctx: AppContext) {
       return panel(c, ctx, id, { kind: 'error', cod: 'CONFLICT_STARE', cauza: 'Trimiterea nu mai așteaptă acest cod (a fost mapat între timp).' }, 409);
     }
     try {
-      const { mapping, reResolution } = await saveMapping({ ctx, accountId, input: form.data, requestId: c.get('requestId'), by: { actor: c.get('actor'), email: c.get('session').user.email } });
+      const { mapping, reResolution } = await saveMapping({ ctx, accountId, input: form.data, requestId: c.get('requestId'), by: clerk(c) });
       c.header('HX-Trigger', 'coada:schimbata');
       return panel(c, ctx, id, {
         kind: 'ok',
