@@ -265,14 +265,15 @@ describe('text rules in Mapări', () => {
   });
 
   it('refuses blank, short, oversized and hostile values; HTML in a pattern is escaped', async () => {
-    for (const form of [
+    const forms: Array<Record<string, string>> = [
       { pattern: '', cod_prestatie: 'OE-1' },
       { pattern: 'x', cod_prestatie: 'OE-1' },
       { pattern: 'y'.repeat(201), cod_prestatie: 'OE-1' },
       { pattern: 'abc', cod_prestatie: '' },
       { pattern: 'abc', cod_prestatie: 'OE-1', priority: '-3' },
       { pattern: 'abc', cod_prestatie: 'OE-1', priority: '1e9' },
-    ]) {
+    ];
+    for (const form of forms) {
       expect((await b.post('/mapari/reguli', form)).status, JSON.stringify(form)).toBe(422);
     }
     expect((await b.post('/mapari/reguli', { pattern: 'abc', cod_prestatie: 'NU-EXISTA' })).status).toBe(422);
