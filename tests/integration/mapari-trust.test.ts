@@ -135,7 +135,7 @@ describe('serious codes need an explicit confirmation', () => {
     const editor = await (await b.get('/_fragments/mapari')).text();
     // Never preselected for a wiper; marked in the select.
     expect(editor).not.toMatch(/<option value="I-ODO" selected/);
-    expect(editor).toContain('R-ODO · REPARAȚIE ODOMETRU ⚠');
+    expect(editor).toContain('R-ODO · REPARAȚIE ODOMETRU — ⚠ cod cu consecințe legale');
     const refused = await b.post('/mapari', { cod_op_service: 'GRV-1', cod_prestatie: 'I-ODO' });
     expect(refused.status).toBe(422);
     expect(await refused.text()).toContain('Codul I-ODO are consecințe legale');

@@ -60,7 +60,12 @@ export function mapariRoutes(ctx: AppContext) {
         requestId: c.get('requestId'),
         by: clerk(c),
       });
-      return c.html(await editor(c, ctx, { kind: 'ok', text: `Maparea ${mapping.codOpService} indică acum ${mapping.codPrestatie}; ${requeuedText(reResolution)}` }));
+      return c.html(
+        await editor(c, ctx, {
+          kind: 'ok',
+          text: `Maparea ${mapping.codOpService} indică acum ${mapping.codPrestatie}; ${requeuedText(reResolution)} Trimiterile deja în coadă sau trimise păstrează codul vechi.`,
+        }),
+      );
     } catch (error) {
       const { notice, status } = refusal(error);
       return c.html(await editor(c, ctx, notice), status);

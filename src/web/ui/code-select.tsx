@@ -60,7 +60,7 @@ export function CodeSelect(props: {
         {[...props.nomenclator].map(([cod, denumire]) => (
           <option value={cod} selected={cod === start} data-grav={isSerious(cod) ? '' : undefined}>
             {cod} · {denumire}
-            {isSerious(cod) ? ` ⚠` : ''}
+            {isSerious(cod) ? ` — ${SERIOUS_WARNING}` : ''}
           </option>
         ))}
       </select>
