@@ -173,7 +173,7 @@ function fromVocabulary(name: string, words: string[], nomenclator: ReadonlyMap<
   const ranked = [...scores].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
   const [first, second] = ranked as [[string, number], ...Array<[string, number]>];
   const margin = first[1] / (first[1] + (second?.[1] ?? 0));
-  // An unknown word costs less than a tie: it may be a make, a side, a size.
+  // A word the vocabulary does not know may be what the operation is really about.
   const coverage = understood / counted;
   return { cod_prestatie: first[0], denumire: nomenclator.get(first[0]) ?? '', scor: round(margin * coverage), sursa: 'vocabular' };
 }

@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { makeSubmission } from '../helpers/factories';
 import { browser, FAST_SCRYPT, makeUser } from '../helpers/web';
+import { ConflictError } from '../../src/errors';
+import { saveMapping, saveMappings } from '../../src/services/operations/mappings';
 
 // Issue 18 §1: a code reaches the registry only as the clerk chose it (the web forms of Mapări).
 let t: TestApp;
@@ -94,6 +96,20 @@ describe('save-all saves what the page shows', () => {
     expect(html).toContain('a fost mapat între timp; nu se salvează');
     expect(await mapped('ST-1')).toBeUndefined();
     expect(await mapped('ST-2')).toBe('OE-3');
+  });
+
+  it('a code mapped between the check and the save refuses the whole confirmed list (inside the transaction)', async () => {
+    await submit(key, 'RACE-1', 'Revizie periodică');
+    await submit(key, 'RACE-2', 'Schimb ulei');
+    const [account] = await t.ctx.sql<{ account_id: number }[]>`SELECT account_id FROM api_keys LIMIT 1`;
+    await saveMapping({ ctx: t.ctx, accountId: account!.account_id, input: { cod_op_service: 'RACE-2', cod_prestatie: 'OE-2' }, requestId: 'test' });
+    const pairs = [
+      { cod_op_service: 'RACE-1', cod_prestatie: 'OE-3' },
+      { cod_op_service: 'RACE-2', cod_prestatie: 'OE-1' },
+    ];
+    await expect(saveMappings({ ctx: t.ctx, accountId: account!.account_id, pairs, requestId: 'test', onlyNew: true })).rejects.toBeInstanceOf(ConflictError);
+    expect(await mapped('RACE-1')).toBeUndefined();
+    expect(await mapped('RACE-2')).toBe('OE-2');
   });
 
   it('refuses a list that is not one: unpaired, a code twice, an unknown code, nothing chosen', async () => {

@@ -3,7 +3,7 @@ import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { nomenclator, operationMappings } from '../../../db/schema';
 import type { AppContext } from '../../context';
 import { withRetriedTransaction } from '../../context';
-import { BadRequestError, NotFoundError } from '../../errors';
+import { BadRequestError, ConflictError, NotFoundError } from '../../errors';
 import { reResolveHeld } from './re-resolve';
 import type { Suggestion } from '../../domain/suggest';
 import { byData, type ChangedBy } from './changed-by';
@@ -82,7 +82,22 @@ type MappingPair = { cod_op_service: string; cod_prestatie: string; auto_send?: 
  * the account's held submissions once. Each mapping is journaled with who saved it; a code that
  * was mapped before is journaled as changed, with its old registry code.
  */
-export async function saveMappings({ ctx, accountId, pairs, requestId, by }: { ctx: AppContext; accountId: number; pairs: MappingPair[]; requestId: string; by?: ChangedBy }) {
+export async function saveMappings({
+  ctx,
+  accountId,
+  pairs,
+  requestId,
+  by,
+  onlyNew = false,
+}: {
+  ctx: AppContext;
+  accountId: number;
+  pairs: MappingPair[];
+  requestId: string;
+  by?: ChangedBy;
+  /** The clerk confirmed these codes as unmapped: one mapped meanwhile refuses them all (ConflictError). */
+  onlyNew?: boolean;
+}) {
   const rows = pairs.map((p) => ({ from: p.cod_op_service.trim().toUpperCase(), to: p.cod_prestatie.trim().toUpperCase(), autoSend: p.auto_send ?? true }));
   for (const r of rows) await assertKnownCode(ctx, r.to);
   const { before, reclasificate } = await withRetriedTransaction(ctx, async (tx) => {
@@ -98,6 +113,7 @@ export async function saveMappings({ ctx, accountId, pairs, requestId, by }: { c
           ),
         ),
       );
+    if (onlyNew && old.length > 0) throw new ConflictError(`Codul ${old[0]!.from} a fost mapat între timp.`);
     for (const r of rows) {
       await tx
         .insert(operationMappings)

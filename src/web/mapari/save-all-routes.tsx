@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import type { AppContext } from '../../context';
+import { ConflictError } from '../../errors';
 import { pendingOperations, saveMappings } from '../../services/operations/mappings';
 import type { WebEnv } from '../env';
 import { readForm } from '../form';
@@ -49,7 +50,15 @@ export function saveAllRoutes(ctx: AppContext) {
     const serious = unconfirmedSerious(fields, pairs);
     if (serious) return c.html(<SaveAllConfirmation pairs={shown} notice={invalid(seriousRefusal(serious.cod_prestatie))} />, 422);
 
-    const { mappings, reResolution } = await saveMappings({ ctx, accountId, pairs, requestId: c.get('requestId'), by: clerk(c) });
+    let saved: Awaited<ReturnType<typeof saveMappings>>;
+    try {
+      // The check above ran before the transaction: one mapped in between is refused inside it.
+      saved = await saveMappings({ ctx, accountId, pairs, requestId: c.get('requestId'), by: clerk(c), onlyNew: true });
+    } catch (error) {
+      if (!(error instanceof ConflictError)) throw error;
+      return c.html(<SaveAllConfirmation pairs={shown} notice={{ kind: 'error', cod: 'CONFLICT_STARE', cauza: `${error.cauza} Nu s-a salvat nimic: reveniți la listă.` }} />, 409);
+    }
+    const { mappings, reResolution } = saved;
     const text = `${mappings.length === 1 ? 'O mapare salvată' : `${mappings.length} mapări salvate`} (${mappings.map((m) => `${m.codOpService} → ${m.codPrestatie}`).join(', ')}); ${requeuedText(reResolution)}`;
     return c.html(await editor(c, ctx, { kind: 'ok', text }));
   });
