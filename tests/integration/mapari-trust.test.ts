@@ -251,6 +251,9 @@ describe('text rules in Mapări', () => {
     expect(tested).not.toContain('TR-X');
     expect(await t.ctx.sql`SELECT 1 FROM text_rules`).toHaveLength(0);
 
+    const serious = await (await b.post('/mapari/reguli/test', { pattern: 'placute frana', cod_prestatie: 'OE-F' })).text();
+    expect(serious).toContain('⚠ cod cu consecințe legale');
+    expect(serious).toContain('denumirea nu vorbește de ce afirmă codul OE-F');
     expect((await b.post('/mapari/reguli', { pattern: 'placute frana', cod_prestatie: 'OE-F', priority: '5' })).status).toBe(422);
     const created = await b.post('/mapari/reguli', { pattern: 'placute frana', cod_prestatie: 'OE-2', priority: '5' });
     expect(created.status).toBe(200);
@@ -293,6 +296,8 @@ describe('text rules in Mapări', () => {
       expect((await b.post('/mapari/reguli', form)).status, JSON.stringify(form)).toBe(422);
     }
     expect((await b.post('/mapari/reguli', { pattern: 'abc', cod_prestatie: 'NU-EXISTA' })).status).toBe(422);
+    // A serious code with its box ticked is the clerk's explicit choice.
+    expect((await b.post('/mapari/reguli', { pattern: 'airbag declansat', cod_prestatie: 'OE-R', confirm_grav: 'regula' })).status).toBe(200);
     const hostile = '<script>alert(1)</script>';
     const test = await (await b.post('/mapari/reguli/test', { pattern: hostile })).text();
     expect(test).not.toContain('<script>');

@@ -1,4 +1,4 @@
-import { isSerious, SERIOUS_WARNING } from '../../domain/serious-codes';
+import { isSerious, nameJustifies, SERIOUS_WARNING } from '../../domain/serious-codes';
 import type { PendingOperation } from '../../services/operations/mappings';
 import type { TextRuleRecord } from '../../services/operations/text-rules';
 import { CodeSelect } from '../ui/code-select';
@@ -109,6 +109,7 @@ export function RuleTest({ pattern, code, matches }: { pattern: string; code: st
         {matches.map((op) => (
           <li>
             <span class="mono">{op.codOpService}</span> {op.denumire} · {op.submissions === 1 ? 'o trimitere' : `${op.submissions} trimiteri`}
+            {code && !nameJustifies(code, op.denumire) ? <strong class="grav"> — denumirea nu vorbește de ce afirmă codul {code}</strong> : null}
           </li>
         ))}
       </ul>
