@@ -47,7 +47,6 @@ export const TRADE_VOCABULARY: ReadonlyArray<readonly [string, readonly string[]
   // repair of mechanical and electrical assemblies
   ['repar', ['reparatie']],
   ['remedi', ['reparatie']],
-  ['motor', ['reparatie']],
   ['cutie', ['reparatie']],
   ['ambreiaj', ['reparatie']],
   ['amortizo', ['reparatie']],
@@ -182,8 +181,27 @@ export const ABBREVIATIONS: ReadonlyMap<string, string> = new Map([
   ['anv', 'anvelope'],
 ]);
 
-/** Words that carry nothing for the choice. */
+/**
+ * Words that carry nothing for the choice: grammar, and the words that say which one or where
+ * rather than what was done ("motor": oil of the engine is maintenance, an engine overhaul is a
+ * repair, and "reparație" says so; "aer", "motorină": which filter; "stânga", "vehicul"…).
+ */
 export const STOP_WORDS: ReadonlySet<string> = new Set([
+  'motor',
+  'aer',
+  'combustibil',
+  'motorina',
+  'benzina',
+  'accesorii',
+  'kit',
+  'set',
+  'stanga',
+  'dreapta',
+  'vehicul',
+  'auto',
+  'autoturism',
+  'masina',
+  'tehnica',
   'a',
   'al',
   'ale',
