@@ -64,7 +64,7 @@ export function SaveAllConfirmation({ pairs, notice }: { pairs: ConfirmPair[]; n
           mai pot retrage.
         </p>
       )}
-      <form hx-post="/mapari/sugestii" hx-target="#mapari" hx-swap="outerHTML" hx-disable="find button" class="confirm">
+      <form hx-post="/mapari/sugestii" hx-target="#mapari" hx-swap="outerHTML" hx-disable="findAll button" class="confirm">
         <input type="hidden" name="confirmat" value="1" />
         <ul class="pairs">
           {pairs.map((p) => (

@@ -11,7 +11,7 @@ function PendingRow({ op, nomenclator, index, chosen }: { op: PendingOperation; 
       <td data-label="Denumirea trimisă">{op.denumire}</td>
       <td data-label="Trimiteri blocate">{op.submissions}</td>
       <td data-label="Codul registrului">
-        <form hx-post="/mapari" hx-target="#mapari" hx-swap="outerHTML" hx-disable="find button" class="inline">
+        <form hx-post="/mapari" hx-target="#mapari" hx-swap="outerHTML" hx-disable="findAll button" class="inline">
           <input type="hidden" name="cod_op_service" value={op.codOpService} />
           <CodeSelect
             nomenclator={nomenclator}
@@ -53,7 +53,7 @@ export function PendingList({ pending, nomenclator, chosen }: { pending: Pending
           ))}
         </tbody>
       </table>
-      <form hx-post="/mapari/sugestii" hx-include="#pendinte" hx-target="#mapari" hx-swap="outerHTML" hx-disable="find button" class="bulk">
+      <form hx-post="/mapari/sugestii" hx-include="#pendinte" hx-target="#mapari" hx-swap="outerHTML" hx-disable="findAll button" class="bulk">
         <button type="submit">Salvează toate codurile alese…</button>
         <p class="muted small">Vedeți lista perechilor înainte de salvare; rândurile fără cod ales nu se salvează.</p>
       </form>

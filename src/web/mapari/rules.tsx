@@ -30,7 +30,7 @@ function RuleRow({ rule, nomenclator }: { rule: TextRuleRecord; nomenclator: Rea
       <td data-label="Acțiuni">
         <details class="edit">
           <summary>Modifică</summary>
-          <form hx-post={`${path}/modifica`} hx-target="#mapari" hx-swap="outerHTML" hx-disable="find button" class="stack">
+          <form hx-post={`${path}/modifica`} hx-target="#mapari" hx-swap="outerHTML" hx-disable="findAll button" class="stack">
             <RuleFields rule={rule} id={`regula-${rule.id}`} nomenclator={nomenclator} />
             <button type="submit">Salvează regula</button>
           </form>
@@ -76,7 +76,7 @@ export function TextRules({ rules, nomenclator }: { rules: TextRuleRecord[]; nom
       )}
       <h3>Regulă nouă</h3>
       <p class="muted small">O operație fără mapare al cărei nume conține textul primește codul ales. Testați întâi: vedeți ce operații în așteptare ar prinde.</p>
-      <form hx-post="/mapari/reguli" hx-target="#mapari" hx-swap="outerHTML" hx-disable="find button" class="stack" id="regula-noua">
+      <form hx-post="/mapari/reguli" hx-target="#mapari" hx-swap="outerHTML" hx-disable="findAll button" class="stack" id="regula-noua">
         <RuleFields id="regula-noua" nomenclator={nomenclator} />
         <div class="actions">
           <button type="button" class="secondary" hx-post="/mapari/reguli/test" hx-include="closest form" hx-target="#regula-test" hx-swap="innerHTML" hx-disable="this">

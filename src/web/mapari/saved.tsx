@@ -45,7 +45,7 @@ function SavedRow({ m, index, nomenclator, history }: { m: MappingRecord; index:
       <td data-label="Acțiuni">
         <details class="edit">
           <summary>Modifică</summary>
-          <form hx-post={`${path}/modifica`} hx-target="#mapari" hx-swap="outerHTML" hx-disable="find button" class="inline">
+          <form hx-post={`${path}/modifica`} hx-target="#mapari" hx-swap="outerHTML" hx-disable="findAll button" class="inline">
             <CodeSelect nomenclator={nomenclator} selected={m.codPrestatie} confirmValue={m.codOpService} id={`salvat-${index}`} label={`Codul nou pentru ${m.codOpService}`} />
             <button type="submit">Salvează modificarea</button>
             <p class="muted small">Se reclasifică doar trimiterile care așteaptă; ce s-a trimis rămâne cum a fost trimis.</p>
