@@ -1,51 +1,79 @@
-// Accuracy of the preselected suggestion (src/domain/suggest.ts) on the development set of
-// workshop operation names (../shared/data/operatii-exemple.tsv, or SUGGEST_SET=path).
-// Prints the accuracy on the whole set and on the held-out half (every other entry), and
-// every entry it gets wrong. No database: the fallback nomenclator.
+// The suggestion (src/domain/suggest.ts) on the development sets of workshop operation names:
+// the shared ../shared/data/operatii-exemple.tsv (or SUGGEST_SET=path) and this repository's
+// bench/data/operatii-uzura.tsv (everyday wear parts). Prints the accuracy on the whole set and
+// on the held-out half (every other entry of each file), the harm (a serious code suggested or
+// preselected where the accepted codes do not include it), the share and precision of the
+// preselected suggestions at PRESELECT_AT and at other thresholds, and every miss.
+// No database: the fallback nomenclator.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { FALLBACK_NOMENCLATOR } from '../db/fallback-nomenclator';
-import { suggestCode } from '../src/domain/suggest';
+import { isSerious, nameJustifies } from '../src/domain/serious-codes';
+import { PRESELECT_AT, suggestCode } from '../src/domain/suggest';
 
-const path = process.env.SUGGEST_SET ?? resolve(import.meta.dirname, '../../../shared/data/operatii-exemple.tsv');
-const fallbackPath = '/work/shared/data/operatii-exemple.tsv';
-let text: string;
-try {
-  text = readFileSync(path, 'utf8');
-} catch {
-  text = readFileSync(fallbackPath, 'utf8');
-}
-const rows = text
-  .split('\n')
-  .filter((l) => l.trim() && !l.startsWith('#'))
-  .slice(1)
-  .map((l) => {
-    const [name = '', codes = ''] = l.split('\t');
-    return {
-      name: name.trim(),
-      accepted: codes
+function readSet(path: string, fallbackPath?: string) {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    if (!fallbackPath) throw error;
+    text = readFileSync(fallbackPath, 'utf8');
+  }
+  return text
+    .split('\n')
+    .filter((l) => l.trim() && !l.startsWith('#'))
+    .slice(1)
+    .map((l, i) => {
+      const [name = '', codes = ''] = l.split('\t');
+      const accepted = codes
         .split(',')
         .map((c) => c.trim())
-        .filter(Boolean),
-    };
-  });
-const nomenclator = new Map(FALLBACK_NOMENCLATOR.map((n) => [n.cod, n.denumire]));
+        .filter(Boolean);
+      return { name: name.trim(), accepted, heldOut: i % 2 === 1 };
+    });
+}
 
-let right = 0;
-let heldRight = 0;
-let held = 0;
-const wrong: string[] = [];
-rows.forEach((r, i) => {
+const rows = [
+  ...readSet(process.env.SUGGEST_SET ?? resolve(import.meta.dirname, '../../../shared/data/operatii-exemple.tsv'), '/work/shared/data/operatii-exemple.tsv'),
+  ...readSet(resolve(import.meta.dirname, 'data/operatii-uzura.tsv')),
+];
+const nomenclator = new Map(FALLBACK_NOMENCLATOR.map((n) => [n.cod, n.denumire]));
+const results = rows.map((r) => {
   const s = suggestCode(r.name, nomenclator);
-  const ok = !!s && r.accepted.includes(s.cod_prestatie);
-  if (ok) right++;
-  if (i % 2 === 1) {
-    held++;
-    if (ok) heldRight++;
-  }
-  if (!ok) wrong.push(`  ${r.name}  →  ${s ? `${s.cod_prestatie} (${s.scor})` : 'nimic'}; corect: ${r.accepted.join(' sau ')}`);
+  const right = !!s && r.accepted.includes(s.cod_prestatie);
+  // Harm: a serious code offered for a name whose accepted codes do not include it.
+  const harm = !!s && isSerious(s.cod_prestatie) && !right;
+  return { ...r, s, right, harm };
 });
+
 const pct = (a: number, b: number) => `${((100 * a) / Math.max(b, 1)).toFixed(1)} %`;
-console.log(`suggest: ${right}/${rows.length} corecte = ${pct(right, rows.length)} (tot setul)`);
-console.log(`suggest: ${heldRight}/${held} corecte = ${pct(heldRight, held)} (jumătatea păstrată deoparte: rândurile pare)`);
-if (wrong.length) console.log(`greșite:\n${wrong.join('\n')}`);
+const count = (f: (r: (typeof results)[number]) => boolean) => results.filter(f).length;
+const held = results.filter((r) => r.heldOut);
+console.log(
+  `suggest: ${count((r) => r.right)}/${results.length} corecte = ${pct(
+    count((r) => r.right),
+    results.length,
+  )} (tot setul)`,
+);
+console.log(`suggest: ${held.filter((r) => r.right).length}/${held.length} corecte = ${pct(held.filter((r) => r.right).length, held.length)} (jumătatea păstrată deoparte)`);
+console.log(`daune: ${count((r) => r.harm)} coduri grave sugerate greșit, ${count((r) => r.harm && !!r.s?.preselect)} preselectate greșit`);
+
+const preselected = results.filter((r) => r.s?.preselect);
+const preRight = preselected.filter((r) => r.right).length;
+console.log(
+  `preselectate la pragul ${PRESELECT_AT}: ${preselected.length}/${results.length} = ${pct(preselected.length, results.length)}; corecte ${preRight}/${preselected.length} = ${pct(preRight, preselected.length)}`,
+);
+console.log('pragul  preselectate  corecte  greșite');
+for (const at of [0.4, 0.5, 0.55, 0.6, 0.65, 0.7, 0.8, 0.9]) {
+  const chosen = results.filter((r) => r.s && r.s.scor >= at && nameJustifies(r.s.cod_prestatie, r.name));
+  const ok = chosen.filter((r) => r.right).length;
+  console.log(`${at.toFixed(2).padStart(6)}  ${String(chosen.length).padStart(12)}  ${String(ok).padStart(7)}  ${String(chosen.length - ok).padStart(7)}`);
+}
+const misses = results.filter((r) => !r.right || (r.s && !r.s.preselect));
+if (misses.length) {
+  console.log('greșite sau nepreselectate:');
+  for (const r of misses) {
+    const what = r.s ? `${r.s.cod_prestatie} (${r.s.scor}${r.s.preselect ? ', preselectat' : ''})` : 'nimic';
+    console.log(`  ${r.right ? '✓' : '✗'} ${r.name}  →  ${what}; corect: ${r.accepted.join(' sau ')}`);
+  }
+}

@@ -88,6 +88,16 @@
     heading.setAttribute('tabindex', '-1');
     heading.focus();
   });
+  // A serious registry code (Mapări, the panel's inline mapping) needs its confirmation box,
+  // shown while such a code is selected; the server refuses the code without it anyway.
+  document.addEventListener('change', (event) => {
+    const select = event.target;
+    if (!(select instanceof HTMLSelectElement) || !select.matches('[data-code-select]')) return;
+    const box = select.nextElementSibling;
+    if (!box?.matches('[data-grav-confirm]')) return;
+    box.hidden = !select.selectedOptions[0]?.hasAttribute('data-grav');
+    if (box.hidden) box.querySelector('input').checked = false;
+  });
   // Back on the tab after a while: refresh at once rather than at the next tick.
   document.addEventListener('visibilitychange', () => {
     if (!document.hidden && !panelOpen()) refresh();

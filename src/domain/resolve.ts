@@ -94,7 +94,7 @@ export function resolvePrestatii(items: readonly CanonicalItem[], ctx: Resolutio
       continue;
     }
     const name = normalized(item.denumire);
-    const rule = name ? rules.find((r) => ctx.nomenclator.has(r.rule.cod_prestatie) && name.includes(r.normalizedPattern))?.rule : undefined;
+    const rule = name ? rules.find((r) => ctx.nomenclator.has(r.rule.cod_prestatie) && textRuleMatches(name, r.normalizedPattern))?.rule : undefined;
     if (rule) {
       prestatii.push({ cod_prestatie: rule.cod_prestatie, denumire: ctx.nomenclator.get(rule.cod_prestatie) ?? '', cod_client: code, sursa: 'regula_text' });
       ruleHits.push({ rule_id: rule.id, cod_client: code, cod_prestatie: rule.cod_prestatie });
@@ -103,4 +103,9 @@ export function resolvePrestatii(items: readonly CanonicalItem[], ctx: Resolutio
     if (code && !nemapate.includes(code)) nemapate.push(code);
   }
   return { prestatii, nemapate, ruleHits };
+}
+
+/** Whether a text rule's pattern matches an operation's name, both normalised (normalizeText): a substring. */
+export function textRuleMatches(normalizedName: string, normalizedPattern: string): boolean {
+  return normalizedPattern.length > 0 && normalizedName.includes(normalizedPattern);
 }

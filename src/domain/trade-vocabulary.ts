@@ -38,12 +38,16 @@ export const TRADE_VOCABULARY: ReadonlyArray<readonly [string, readonly string[]
   ['igieniz', ['intretinere']],
   ['consumabil', ['intretinere']],
   ['becuri', ['intretinere']],
+  ['bec', ['intretinere']],
+  ['sterg', ['intretinere']],
+  ['lamel', ['intretinere']],
+  ['polen', ['intretinere']],
+  ['habitaclu', ['intretinere']],
+  ['incarc', ['intretinere']],
   // repair of mechanical and electrical assemblies
   ['repar', ['reparatie']],
   ['remedi', ['reparatie']],
-  ['motor', ['reparatie']],
   ['cutie', ['reparatie']],
-  ['viteze', ['reparatie']],
   ['ambreiaj', ['reparatie']],
   ['amortizo', ['reparatie']],
   ['electric', ['reparatie']],
@@ -58,6 +62,23 @@ export const TRADE_VOCABULARY: ReadonlyArray<readonly [string, readonly string[]
   ['planetar', ['reparatie']],
   ['pompa', ['reparatie']],
   ['suspensi', ['reparatie']],
+  ['brat', ['reparatie']],
+  ['bucs', ['reparatie']],
+  ['bielet', ['reparatie']],
+  ['antiruliu', ['reparatie']],
+  ['pivot', ['reparatie']],
+  ['cap', ['reparatie']],
+  ['far', ['reparatie']],
+  ['faruri', ['reparatie']],
+  ['stop', ['reparatie']],
+  ['oglind', ['reparatie']],
+  ['parbriz', ['reparatie']],
+  ['geam', ['reparatie']],
+  ['luneta', ['reparatie']],
+  ['termostat', ['reparatie']],
+  ['radiator', ['reparatie']],
+  ['toba', ['reparatie']],
+  ['catalizator', ['reparatie']],
   // adjustment
   ['regl', ['reglare', 'functional']],
   ['aliniere', ['reglare']],
@@ -117,7 +138,7 @@ export const TRADE_VOCABULARY: ReadonlyArray<readonly [string, readonly string[]
   ['asistent', ['asistenta']],
   ['adas', ['asistenta', 'avansat']],
   ['radar', ['asistenta', 'avansat']],
-  ['senzor', ['asistenta']],
+  ['senzor', ['asistenta', 'reparatie']],
   ['camera', ['asistenta']],
   ['calibr', ['asistenta']],
   // odometer, tachograph
@@ -160,8 +181,27 @@ export const ABBREVIATIONS: ReadonlyMap<string, string> = new Map([
   ['anv', 'anvelope'],
 ]);
 
-/** Words that carry nothing for the choice. */
+/**
+ * Words that carry nothing for the choice: grammar, and the words that say which one or where
+ * rather than what was done ("motor": oil of the engine is maintenance, an engine overhaul is a
+ * repair, and "reparație" says so; "aer", "motorină": which filter; "stânga", "vehicul"…).
+ */
 export const STOP_WORDS: ReadonlySet<string> = new Set([
+  'motor',
+  'aer',
+  'combustibil',
+  'motorina',
+  'benzina',
+  'accesorii',
+  'kit',
+  'set',
+  'stanga',
+  'dreapta',
+  'vehicul',
+  'auto',
+  'autoturism',
+  'masina',
+  'tehnica',
   'a',
   'al',
   'ale',

@@ -13,6 +13,11 @@ export const WEB_FORM_PATHS = [
   '/mapari',
   '/mapari/sugestii',
   '/mapari/X1/sterge',
+  '/mapari/X1/modifica',
+  '/mapari/reguli',
+  '/mapari/reguli/test',
+  '/mapari/reguli/1/modifica',
+  '/mapari/reguli/1/sterge',
   '/trimitere/1/sterge',
   '/trimitere/1/repune',
   '/trimitere/1/mapeaza',
@@ -36,7 +41,7 @@ export function browser(t: TestApp) {
   const cookies = new Map<string, string>();
   let csrf: string | undefined;
 
-  async function request(method: string, path: string, options: { form?: Record<string, string>; headers?: Record<string, string> } = {}) {
+  async function request(method: string, path: string, options: { form?: Record<string, string> | Array<[string, string]>; headers?: Record<string, string> } = {}) {
     const headers: Record<string, string> = { Host: 'localhost', ...options.headers };
     if (cookies.size > 0) headers.Cookie = [...cookies].map(([k, v]) => `${k}=${v}`).join('; ');
     let body: string | undefined;
@@ -65,6 +70,8 @@ export function browser(t: TestApp) {
     get: (path: string, headers: Record<string, string> = {}) => request('GET', path, { headers }),
     /** A form post with the CSRF token of the last page (unless the form gives its own _csrf). */
     post: (path: string, form: Record<string, string> = {}, headers: Record<string, string> = {}) => request('POST', path, { form: { _csrf: csrf ?? '', ...form }, headers }),
+    /** A form post whose fields repeat (a list of rows), in order, with the CSRF token. */
+    postList: (path: string, fields: Array<[string, string]>) => request('POST', path, { form: [['_csrf', csrf ?? ''], ...fields] }),
     /** An htmx action: token in X-CSRF-Token, no form body. */
     htmx: (method: string, path: string, headers: Record<string, string> = {}) =>
       request(method, path, { headers: { 'HX-Request': 'true', 'X-CSRF-Token': csrf ?? '', Origin: ORIGIN, ...headers } }),

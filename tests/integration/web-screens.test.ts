@@ -160,11 +160,16 @@ describe('mapping editor', () => {
     expect((await b.htmx('POST', '/mapari/SCHIMB-ULEI-9/sterge')).status).toBe(404);
   });
 
-  it('saves every suggestion at once', async () => {
+  it('saves every chosen code at once, after a confirmation step', async () => {
     await submit(key, { prestatii: [{ cod_op_service: 'REV-ANUALA', denumire: 'Revizie periodică' }], on_unmapped_error: false });
-    const res = await b.htmx('POST', '/mapari/sugestii');
+    const pairs = { cod_op_service: 'REV-ANUALA', cod_prestatie: 'OE-3' };
+    const step = await b.post('/mapari/sugestii', pairs);
+    expect(step.status).toBe(200);
+    expect(await step.text()).toContain('Confirmați mapările');
+    expect(await t.ctx.sql`SELECT 1 FROM operation_mappings WHERE cod_op_service = 'REV-ANUALA'`).toHaveLength(0);
+    const res = await b.post('/mapari/sugestii', { ...pairs, numar: '1', confirmat: '1' });
     expect(res.status).toBe(200);
-    expect(await res.text()).toMatch(/\d+ mapări salvate/);
+    expect(await res.text()).toContain('O mapare salvată');
     expect(await t.ctx.sql`SELECT 1 FROM operation_mappings WHERE cod_op_service = 'REV-ANUALA'`).toHaveLength(1);
   });
 

@@ -45,7 +45,13 @@ export function mapariRoutes(ctx: AppContext) {
     }),
     jsonBody(MappingInput),
     async (c) => {
-      const { mapping, reResolution } = await saveMapping({ ctx, accountId: c.get('actor').accountId, input: c.var.body, requestId: c.get('requestId'), actor: c.get('actor') });
+      const { mapping, reResolution } = await saveMapping({
+        ctx,
+        accountId: c.get('actor').accountId,
+        input: c.var.body,
+        requestId: c.get('requestId'),
+        actor: c.get('actor'),
+      });
       return c.json({ mapare: { cod_op_service: mapping.codOpService, cod_prestatie: mapping.codPrestatie, auto_send: mapping.autoSend }, reclasificate: reResolution });
     },
   );

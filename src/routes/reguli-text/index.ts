@@ -28,7 +28,8 @@ export function reguliTextRoutes(ctx: AppContext) {
       responses: { 201: 'Regula creată', 400: 'Codul nu există în nomenclator' },
     }),
     jsonBody(TextRuleInput),
-    async (c) => c.json(presentSaved(await saveTextRule({ ctx, accountId: c.get('actor').accountId, input: c.var.body, requestId: c.get('requestId') })), 201),
+    async (c) =>
+      c.json(presentSaved(await saveTextRule({ ctx, accountId: c.get('actor').accountId, input: c.var.body, requestId: c.get('requestId'), actor: c.get('actor') })), 201),
   );
   app.put(
     '/:id',
@@ -40,12 +41,12 @@ export function reguliTextRoutes(ctx: AppContext) {
     jsonBody(TextRuleInput),
     async (c) => {
       const id = idParam(c.req.param('id'), INT4_MAX);
-      return c.json(presentSaved(await saveTextRule({ ctx, accountId: c.get('actor').accountId, input: c.var.body, id, requestId: c.get('requestId') })));
+      return c.json(presentSaved(await saveTextRule({ ctx, accountId: c.get('actor').accountId, input: c.var.body, id, requestId: c.get('requestId'), actor: c.get('actor') })));
     },
   );
   app.delete('/:id', describeRoute({ summary: 'Șterge o regulă text', responses: { 200: 'Ștearsă' } }), async (c) => {
     const id = idParam(c.req.param('id'), INT4_MAX);
-    await deleteTextRule({ ctx, accountId: c.get('actor').accountId, id, requestId: c.get('requestId') });
+    await deleteTextRule({ ctx, accountId: c.get('actor').accountId, id, requestId: c.get('requestId'), actor: c.get('actor') });
     return c.json({ deleted: true });
   });
   return app;

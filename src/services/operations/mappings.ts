@@ -1,9 +1,9 @@
 import { inAccount } from '../../../db/account-scope';
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { nomenclator, operationMappings } from '../../../db/schema';
 import type { Actor, AppContext } from '../../context';
 import { withRetriedTransaction } from '../../context';
-import { BadRequestError, NotFoundError } from '../../errors';
+import { BadRequestError, ConflictError, NotFoundError } from '../../errors';
 import { reResolveHeld } from './re-resolve';
 import type { Suggestion } from '../../domain/suggest';
 import { accountExamples, suggestFor } from './suggestions';
@@ -75,43 +75,106 @@ export async function assertKnownCode(ctx: AppContext, code: string): Promise<vo
   }
 }
 
-/** Saves a mapping and, in the same transaction, re-resolves the account's held submissions. */
-export async function saveMapping({
+type MappingPair = { cod_op_service: string; cod_prestatie: string; auto_send?: boolean };
+
+/**
+ * Saves mappings (one, or a clerk's confirmed list) and, in the same transaction, re-resolves
+ * the account's held submissions once. Each mapping is journaled with who saved it; a code that
+ * was mapped before is journaled as changed, with its old registry code.
+ */
+export async function saveMappings({
   ctx,
   accountId,
-  input,
+  pairs,
+  requestId,
+  actor,
+  onlyNew = false,
+}: {
+  ctx: AppContext;
+  accountId: number;
+  pairs: MappingPair[];
+  requestId: string;
+  /** Who saved it, for the journal. */
+  actor?: Actor;
+  /** The clerk confirmed these codes as unmapped: one mapped meanwhile refuses them all (ConflictError). */
+  onlyNew?: boolean;
+}) {
+  const rows = pairs.map((p) => ({ from: p.cod_op_service.trim().toUpperCase(), to: p.cod_prestatie.trim().toUpperCase(), autoSend: p.auto_send ?? true }));
+  for (const r of rows) await assertKnownCode(ctx, r.to);
+  const { before, reclasificate } = await withRetriedTransaction(ctx, async (tx) => {
+    const old = await tx
+      .select({ from: operationMappings.codOpService, to: operationMappings.codPrestatie })
+      .from(operationMappings)
+      .where(
+        and(
+          eq(operationMappings.accountId, accountId),
+          inArray(
+            operationMappings.codOpService,
+            rows.map((r) => r.from),
+          ),
+        ),
+      );
+    if (onlyNew && old.length > 0) throw new ConflictError(`Codul ${old[0]!.from} a fost mapat între timp.`);
+    for (const r of rows) {
+      await tx
+        .insert(operationMappings)
+        .values({ accountId, codOpService: r.from, codPrestatie: r.to, autoSend: r.autoSend })
+        .onConflictDoUpdate({
+          target: [operationMappings.accountId, operationMappings.codOpService],
+          set: { codPrestatie: r.to, autoSend: r.autoSend, updatedAt: sql`now()` },
+        });
+    }
+    return { before: new Map(old.map((o) => [o.from, o.to])), reclasificate: await reResolveHeld(ctx, tx, accountId) };
+  });
+  for (const r of rows) {
+    const old = before.get(r.from);
+    const data = { cod_op_service: r.from, cod_prestatie: r.to, ...(old ? { cod_vechi: old } : {}), ...journalActor(actor), ...reclasificate };
+    ctx.journal.write({ event: old ? 'mapare_modificata' : 'mapare_salvata', requestId, accountId, data });
+  }
+  return { mappings: rows.map((r) => ({ codOpService: r.from, codPrestatie: r.to, autoSend: r.autoSend })), reResolution: reclasificate };
+}
+
+/** Saves one mapping (see saveMappings). */
+export async function saveMapping({ ctx, accountId, input, requestId, actor }: { ctx: AppContext; accountId: number; input: MappingPair; requestId: string; actor?: Actor }) {
+  const { mappings, reResolution } = await saveMappings({ ctx, accountId, pairs: [input], requestId, actor });
+  return { mapping: mappings[0]!, reResolution };
+}
+
+/**
+ * Points an existing mapping of the account at another registry code. Only held submissions
+ * are re-resolved: what was queued or sent with the old code stays as it is (a registry record
+ * cannot be taken back). Another account's mapping is the same 404 as a missing one.
+ */
+export async function changeMapping({
+  ctx,
+  accountId,
+  code,
+  codPrestatie,
   requestId,
   actor,
 }: {
   ctx: AppContext;
   accountId: number;
-  input: { cod_op_service: string; cod_prestatie: string; auto_send?: boolean };
+  code: string;
+  codPrestatie: string;
   requestId: string;
-  /** Who saved it, for the journal; absent for a caller that is not a person or a key. */
   actor?: Actor;
 }) {
-  const from = input.cod_op_service.trim().toUpperCase();
-  const to = input.cod_prestatie.trim().toUpperCase();
-  await assertKnownCode(ctx, to);
-  const reclasificate = await withRetriedTransaction(ctx, async (tx) => {
-    await tx
-      .insert(operationMappings)
-      .values({ accountId, codOpService: from, codPrestatie: to, autoSend: input.auto_send ?? true })
-      .onConflictDoUpdate({
-        target: [operationMappings.accountId, operationMappings.codOpService],
-        set: { codPrestatie: to, autoSend: input.auto_send ?? true, updatedAt: sql`now()` },
-      });
-    return reResolveHeld(ctx, tx, accountId);
-  });
-  ctx.journal.write({ event: 'mapare_salvata', requestId, accountId, data: { cod_op_service: from, cod_prestatie: to, ...reclasificate, ...journalActor(actor) } });
-  return { mapping: { codOpService: from, codPrestatie: to, autoSend: input.auto_send ?? true }, reResolution: reclasificate };
+  const from = code.trim().toUpperCase();
+  const [existing] = await ctx.db
+    .select({ id: operationMappings.id })
+    .from(operationMappings)
+    .where(and(eq(operationMappings.accountId, accountId), eq(operationMappings.codOpService, from)));
+  if (!existing) throw new NotFoundError();
+  return saveMapping({ ctx, accountId, input: { cod_op_service: from, cod_prestatie: codPrestatie }, requestId, actor });
 }
 
 export async function deleteMapping({ ctx, accountId, code, requestId, actor }: { ctx: AppContext; accountId: number; code: string; requestId: string; actor?: Actor }) {
+  const from = code.trim().toUpperCase();
   const deleted = await ctx.db
     .delete(operationMappings)
-    .where(and(eq(operationMappings.accountId, accountId), eq(operationMappings.codOpService, code.trim().toUpperCase())))
-    .returning({ id: operationMappings.id });
+    .where(and(eq(operationMappings.accountId, accountId), eq(operationMappings.codOpService, from)))
+    .returning({ to: operationMappings.codPrestatie });
   if (deleted.length === 0) throw new NotFoundError();
-  ctx.journal.write({ event: 'mapare_stearsa', requestId, accountId, data: { cod_op_service: code, ...journalActor(actor) } });
+  ctx.journal.write({ event: 'mapare_stearsa', requestId, accountId, data: { cod_op_service: from, cod_vechi: deleted[0]!.to, ...journalActor(actor) } });
 }

@@ -1,9 +1,12 @@
 import { and, asc, eq } from 'drizzle-orm';
 import { textRules } from '../../../db/schema';
-import type { AppContext } from '../../context';
+import type { Actor, AppContext } from '../../context';
+import { journalActor } from '../../journal/actor';
 import { withRetriedTransaction } from '../../context';
 import type { TextRuleInput } from '../../domain/mapping-input';
 import { NotFoundError } from '../../errors';
+import { textRuleMatches } from '../../domain/resolve';
+import { normalizeText } from '../../domain/text';
 import { assertKnownCode } from './mappings';
 import { reResolveHeld } from './re-resolve';
 
@@ -25,7 +28,21 @@ export async function listTextRules({ ctx, accountId }: { ctx: AppContext; accou
 }
 
 /** Creates or replaces (with `id`) a rule; held submissions are re-resolved in the same transaction. */
-export async function saveTextRule({ ctx, accountId, input, id, requestId }: { ctx: AppContext; accountId: number; input: TextRuleInput; id?: number; requestId: string }) {
+export async function saveTextRule({
+  ctx,
+  accountId,
+  input,
+  id,
+  requestId,
+  actor,
+}: {
+  ctx: AppContext;
+  accountId: number;
+  input: TextRuleInput;
+  id?: number;
+  requestId: string;
+  actor?: Actor;
+}) {
   const values = { pattern: input.pattern.trim(), codPrestatie: input.cod_prestatie.trim().toUpperCase(), priority: input.priority ?? 100 };
   await assertKnownCode(ctx, values.codPrestatie);
   const { row, reclasificate } = await withRetriedTransaction(ctx, async (tx) => {
@@ -43,15 +60,31 @@ export async function saveTextRule({ ctx, accountId, input, id, requestId }: { c
     if (!saved) throw new NotFoundError();
     return { row: saved, reclasificate: await reResolveHeld(ctx, tx, accountId) };
   });
-  ctx.journal.write({ event: 'regula_text_salvata', requestId, accountId, data: { id: row.id, cod_prestatie: row.codPrestatie, ...reclasificate } });
+  ctx.journal.write({
+    event: 'regula_text_salvata',
+    requestId,
+    accountId,
+    data: { id: row.id, pattern: row.pattern, cod_prestatie: row.codPrestatie, ...journalActor(actor), ...reclasificate },
+  });
   return { rule: toRecord(row), reResolution: reclasificate };
 }
 
-export async function deleteTextRule({ ctx, accountId, id, requestId }: { ctx: AppContext; accountId: number; id: number; requestId: string }) {
+export async function deleteTextRule({ ctx, accountId, id, requestId, actor }: { ctx: AppContext; accountId: number; id: number; requestId: string; actor?: Actor }) {
   const deleted = await ctx.db
     .delete(textRules)
     .where(and(eq(textRules.id, id), eq(textRules.accountId, accountId)))
-    .returning({ id: textRules.id });
+    .returning({ pattern: textRules.pattern, codPrestatie: textRules.codPrestatie });
   if (deleted.length === 0) throw new NotFoundError();
-  ctx.journal.write({ event: 'regula_text_stearsa', requestId, accountId, data: { id } });
+  ctx.journal.write({
+    event: 'regula_text_stearsa',
+    requestId,
+    accountId,
+    data: { id, pattern: deleted[0]!.pattern, cod_prestatie: deleted[0]!.codPrestatie, ...journalActor(actor) },
+  });
+}
+
+/** The pending operations a rule with `pattern` would resolve (the resolver's own matching). */
+export function pendingMatches<T extends { denumire: string }>(pending: readonly T[], pattern: string): T[] {
+  const normalizedPattern = normalizeText(pattern);
+  return pending.filter((op) => textRuleMatches(normalizeText(op.denumire), normalizedPattern));
 }

@@ -56,7 +56,7 @@ function Action({ id, verb, label, confirm }: { id: number; verb: 'sterge' | 're
   );
 }
 
-/** Inline mapping of each code this submission waits for (the suggestion preselected). */
+/** Inline mapping of each code this submission waits for (the suggestion preselected only when sure: domain/suggest.ts). */
 function MapCodes({ id, codes, nomenclator }: { id: number; codes: PendingOperation[]; nomenclator: ReadonlyMap<string, string> }) {
   if (codes.length === 0) return null;
   return (
@@ -68,7 +68,14 @@ function MapCodes({ id, codes, nomenclator }: { id: number; codes: PendingOperat
           <label for={`panou-cod-${i}`}>
             <span class="mono">{op.codOpService}</span> {op.denumire}
           </label>
-          <CodeSelect nomenclator={nomenclator} selected={op.suggestion?.cod_prestatie} id={`panou-cod-${i}`} label={`Codul registrului pentru ${op.codOpService}`} />
+          <CodeSelect
+            nomenclator={nomenclator}
+            suggestion={op.suggestion}
+            confirmValue={op.codOpService}
+            withNote
+            id={`panou-cod-${i}`}
+            label={`Codul registrului pentru ${op.codOpService}`}
+          />
           <button type="submit">Salvează maparea</button>
         </form>
       ))}

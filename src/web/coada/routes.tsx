@@ -8,7 +8,7 @@ import { correctSubmission } from '../../services/submissions/correct';
 import { countByStatus, getSubmission, listAttempts, listSubmissions, type SubmissionRecord } from '../../services/submissions/read';
 import { pendingOperations, saveMapping } from '../../services/operations/mappings';
 import { allows } from '../../domain/statuses';
-import { MappingForm, requeuedText } from '../mapari/form';
+import { MappingForm, requeuedText, seriousRefusal, unconfirmedSerious } from '../mapari/form';
 import type { WebEnv } from '../env';
 import { readForm } from '../form';
 import { Notice } from '../notice';
@@ -109,8 +109,11 @@ export function coadaRoutes(ctx: AppContext) {
     const id = idParam(c.req.param('id'));
     const accountId = c.get('actor').accountId;
     const record = await getSubmission({ ctx, accountId, id });
-    const form = MappingForm.safeParse(await readForm(c));
+    const fields = await readForm(c);
+    const form = MappingForm.safeParse(fields);
     if (!form.success) return panel(c, ctx, id, { kind: 'error', cod: 'CERERE_INVALIDA', cauza: 'Alegeți codul registrului pentru operație.' }, 422);
+    const serious = unconfirmedSerious(fields, [form.data]);
+    if (serious) return panel(c, ctx, id, { kind: 'error', cod: 'CERERE_INVALIDA', cauza: seriousRefusal(serious.cod_prestatie.toUpperCase()) }, 422);
     if (!record.nemapate.includes(form.data.cod_op_service.toUpperCase())) {
       return panel(c, ctx, id, { kind: 'error', cod: 'CONFLICT_STARE', cauza: 'Trimiterea nu mai așteaptă acest cod (a fost mapat între timp).' }, 409);
     }

@@ -1,5 +1,3 @@
-import type { JournalActorName } from '../../services/journal/actors';
-
 // The journal in words a workshop reads: one map of event names (an event not listed shows its
 // own name, so nothing new is ever hidden) and one of levels.
 
@@ -57,12 +55,3 @@ export const LEVEL_LABEL: Record<string, string> = { debug: 'depanare', info: 'i
 
 export const eventLabel = (event: string): string => EVENT_LABEL[event] ?? event;
 export const levelLabel = (level: string): string => LEVEL_LABEL[level] ?? level;
-
-/** "de maria@service.ro", "prin API (cheia gw_ab12…)", or the worker for its own events. */
-export function actorText(by: JournalActorName | null, event: string): string {
-  if (by?.kind === 'user') return by.email ? `de ${by.email}` : `de utilizatorul #${by.id}`;
-  if (by?.kind === 'key') return by.prefix ? `prin API (cheia ${by.prefix}…)` : `prin API (cheia #${by.id})`;
-  if (by?.kind === 'account') return `prin API (contul ${by.id}, fără cheie)`;
-  if (event.startsWith('worker_') || event === 'rar_login' || event.startsWith('nomenclator_')) return 'lucrătorul';
-  return '';
-}

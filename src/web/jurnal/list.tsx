@@ -1,7 +1,8 @@
 import { html } from 'hono/html';
 import type { JournalRecord } from '../../services/journal/list';
 import { showInstant } from '../ui/format';
-import { actorText, eventLabel, levelLabel } from './labels';
+import { actorText } from '../ui/actor-text';
+import { eventLabel, levelLabel } from './labels';
 import { jurnalQueryString, type JurnalQuery } from './query';
 
 /** The row's details without who did it (its own column). */

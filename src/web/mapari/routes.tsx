@@ -1,34 +1,15 @@
-import { Hono, type Context } from 'hono';
+import { Hono } from 'hono';
 import type { AppContext } from '../../context';
-import { AppError } from '../../errors';
-import { deleteMapping, listMappings, pendingOperations, saveMapping } from '../../services/operations/mappings';
-import { listTextRules } from '../../services/operations/text-rules';
+import { changeMapping, deleteMapping, saveMapping } from '../../services/operations/mappings';
 import type { WebEnv } from '../env';
 import { readForm } from '../form';
 import { Layout } from '../layout';
-import { MappingEditor, type EditorNotice } from './editor';
-import { MappingForm, requeuedText } from './form';
+import { MappingForm, requeuedText, seriousRefusal, unconfirmedSerious } from './form';
+import { textRuleRoutes } from './rules-routes';
+import { saveAllRoutes } from './save-all-routes';
+import { editor, invalid, refusal } from './screen';
 
-async function editor(c: Context<WebEnv>, ctx: AppContext, notice?: EditorNotice) {
-  const accountId = c.get('actor').accountId;
-  const [pending, saved, rules, nomenclator] = await Promise.all([
-    pendingOperations({ ctx, accountId }),
-    listMappings({ ctx, accountId }),
-    listTextRules({ ctx, accountId }),
-    ctx.nomenclator.get(ctx.db),
-  ]);
-  return <MappingEditor pending={pending} saved={saved} rules={rules} nomenclator={nomenclator} notice={notice} />;
-}
-
-/** A service's refusal (an unknown code, a missing mapping) as the editor's notice. */
-function refusal(error: unknown): EditorNotice {
-  if (error instanceof AppError && error.status === 400)
-    return { kind: 'error', cod: 'CERERE_INVALIDA', cauza: 'Codul ales nu există în nomenclatorul registrului; alegeți unul din listă.' };
-  if (error instanceof AppError && error.status === 404) return { kind: 'error', cod: 'CONFLICT_STARE', cauza: 'Maparea nu mai există (a fost ștearsă între timp).' };
-  throw error;
-}
-
-/** Mapări: the editor page, its fragment and its forms. */
+/** Mapări: the editor page, its fragment and its forms (save-all and text rules in their own files). */
 export function mapariRoutes(ctx: AppContext) {
   const app = new Hono<WebEnv>();
 
@@ -45,39 +26,50 @@ export function mapariRoutes(ctx: AppContext) {
 
   app.get('/_fragments/mapari', async (c) => c.html(await editor(c, ctx)));
 
+  /** One row's choice. Blank is refused (a row is never saved on "Alegeți codul…"); a serious code needs its box. */
   app.post('/mapari', async (c) => {
-    const form = MappingForm.safeParse(await readForm(c));
-    if (!form.success) return c.html(await editor(c, ctx, { kind: 'error', cod: 'CERERE_INVALIDA', cauza: 'Alegeți codul registrului pentru operație.' }), 422);
+    const fields = await readForm(c);
+    const form = MappingForm.safeParse(fields);
+    if (!form.success) return c.html(await editor(c, ctx, invalid('Alegeți codul registrului pentru operație: rândul nu se salvează fără cod.')), 422);
+    const chosen = new Map([[form.data.cod_op_service.toUpperCase(), form.data.cod_prestatie.toUpperCase()]]);
+    const serious = unconfirmedSerious(fields, [form.data]);
+    if (serious) return c.html(await editor(c, ctx, invalid(seriousRefusal(serious.cod_prestatie.toUpperCase())), chosen), 422);
     try {
       const { mapping, reResolution } = await saveMapping({ ctx, accountId: c.get('actor').accountId, input: form.data, requestId: c.get('requestId'), actor: c.get('actor') });
-      const text = `Maparea ${mapping.codOpService} → ${mapping.codPrestatie} a fost salvată; ${requeuedText(reResolution)}`;
-      return c.html(await editor(c, ctx, { kind: 'ok', text }));
+      return c.html(await editor(c, ctx, { kind: 'ok', text: `Maparea ${mapping.codOpService} → ${mapping.codPrestatie} a fost salvată; ${requeuedText(reResolution)}` }));
     } catch (error) {
-      return c.html(await editor(c, ctx, refusal(error)), 422);
+      const { notice, status } = refusal(error);
+      return c.html(await editor(c, ctx, notice, chosen), status);
     }
   });
 
-  /** Every pending code with a suggestion, saved as suggested (one mapping at a time, each re-resolving). */
-  app.post('/mapari/sugestii', async (c) => {
-    const accountId = c.get('actor').accountId;
-    let saved = 0;
-    const total = { queued: 0, needs_mapping: 0 };
-    for (const op of await pendingOperations({ ctx, accountId })) {
-      if (!op.suggestion) continue;
-      const { reResolution } = await saveMapping({
+  /** A saved mapping pointed at another code: journaled with the old code and who; only held submissions re-resolve. */
+  app.post('/mapari/:code/modifica', async (c) => {
+    const code = c.req.param('code');
+    const fields = await readForm(c);
+    const form = MappingForm.safeParse({ cod_op_service: code, cod_prestatie: fields.cod_prestatie });
+    if (!form.success) return c.html(await editor(c, ctx, invalid('Alegeți noul cod al registrului.')), 422);
+    const serious = unconfirmedSerious(fields, [form.data]);
+    if (serious) return c.html(await editor(c, ctx, invalid(seriousRefusal(serious.cod_prestatie.toUpperCase()))), 422);
+    try {
+      const { mapping, reResolution } = await changeMapping({
         ctx,
-        accountId,
-        input: { cod_op_service: op.codOpService, cod_prestatie: op.suggestion.cod_prestatie },
+        accountId: c.get('actor').accountId,
+        code,
+        codPrestatie: form.data.cod_prestatie,
         requestId: c.get('requestId'),
         actor: c.get('actor'),
       });
-      saved += 1;
-      total.queued += reResolution.queued;
-      // Still held after the last save: what no suggestion could release.
-      total.needs_mapping = reResolution.needs_mapping;
+      return c.html(
+        await editor(c, ctx, {
+          kind: 'ok',
+          text: `Maparea ${mapping.codOpService} indică acum ${mapping.codPrestatie}; ${requeuedText(reResolution)} Trimiterile deja în coadă sau trimise păstrează codul vechi.`,
+        }),
+      );
+    } catch (error) {
+      const { notice, status } = refusal(error);
+      return c.html(await editor(c, ctx, notice), status);
     }
-    const text = saved === 0 ? 'Nicio sugestie de salvat.' : `${saved} mapări salvate; ${requeuedText(total)}`;
-    return c.html(await editor(c, ctx, { kind: 'ok', text }));
   });
 
   app.post('/mapari/:code/sterge', async (c) => {
@@ -86,9 +78,12 @@ export function mapariRoutes(ctx: AppContext) {
       await deleteMapping({ ctx, accountId: c.get('actor').accountId, code, requestId: c.get('requestId'), actor: c.get('actor') });
       return c.html(await editor(c, ctx, { kind: 'ok', text: `Maparea ${code.toUpperCase()} a fost ștearsă.` }));
     } catch (error) {
-      return c.html(await editor(c, ctx, refusal(error)), 404);
+      const { notice, status } = refusal(error);
+      return c.html(await editor(c, ctx, notice), status);
     }
   });
 
+  app.route('/', saveAllRoutes(ctx));
+  app.route('/', textRuleRoutes(ctx));
   return app;
 }

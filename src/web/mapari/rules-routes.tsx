@@ -1,0 +1,79 @@
+import { type Context, Hono } from 'hono';
+import { z } from 'zod';
+import type { AppContext } from '../../context';
+import { TextRuleInput } from '../../domain/mapping-input';
+import { idParam } from '../../routes/params';
+import { pendingOperations } from '../../services/operations/mappings';
+import { deleteTextRule, pendingMatches, saveTextRule } from '../../services/operations/text-rules';
+import type { WebEnv } from '../env';
+import { readForm, type FormFields } from '../form';
+import { requeuedText, seriousRefusal, unconfirmedSerious } from './form';
+import { RuleTest } from './rules';
+import { editor, invalid, refusal } from './screen';
+
+/** The form's fields as the API's schema reads them (priority arrives as text; blank keeps the default). */
+const RuleForm = z.object({
+  pattern: z.string(),
+  cod_prestatie: z.string(),
+  priority: z
+    .string()
+    .trim()
+    .regex(/^\d{0,6}$/)
+    .transform((v) => (v === '' ? undefined : Number(v)))
+    .optional(),
+});
+
+function readRule(fields: FormFields) {
+  const form = RuleForm.safeParse(fields);
+  const rule = form.success ? TextRuleInput.safeParse(form.data) : null;
+  return rule?.success ? rule.data : null;
+}
+
+const RULE_FIELDS = 'Completați textul căutat (2–200 caractere), codul registrului și prioritatea (0–100000).';
+
+/** Text rules in Mapări: create, test against the pending names, edit, delete; journaled with who. */
+export function textRuleRoutes(ctx: AppContext) {
+  const app = new Hono<WebEnv>();
+
+  async function save(c: Context<WebEnv>, id?: number) {
+    const fields = await readForm(c);
+    const input = readRule(fields);
+    if (!input) return c.html(await editor(c, ctx, invalid(RULE_FIELDS)), 422);
+    if (unconfirmedSerious(fields, [{ cod_op_service: 'regula', cod_prestatie: input.cod_prestatie }])) {
+      return c.html(await editor(c, ctx, invalid(seriousRefusal(input.cod_prestatie.toUpperCase()))), 422);
+    }
+    try {
+      const { rule, reResolution } = await saveTextRule({ ctx, accountId: c.get('actor').accountId, input, id, requestId: c.get('requestId'), actor: c.get('actor') });
+      return c.html(await editor(c, ctx, { kind: 'ok', text: `Regula „${rule.pattern}” → ${rule.codPrestatie} a fost salvată; ${requeuedText(reResolution)}` }));
+    } catch (error) {
+      const { notice, status } = refusal(error);
+      return c.html(await editor(c, ctx, notice), status);
+    }
+  }
+
+  app.post('/mapari/reguli', (c) => save(c));
+  app.post('/mapari/reguli/:id/modifica', (c) => save(c, idParam(c.req.param('id'))));
+
+  /** Nothing is saved: which pending operations the text would catch, and with which code. */
+  app.post('/mapari/reguli/test', async (c) => {
+    const fields = await readForm(c);
+    const pattern = z.string().trim().min(2).max(200).safeParse(fields.pattern);
+    if (!pattern.success) return c.html(<p class="notice error">Textul căutat trebuie să aibă 2–200 caractere.</p>, 422);
+    const code = typeof fields.cod_prestatie === 'string' && fields.cod_prestatie.trim() ? fields.cod_prestatie.trim().toUpperCase() : null;
+    const nomenclator = await ctx.nomenclator.get(ctx.db);
+    const pending = await pendingOperations({ ctx, accountId: c.get('actor').accountId });
+    return c.html(<RuleTest pattern={pattern.data} code={code && nomenclator.has(code) ? code : null} matches={pendingMatches(pending, pattern.data)} />);
+  });
+
+  app.post('/mapari/reguli/:id/sterge', async (c) => {
+    try {
+      await deleteTextRule({ ctx, accountId: c.get('actor').accountId, id: idParam(c.req.param('id')), requestId: c.get('requestId'), actor: c.get('actor') });
+      return c.html(await editor(c, ctx, { kind: 'ok', text: 'Regula de text a fost ștearsă.' }));
+    } catch (error) {
+      const { notice, status } = refusal(error);
+      return c.html(await editor(c, ctx, notice), status);
+    }
+  });
+
+  return app;
+}

@@ -1,0 +1,32 @@
+import type { Context } from 'hono';
+import type { AppContext } from '../../context';
+import { AppError } from '../../errors';
+import { mappingHistory } from '../../services/operations/mapping-history';
+import { listMappings, pendingOperations } from '../../services/operations/mappings';
+import { listTextRules } from '../../services/operations/text-rules';
+import type { WebEnv } from '../env';
+import { type EditorNotice, MappingEditor } from './editor';
+
+/** The editor as the account's data stands now, with a notice and a clerk's picks to keep. */
+export async function editor(c: Context<WebEnv>, ctx: AppContext, notice?: EditorNotice, chosen?: ReadonlyMap<string, string>) {
+  const accountId = c.get('actor').accountId;
+  const [pending, saved, rules, nomenclator] = await Promise.all([
+    pendingOperations({ ctx, accountId }),
+    listMappings({ ctx, accountId }),
+    listTextRules({ ctx, accountId }),
+    ctx.nomenclator.get(ctx.db),
+  ]);
+  const history = await mappingHistory({ ctx, accountId, codes: saved.map((m) => m.codOpService) });
+  return <MappingEditor pending={pending} saved={saved} history={history} rules={rules} nomenclator={nomenclator} notice={notice} chosen={chosen} />;
+}
+
+/** A service's refusal (an unknown code, a missing mapping or rule) as the editor's notice and status. */
+export function refusal(error: unknown): { notice: EditorNotice; status: 404 | 422 } {
+  if (error instanceof AppError && error.status === 400)
+    return { notice: { kind: 'error', cod: 'CERERE_INVALIDA', cauza: 'Codul ales nu există în nomenclatorul registrului; alegeți unul din listă.' }, status: 422 };
+  if (error instanceof AppError && error.status === 404)
+    return { notice: { kind: 'error', cod: 'CONFLICT_STARE', cauza: 'Nu mai există (a fost ștearsă între timp sau nu este a contului dvs.).' }, status: 404 };
+  throw error;
+}
+
+export const invalid = (cauza: string): EditorNotice => ({ kind: 'error', cod: 'CERERE_INVALIDA', cauza });
