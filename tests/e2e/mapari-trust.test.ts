@@ -129,7 +129,7 @@ describe.each([1366, 390])('Mapări at %i px', (width) => {
     await page.waitForSelector('#mapari .notice.ok:has-text("indică acum OE-2")');
     const history = page.locator('#salvate tbody tr', { hasText: 'ULEI' }).locator('details.history');
     await history.locator('summary').click();
-    expect(await history.textContent()).toContain(`modificată OE-1 → OE-2 · ${user.email}`);
+    expect(await history.textContent()).toContain(`modificată OE-1 → OE-2 · de ${user.email}`);
     expect(await mapped(accountId, 'ULEI')).toBe('OE-2');
     await look(page, `${width}-04-istoric`);
     expect(await noSideScroll(page)).toBe(true);
