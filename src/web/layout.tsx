@@ -30,11 +30,31 @@ function Head({ title, csrfToken }: { title: string; csrfToken?: string }) {
 }
 
 /** A signed-in page: tabs, who is signed in, sign-out (a form, so it carries the CSRF token). */
-export function Layout({ title, tab, user, csrfToken, children }: { title: string; tab: Tab; user: SessionUser; csrfToken: string; children: Child }) {
+export function Layout({
+  title,
+  tab,
+  user,
+  csrfToken,
+  skipTo,
+  children,
+}: {
+  title: string;
+  tab: Tab;
+  user: SessionUser;
+  csrfToken: string;
+  skipTo?: { href: string; label: string };
+  children: Child;
+}) {
   return (
     <html lang="ro">
       <Head title={title} csrfToken={csrfToken} />
       <body>
+        {/* A page's own skip link comes before the tabs, so it is the first thing Tab reaches. */}
+        {skipTo ? (
+          <a class="skip" href={skipTo.href}>
+            {skipTo.label}
+          </a>
+        ) : null}
         <header class="top">
           <span class="brand">Gateway prezentări</span>
           <nav aria-label="Secțiuni">

@@ -1,0 +1,148 @@
+import { and, asc, count, desc, eq, gt, gte, inArray, lt, lte, or, sql, type SQL } from 'drizzle-orm';
+import { inAccount } from '../../../db/account-scope';
+import type { Executor } from '../../../db/client';
+import { submissions } from '../../../db/schema';
+import type { AppContext } from '../../context';
+import type { ErrorCause } from '../../domain/error-causes';
+import { CREDENTIAL_WAIT, TO_RESOLVE, type SubmissionStatus } from '../../domain/statuses';
+import { COLUMNS, countByStatus, toRecord, waitingForCredentials, type SubmissionRecord } from './read';
+
+// The dashboard's list (Trimiteri): its views, filters, keyset pages both ways with their
+// position and total, the errors grouped by cause, and the ids a bulk action works on. The
+// JSON API's list stays listSubmissions (read.ts): its filters are exact and its contract fixed.
+
+export type DashboardView = 'de_rezolvat' | 'toate' | SubmissionStatus;
+
+export interface DashboardFilters {
+  view: DashboardView;
+  date_from?: string;
+  date_to?: string;
+  /** Any part of a plate or VIN (spaces and dashes ignored, any case); see searchCondition. */
+  search?: string;
+  cause?: ErrorCause;
+}
+
+/** Below this many characters a term has no trigram to look up: it matches the start of a plate or VIN. */
+export const SUBSTRING_MIN = 3;
+
+const regErrorCod = sql`${submissions.regError}->>'cod'`;
+
+/** isToResolve (domain/statuses.ts) in SQL, spelled exactly as the submissions_resolve_idx predicate. */
+export const toResolveSql = or(inArray(submissions.status, [...TO_RESOLVE]), and(eq(submissions.status, CREDENTIAL_WAIT.status), sql`${regErrorCod} = ${CREDENTIAL_WAIT.cod}`))!;
+
+/** LIKE's own characters in a term are literal: `50%` finds "50%", not everything. */
+export function escapeLike(term: string): string {
+  return term.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** The search term as stored values are written: no spaces or dashes, upper case. */
+export function canonicalTerm(search: string): string {
+  return search.replace(/[\s-]/g, '').toUpperCase();
+}
+
+function searchCondition(search: string): SQL | undefined {
+  const term = canonicalTerm(search);
+  if (!term) return undefined;
+  const pattern = term.length >= SUBSTRING_MIN ? `%${escapeLike(term)}%` : `${escapeLike(term)}%`;
+  return or(sql`${submissions.vin} ILIKE ${pattern}`, sql`${submissions.nrInm} ILIKE ${pattern}`);
+}
+
+function viewCondition(view: DashboardView): SQL | undefined {
+  if (view === 'de_rezolvat') return toResolveSql;
+  if (view === 'toate') return undefined;
+  return eq(submissions.status, view);
+}
+
+/** Every condition of the filters, the account first; `withCause: false` for the cause chips themselves. */
+export function dashboardWhere(accountId: number, f: DashboardFilters, withCause = true): SQL {
+  const where: Array<SQL | undefined> = [inAccount(accountId, submissions.accountId), viewCondition(f.view)];
+  if (f.date_from) where.push(gte(submissions.dataPrestatie, f.date_from));
+  if (f.date_to) where.push(lte(submissions.dataPrestatie, f.date_to));
+  if (f.search) where.push(searchCondition(f.search));
+  if (withCause && f.cause) where.push(sql`${regErrorCod} = ${f.cause}`);
+  return and(...where)!;
+}
+
+export interface PageRequest {
+  limit: number;
+  /** The last id of the previous page (forward). */
+  after?: number;
+  /** The first id of the next page (back). */
+  before?: number;
+  /** "De rezolvat" reads oldest first (what waited longest); the rest newest first. */
+  oldestFirst: boolean;
+}
+
+export interface DashboardPage {
+  items: SubmissionRecord[];
+  /** How many rows match the filters, and how many come before this page. */
+  total: number;
+  position: number;
+}
+
+/** One page by keyset, forward or back, with where it sits in the whole (page N of M). */
+export async function listDashboard({
+  ctx,
+  accountId,
+  filters,
+  page,
+}: {
+  ctx: AppContext;
+  accountId: number;
+  filters: DashboardFilters;
+  page: PageRequest;
+}): Promise<DashboardPage> {
+  const where = dashboardWhere(accountId, filters);
+  const up = page.oldestFirst;
+  // "Comes earlier in the reading order than id".
+  const earlier = (id: number) => (up ? lt(submissions.id, id) : gt(submissions.id, id));
+  const later = (id: number) => (up ? gt(submissions.id, id) : lt(submissions.id, id));
+  const back = page.before !== undefined;
+  const cursor = back ? earlier(page.before!) : page.after !== undefined ? later(page.after) : undefined;
+  const order = back === up ? desc(submissions.id) : asc(submissions.id);
+  // The rows before the page: those before the cursor (back) or up to and including it (forward).
+  const beforeCursor = back ? earlier(page.before!) : page.after !== undefined ? sql`NOT (${later(page.after)})` : undefined;
+  const [rows, [counted]] = await Promise.all([
+    ctx.db.select(COLUMNS).from(submissions).where(and(where, cursor)).orderBy(order).limit(page.limit),
+    ctx.db
+      .select({ total: count(), preceding: beforeCursor ? sql<number>`(count(*) FILTER (WHERE ${beforeCursor}))::int` : sql<number>`0` })
+      .from(submissions)
+      .where(where),
+  ]);
+  if (back) rows.reverse();
+  const preceding = counted?.preceding ?? 0;
+  return { items: rows.map(toRecord), total: counted?.total ?? 0, position: Math.max(0, back ? preceding - rows.length : preceding) };
+}
+
+export interface DashboardCounts {
+  byStatus: Record<SubmissionStatus, number>;
+  /** "De rezolvat": the held states plus the credential waits. */
+  toResolve: number;
+  credentialWaits: number;
+}
+
+export async function dashboardCounts({ ctx, accountId }: { ctx: AppContext; accountId: number }): Promise<DashboardCounts> {
+  const [byStatus, credentialWaits] = await Promise.all([countByStatus({ ctx, accountId }), waitingForCredentials({ ctx, accountId })]);
+  return { byStatus, credentialWaits, toResolve: TO_RESOLVE.reduce((n, s) => n + byStatus[s], 0) + credentialWaits };
+}
+
+/** The registry errors of the view grouped by code, most frequent first (the cause filter's chips). */
+export async function countCauses({ ctx, accountId, filters }: { ctx: AppContext; accountId: number; filters: DashboardFilters }): Promise<Array<{ cod: string; n: number }>> {
+  const rows = await ctx.db
+    .select({ cod: sql<string>`${regErrorCod}`, n: count() })
+    .from(submissions)
+    .where(and(dashboardWhere(accountId, filters, false), sql`${regErrorCod} IS NOT NULL`))
+    .groupBy(regErrorCod)
+    .orderBy(desc(count()), asc(regErrorCod));
+  return rows;
+}
+
+/** The ids and states the filters match now, at most `cap` + 1 (so that a caller sees it went over). */
+export async function matchingRows(tx: Executor, accountId: number, filters: DashboardFilters, cap: number) {
+  return tx
+    .select({ id: submissions.id, status: submissions.status })
+    .from(submissions)
+    .where(dashboardWhere(accountId, filters))
+    .orderBy(asc(submissions.id))
+    .limit(cap + 1);
+}
