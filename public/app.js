@@ -70,7 +70,9 @@
   function pollFailed() {
     failures += 1;
     const wait = backoffS();
-    retryAt = Date.now() + wait * 1000;
+    // The poll ticks every 5 s from when it was sent: a second's slack lets the tick that
+    // falls on the promised time go, rather than the one after it.
+    retryAt = Date.now() + (wait - 1) * 1000;
     listNotice({
       text: `Actualizarea a eșuat la ${hhmm.format(new Date())}; reîncerc în ${wait} s. Lista de mai jos este cea de la ${document.getElementById('actualizat')?.textContent ?? '—'}.`,
       poll: true,

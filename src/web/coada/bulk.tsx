@@ -92,7 +92,7 @@ export function BulkConfirm({ plan, selection }: { plan: BulkPlan; selection: { 
             {YES[plan.action](plan.ids.length)}
           </button>
         ) : null}
-        <button type="button" data-close-confirm>
+        <button type="button" class="secondary" data-close-confirm>
           Renunță
         </button>
       </form>

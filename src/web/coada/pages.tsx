@@ -45,7 +45,7 @@ export function Causes({ q, causes }: { q: CoadaQuery; causes: Array<{ cod: stri
   if (causes.length === 0) return null;
   return (
     <nav class="chips causes" aria-label="Erori după cauză">
-      <span class="label">Erori:</span>
+      <span class="label">După cauză:</span>
       {q.cauza ? (
         <ListLink q={q} changes={{ ...firstPage, cauza: undefined }}>
           toate cauzele
