@@ -17,10 +17,10 @@ import { createApp } from '../src/app';
 import { parseConfig } from '../src/config';
 import { createContext } from '../src/runtime';
 import { listJournal } from '../src/services/journal/list';
-import { countCauses, dashboardCounts, listDashboard } from '../src/services/submissions/dashboard';
 import { findSession } from '../src/services/users/sessions';
 import { createUser } from '../src/services/users/users';
-import { CoadaQuery, dashboardFilters, hasCauses, pageRequest } from '../src/web/coada/query';
+import { loadList } from '../src/web/coada/load';
+import { CoadaQuery } from '../src/web/coada/query';
 
 const SUBMISSIONS = Number(process.env.BENCH_ROWS ?? 100_000);
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
@@ -122,14 +122,7 @@ async function main() {
     const deep = row!.deep;
     const bare = (query: Record<string, string>) => {
       const q = CoadaQuery.parse(query);
-      const filters = dashboardFilters(q);
-      return withSession(() =>
-        Promise.all([
-          dashboardCounts({ ctx, accountId: 1 }),
-          listDashboard({ ctx, accountId: 1, filters, page: pageRequest(q) }),
-          hasCauses(q) ? countCauses({ ctx, accountId: 1, filters }) : [],
-        ]),
-      );
+      return withSession(() => loadList(ctx, 1, q));
     };
     const cases: Array<{ name: string; path: string; direct: () => Promise<unknown>; target: number }> = [
       { name: 'submissions, first page', path: '/_fragments/coada?vedere=toate', direct: bare({ vedere: 'toate' }), target: 50 },

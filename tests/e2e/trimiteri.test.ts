@@ -38,7 +38,7 @@ async function viewShot(page: Page, name: string) {
   if (dir) await page.screenshot({ path: `${dir}/${name}.png` });
 }
 
-const noHorizontalScroll = (page: Page) => page.evaluate(() => document.scrollingElement!.scrollWidth <= window.innerWidth);
+const noHorizontalScroll = (page: Page) => page.evaluate<boolean>('document.scrollingElement.scrollWidth <= window.innerWidth');
 
 beforeAll(async () => {
   t = await startTestApp(FAST_SCRYPT);
@@ -121,7 +121,7 @@ describe('Trimiteri in Chromium', () => {
     await page.waitForSelector('#confirmare .confirm');
     expect(asks).toHaveLength(1);
     expect(await page.locator('#confirmare h2').textContent()).toBe('Repuneți 3 trimiteri în coadă?');
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe('confirmare-titlu');
+    expect(await page.evaluate('document.activeElement?.id')).toBe('confirmare-titlu');
     await shot(page, '03-confirmare');
     await page.unrouteAll();
     await page.click('#confirmare button:has-text("Da, repuneți 3")');
@@ -144,7 +144,7 @@ describe('Trimiteri in Chromium', () => {
     await page.click('#coada .pages a[rel=next]');
     await expect.poll(() => page.locator('#coada .pages .where').textContent()).toBe('Pagina 2 din 2 · 65 de trimiteri');
     expect(await rows.count()).toBe(15);
-    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('lista-titlu');
+    await expect.poll(() => page.evaluate('document.activeElement?.id')).toBe('lista-titlu');
     await shot(page, '05-pagina-2');
     await page.click('#coada .pages a[rel=prev]');
     await expect.poll(() => page.locator('#coada .pages .where').textContent()).toBe('Pagina 1 din 2 · 65 de trimiteri');
@@ -188,7 +188,7 @@ describe('Trimiteri in Chromium', () => {
       await page.setViewportSize({ width: 390, height: 844 });
       await signIn(page);
       await page.keyboard.press('Tab');
-      expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Sari la listă');
+      expect(await page.evaluate('document.activeElement?.textContent')).toBe('Sari la listă');
       await shot(page, '08-telefon-de-rezolvat');
       expect(await noHorizontalScroll(page)).toBe(true);
       await page.goto(`${base}/?vedere=toate`);

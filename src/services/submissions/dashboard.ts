@@ -80,17 +80,23 @@ export interface DashboardPage {
   position: number;
 }
 
-/** One page by keyset, forward or back, with where it sits in the whole (page N of M). */
+/**
+ * One page by keyset, forward or back, with where it sits in the whole (page N of M). `total`,
+ * when the caller already has it (an unfiltered view is one of dashboardCounts' numbers), spares
+ * counting the filter's rows again; the rows before the page are counted only past page one.
+ */
 export async function listDashboard({
   ctx,
   accountId,
   filters,
   page,
+  total,
 }: {
   ctx: AppContext;
   accountId: number;
   filters: DashboardFilters;
   page: PageRequest;
+  total?: Promise<number>;
 }): Promise<DashboardPage> {
   const where = dashboardWhere(accountId, filters);
   const up = page.oldestFirst;
@@ -102,16 +108,18 @@ export async function listDashboard({
   const order = back === up ? desc(submissions.id) : asc(submissions.id);
   // The rows before the page: those before the cursor (back) or up to and including it (forward).
   const beforeCursor = back ? earlier(page.before!) : page.after !== undefined ? sql`NOT (${later(page.after)})` : undefined;
-  const [rows, [counted]] = await Promise.all([
-    ctx.db.select(COLUMNS).from(submissions).where(and(where, cursor)).orderBy(order).limit(page.limit),
-    ctx.db
+  const counting = async () => {
+    if (total && !beforeCursor) return { total: await total, preceding: 0 };
+    const [row] = await ctx.db
       .select({ total: count(), preceding: beforeCursor ? sql<number>`(count(*) FILTER (WHERE ${beforeCursor}))::int` : sql<number>`0` })
       .from(submissions)
-      .where(where),
-  ]);
+      .where(total ? and(where, beforeCursor) : where);
+    // With a known total only the preceding rows were read, and all of them match beforeCursor.
+    return total ? { total: await total, preceding: row?.total ?? 0 } : { total: row?.total ?? 0, preceding: row?.preceding ?? 0 };
+  };
+  const [rows, counted] = await Promise.all([ctx.db.select(COLUMNS).from(submissions).where(and(where, cursor)).orderBy(order).limit(page.limit), counting()]);
   if (back) rows.reverse();
-  const preceding = counted?.preceding ?? 0;
-  return { items: rows.map(toRecord), total: counted?.total ?? 0, position: Math.max(0, back ? preceding - rows.length : preceding) };
+  return { items: rows.map(toRecord), total: counted.total, position: Math.max(0, back ? counted.preceding - rows.length : counted.preceding) };
 }
 
 export interface DashboardCounts {
@@ -119,6 +127,13 @@ export interface DashboardCounts {
   /** "De rezolvat": the held states plus the credential waits. */
   toResolve: number;
   credentialWaits: number;
+}
+
+/** How many rows a view holds with no other filter, from the counts alone. */
+export function viewTotal(counts: DashboardCounts, view: DashboardView): number {
+  if (view === 'de_rezolvat') return counts.toResolve;
+  if (view === 'toate') return Object.values(counts.byStatus).reduce((a, b) => a + b, 0);
+  return counts.byStatus[view];
 }
 
 export async function dashboardCounts({ ctx, accountId }: { ctx: AppContext; accountId: number }): Promise<DashboardCounts> {

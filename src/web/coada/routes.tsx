@@ -7,7 +7,6 @@ import { deleteSubmission, requeueSubmission } from '../../services/submissions/
 import { correctSubmission } from '../../services/submissions/correct';
 import { CorrectionInput } from '../../domain/submission-input';
 import { getSubmission, listAttempts, type SubmissionRecord } from '../../services/submissions/read';
-import { countCauses, dashboardCounts, listDashboard } from '../../services/submissions/dashboard';
 import { pendingOperations, saveMapping } from '../../services/operations/mappings';
 import { allows } from '../../domain/statuses';
 import { MappingForm, requeuedText } from '../mapari/form';
@@ -15,21 +14,12 @@ import type { WebEnv } from '../env';
 import { readForm } from '../form';
 import { Notice } from '../notice';
 import { bulkRoutes } from './bulk-routes';
-import { CoadaFragment, type ListData } from './list';
+import { CoadaFragment } from './list';
+import { loadList } from './load';
 import { CoadaPage } from './page';
 import { DeletedPanel, SubmissionPanel, type PanelNotice } from './panel';
 import { LivePanel, panelVersion } from './live-panel';
-import { CoadaQuery, dashboardFilters, hasCauses, pageRequest, queryString } from './query';
-
-async function loadList(ctx: AppContext, accountId: number, q: CoadaQuery): Promise<ListData> {
-  const filters = dashboardFilters(q);
-  const [counts, page, causes] = await Promise.all([
-    dashboardCounts({ ctx, accountId }),
-    listDashboard({ ctx, accountId, filters, page: pageRequest(q) }),
-    hasCauses(q) ? countCauses({ ctx, accountId, filters }) : [],
-  ]);
-  return { q, counts, page, causes };
-}
+import { CoadaQuery, queryString } from './query';
 
 /** The codes a held submission waits for, with their suggestions, for the panel's inline mapping. */
 async function mappingFor(ctx: AppContext, accountId: number, record: SubmissionRecord) {
