@@ -130,8 +130,10 @@
       if (etag) ctx.request.headers['If-None-Match'] = etag;
       return;
     }
-    // A second click, Enter or tap while the first request runs sends nothing.
-    if (source.closest?.('[data-busy]')) return event.preventDefault();
+    // A second click, Enter or tap while the first request runs sends nothing. (Only what a
+    // reader activates: a history restore or a script's request comes from a container.)
+    if (!source.matches?.('a, button, input, select, form')) return;
+    if (source.closest('[data-busy]')) return event.preventDefault();
     disableWhileRunning(ctx);
     if (source.closest?.('.pages')) landOnList = true;
   });

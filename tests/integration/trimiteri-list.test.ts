@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyBulk, BULK_CAP, previewBulk } from '../../src/services/submissions/bulk';
-import { dashboardCounts, listDashboard } from '../../src/services/submissions/dashboard';
+import { COUNT_CAP, dashboardCounts, listDashboard } from '../../src/services/submissions/dashboard';
 import { waitingForCredentials } from '../../src/services/submissions/read';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { makeSubmission } from '../helpers/factories';
@@ -231,14 +231,17 @@ describe('bulk actions', () => {
     expect(await statusOf(id)).toBe('error');
   });
 
-  it(`offers nothing over ${BULK_CAP} rows and says so`, async () => {
+  it(`offers nothing over ${BULK_CAP} rows and says so; a filter's count stops at ${COUNT_CAP} and says "peste"`, async () => {
     const seed = await submit(key);
     await t.ctx.sql`
       INSERT INTO submissions (account_id, status, payload_json, vin, nr_inm, data_prestatie, idempotency_key)
-      SELECT account_id, 'error', payload_json, vin, nr_inm, data_prestatie, 'cap-' || i FROM submissions, generate_series(1, ${BULK_CAP + 1}) AS i WHERE id = ${seed}`;
+      SELECT account_id, 'error', payload_json, vin, 'CAP' || i, data_prestatie, 'cap-' || i FROM submissions, generate_series(1, ${COUNT_CAP + 1}) AS i WHERE id = ${seed}`;
     const html = await (await b.post('/trimiteri/actiuni', { actiune: 'sterge', tot: '1', vedere: 'error' })).text();
     expect(html).toContain('peste 5.000 de trimiteri');
     expect(html).not.toContain('amprenta');
+    const list = await (await b.get('/_fragments/coada?vedere=error&cauta=cap')).text();
+    expect(list).toContain('Pagina 1 · peste 10.000 de trimiteri');
+    expect(list).toContain('Pagina următoare');
     await t.ctx.sql`DELETE FROM submissions WHERE idempotency_key LIKE 'cap-%' OR id = ${seed}`;
   });
 });

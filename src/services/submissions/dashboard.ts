@@ -75,9 +75,11 @@ export interface PageRequest {
 
 export interface DashboardPage {
   items: SubmissionRecord[];
-  /** How many rows match the filters, and how many come before this page. */
+  /** How many rows match the filters, and how many come before this page; each at most COUNT_CAP when capped. */
   total: number;
+  totalCapped: boolean;
   position: number;
+  positionCapped: boolean;
 }
 
 /**
@@ -106,20 +108,40 @@ export async function listDashboard({
   const back = page.before !== undefined;
   const cursor = back ? earlier(page.before!) : page.after !== undefined ? later(page.after) : undefined;
   const order = back === up ? desc(submissions.id) : asc(submissions.id);
-  // The rows before the page: those before the cursor (back) or up to and including it (forward).
-  const beforeCursor = back ? earlier(page.before!) : page.after !== undefined ? sql`NOT (${later(page.after)})` : undefined;
-  const counting = async () => {
-    if (total && !beforeCursor) return { total: await total, preceding: 0 };
-    const [row] = await ctx.db
-      .select({ total: count(), preceding: beforeCursor ? sql<number>`(count(*) FILTER (WHERE ${beforeCursor}))::int` : sql<number>`0` })
-      .from(submissions)
-      .where(total ? and(where, beforeCursor) : where);
-    // With a known total only the preceding rows were read, and all of them match beforeCursor.
-    return total ? { total: await total, preceding: row?.total ?? 0 } : { total: row?.total ?? 0, preceding: row?.preceding ?? 0 };
-  };
-  const [rows, counted] = await Promise.all([ctx.db.select(COLUMNS).from(submissions).where(and(where, cursor)).orderBy(order).limit(page.limit), counting()]);
+  // The rows before the page: those before the cursor (back) or up to and including it
+  // (forward), written as a range so that an index on id can count them.
+  const beforeCursor = back ? earlier(page.before!) : page.after !== undefined ? (up ? lte(submissions.id, page.after) : gte(submissions.id, page.after)) : undefined;
+  const [rows, totalCount, preceding] = await Promise.all([
+    ctx.db.select(COLUMNS).from(submissions).where(and(where, cursor)).orderBy(order).limit(page.limit),
+    total ? total.then((n) => ({ n, capped: false })) : cappedCount(ctx, where),
+    beforeCursor ? cappedCount(ctx, and(where, beforeCursor)!) : { n: 0, capped: false },
+  ]);
   if (back) rows.reverse();
-  return { items: rows.map(toRecord), total: counted.total, position: Math.max(0, back ? counted.preceding - rows.length : counted.preceding) };
+  return {
+    items: rows.map(toRecord),
+    total: totalCount.n,
+    totalCapped: totalCount.capped,
+    position: Math.max(0, back ? preceding.n - rows.length : preceding.n),
+    positionCapped: preceding.capped,
+  };
+}
+
+/**
+ * A filter's rows are counted up to COUNT_CAP: a search that matches most of a large account
+ * ("000") would otherwise read all of them on every poll; past it the screen says "peste".
+ */
+export const COUNT_CAP = 10_000;
+
+async function cappedCount(ctx: AppContext, where: SQL): Promise<{ n: number; capped: boolean }> {
+  const limited = ctx.db
+    .select({ one: sql`1` })
+    .from(submissions)
+    .where(where)
+    .limit(COUNT_CAP + 1)
+    .as('limited');
+  const [row] = await ctx.db.select({ n: count() }).from(limited);
+  const n = row?.n ?? 0;
+  return n > COUNT_CAP ? { n: COUNT_CAP, capped: true } : { n, capped: false };
 }
 
 export interface DashboardCounts {

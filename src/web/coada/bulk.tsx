@@ -21,12 +21,13 @@ function FilterFields({ q }: { q: CoadaQuery }) {
  * The bulk actions above the rows: the rows' checkboxes belong to this form (form="actiuni").
  * Its buttons only ask for the confirmation (the server counts what the selection matches now).
  */
-export function BulkBar({ q, total }: { q: CoadaQuery; total: number }) {
+export function BulkBar({ q, total, capped }: { q: CoadaQuery; total: number; capped: boolean }) {
   return (
     <form id="actiuni" class="list-actions" method="post" action="/trimiteri/actiuni" hx-post="/trimiteri/actiuni" hx-target="#confirmare">
       <FilterFields q={q} />
       <label class="all">
-        <input type="checkbox" name="tot" value="1" /> Toate cele {n(total)} din această vedere, nu doar pagina
+        <input type="checkbox" name="tot" value="1" /> Toate cele {capped ? 'peste ' : ''}
+        {n(total)} din această vedere, nu doar pagina
       </label>
       <span class="buttons">
         <button type="submit" name="actiune" value="repune">

@@ -127,7 +127,7 @@ export function CoadaSection({ q, counts, page, causes }: ListData) {
         </p>
       ) : (
         <>
-          <BulkBar q={q} total={page.total} />
+          <BulkBar q={q} total={page.total} capped={page.totalCapped} />
           <Rows page={page} />
         </>
       )}

@@ -20,7 +20,11 @@ export function Pages({ q, page }: { q: CoadaQuery; page: DashboardPage }) {
   const first = page.items[0];
   const last = page.items.at(-1);
   const hasPrev = page.position > 0 && first !== undefined;
-  const hasNext = last !== undefined && page.position + page.items.length < page.total;
+  const hasNext = last !== undefined && (page.totalCapped || page.position + page.items.length < page.total);
+  // Past COUNT_CAP the numbers are lower bounds, and the screen says so.
+  const where = page.totalCapped
+    ? `Pagina ${page.positionCapped ? `peste ${current}` : current} · peste ${trimiteri(page.total)}`
+    : `Pagina ${current} din ${pages} · ${trimiteri(page.total)}`;
   return (
     <nav class="pages" aria-label="Pagini">
       {hasPrev ? (
@@ -28,9 +32,7 @@ export function Pages({ q, page }: { q: CoadaQuery; page: DashboardPage }) {
           ← Pagina anterioară
         </ListLink>
       ) : null}
-      <span class="where">
-        Pagina {current} din {pages} · {trimiteri(page.total)}
-      </span>
+      <span class="where">{where}</span>
       {hasNext ? (
         <ListLink q={q} changes={{ ...firstPage, dupa: last.id }} rel="next">
           Pagina următoare →
