@@ -20,7 +20,8 @@ import { listJournal } from '../src/services/journal/list';
 import { findSession } from '../src/services/users/sessions';
 import { createUser } from '../src/services/users/users';
 import { loadList } from '../src/web/coada/load';
-import { CoadaQuery } from '../src/web/coada/query';
+import { CoadaQuery, dashboardFilters, pageRequest } from '../src/web/coada/query';
+import { listDashboard } from '../src/services/submissions/dashboard';
 
 const SUBMISSIONS = Number(process.env.BENCH_ROWS ?? 100_000);
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
@@ -156,6 +157,17 @@ async function main() {
       );
     }
     console.log(failed ? '\nsome targets missed (see MISSED)' : '\nall targets met');
+
+    // The search's own queries (its page and its capped count), without the counts per state
+    // every list request also makes: what the trigram indexes answer as the account grows.
+    console.log('\nsubstring search, its queries alone (page + capped count), p50 / p95 ms');
+    for (const term of ['12345', '0004321', '000']) {
+      const q = CoadaQuery.parse({ vedere: 'toate', cauta: term });
+      const run = () => listDashboard({ ctx, accountId: 1, filters: dashboardFilters(q), page: pageRequest(q) });
+      const { fragment } = await measurePair(run, async () => {});
+      const label = `  "${term}"`.padEnd(14);
+      console.log(`${label}${fragment.p50.toFixed(1)} / ${fragment.p95.toFixed(1)}`);
+    }
     await ctx.close();
   } finally {
     await sql.end();

@@ -20,7 +20,7 @@ export function Pages({ q, page }: { q: CoadaQuery; page: DashboardPage }) {
   const first = page.items[0];
   const last = page.items.at(-1);
   const hasPrev = page.position > 0 && first !== undefined;
-  const hasNext = last !== undefined && (page.totalCapped || page.position + page.items.length < page.total);
+  const hasNext = last !== undefined && (page.totalCapped ? page.items.length === PAGE_SIZE : page.position + page.items.length < page.total);
   // Past COUNT_CAP the numbers are lower bounds, and the screen says so.
   const where = page.totalCapped
     ? `Pagina ${page.positionCapped ? `peste ${current}` : current} · peste ${trimiteri(page.total)}`
