@@ -280,8 +280,9 @@
     const target = ctx?.target;
     const source = ctx?.sourceElement;
     if (target?.id === 'coada' && !isPoll(source)) {
-      clearPollNotice();
-      if (!ctx.response || ctx.response.status < 400) document.querySelector('#coada-stare .notice')?.remove();
+      // A list the reader asked for is as fresh as a poll's.
+      pollSucceeded();
+      document.querySelector('#coada-stare .notice')?.remove();
       if (landOnList) {
         landOnList = false;
         const heading = document.getElementById('lista-titlu');
