@@ -257,7 +257,9 @@
     if (event.target.closest('[data-close-confirm]')) closeConfirm();
   });
   document.addEventListener('keydown', (event) => {
-    if (event.key === 'Escape') closePanel();
+    if (event.key !== 'Escape') return;
+    if (document.querySelector('#confirmare .confirm')) closeConfirm();
+    else closePanel();
   });
   document.addEventListener('change', (event) => {
     if (event.target instanceof Element && event.target.matches('#coada input[type=checkbox]')) showPollState();
