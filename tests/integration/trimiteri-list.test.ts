@@ -159,6 +159,22 @@ describe('bulk actions', () => {
     await t.ctx.sql`DELETE FROM submissions WHERE id IN ${t.ctx.sql([...errors, ...sent])}`;
   });
 
+  it('a held row is classified again: requeued when it now passes, left alone (and said so) when it would still be held', async () => {
+    const passes = await submit(key);
+    await setState(passes, 'needs_data');
+    const held = await submit(key, { prestatii: [{ cod_op_service: 'NEMAPAT-1', denumire: 'Ceva' }], on_unmapped_error: false });
+    expect(await statusOf(held)).toBe('needs_mapping');
+    const html = await (await b.post('/trimiteri/actiuni', { actiune: 'repune', tot: '1', vedere: 'de_rezolvat' })).text();
+    expect(html).toContain('Repuneți o trimitere în coadă?');
+    expect(html).toContain('o trimitere: Încă nu poate fi repusă: așteaptă date sau mapări.');
+    const amprenta = /name="amprenta" value="([^"]+)"/.exec(html)![1]!;
+    const done = await b.post('/trimiteri/actiuni/executa', { actiune: 'repune', tot: '1', vedere: 'de_rezolvat', amprenta });
+    expect(done.status).toBe(200);
+    expect(await statusOf(passes)).toBe('queued');
+    expect(await statusOf(held)).toBe('needs_mapping');
+    await t.ctx.sql`DELETE FROM submissions WHERE id IN (${passes}, ${held})`;
+  });
+
   it('refuses, writing nothing, when the rows changed between the confirmation and the action', async () => {
     const rows = [await submit(key), await submit(key)];
     for (const id of rows) await setState(id, 'error', 'REG_EROARE_SERVER');

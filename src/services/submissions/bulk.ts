@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { and, asc, eq, inArray } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { inAccount } from '../../../db/account-scope';
 import type { Executor } from '../../../db/client';
 import { submissions } from '../../../db/schema';
@@ -55,10 +55,20 @@ export function fingerprint(action: BulkAction, ids: number[]): string {
     .slice(0, 22);
 }
 
-/** The per-row rules (allows, refusal, requeueChanges) over the candidates. */
-async function plan(ctx: AppContext, tx: Executor, accountId: number, action: BulkAction, target: BulkTarget, rows: Candidate[]): Promise<BulkPlan> {
+type RowUpdate = Extract<Awaited<ReturnType<typeof requeueChanges>>, { ok: true }>['update'];
+
+/** The per-row rules (allows, refusal, requeueChanges) over the candidates, with each requeue's changes. */
+async function plan(
+  ctx: AppContext,
+  tx: Executor,
+  accountId: number,
+  action: BulkAction,
+  target: BulkTarget,
+  rows: Candidate[],
+): Promise<BulkPlan & { updates: Map<number, RowUpdate> }> {
   const overCap = rows.length > BULK_CAP;
   const ids: number[] = [];
+  const updates = new Map<number, RowUpdate>();
   const skipped = new Map<string, number>();
   const skip = (reason: string) => skipped.set(reason, (skipped.get(reason) ?? 0) + 1);
   if (!overCap) {
@@ -68,8 +78,10 @@ async function plan(ctx: AppContext, tx: Executor, accountId: number, action: Bu
         else skip(refusal(row.status, 'delete'));
       } else {
         const changes = await requeueChanges(ctx, tx, accountId, row);
-        if (changes.ok) ids.push(row.id);
-        else skip(row.status === 'needs_data' || row.status === 'needs_mapping' ? 'Încă nu poate fi repusă: așteaptă date sau mapări.' : changes.reason);
+        if (changes.ok) {
+          ids.push(row.id);
+          updates.set(row.id, changes.update);
+        } else skip(row.status === 'needs_data' || row.status === 'needs_mapping' ? 'Încă nu poate fi repusă: așteaptă date sau mapări.' : changes.reason);
       }
     }
     if ('ids' in target) {
@@ -77,12 +89,13 @@ async function plan(ctx: AppContext, tx: Executor, accountId: number, action: Bu
       if (gone > 0) skipped.set('Nu mai există (ștearsă între timp).', gone);
     }
   }
-  return { action, ids, skipped: [...skipped].map(([reason, n]) => ({ reason, n })), overCap, fingerprint: fingerprint(action, ids) };
+  return { action, ids, skipped: [...skipped].map(([reason, n]) => ({ reason, n })), overCap, fingerprint: fingerprint(action, ids), updates };
 }
 
 /** The confirmation's numbers: read only, nothing locked. */
 export async function previewBulk({ ctx, accountId, action, target }: { ctx: AppContext; accountId: number; action: BulkAction; target: BulkTarget }): Promise<BulkPlan> {
-  return plan(ctx, ctx.db, accountId, action, target, await candidates(ctx.db, accountId, target, false));
+  const { updates: _updates, ...counted } = await plan(ctx, ctx.db, accountId, action, target, await candidates(ctx.db, accountId, target, false));
+  return counted;
 }
 
 /**
@@ -120,14 +133,20 @@ export async function applyBulk({
     if (action === 'delete') {
       await tx.delete(submissions).where(and(inArray(submissions.id, now.ids), inArray(submissions.status, [...DELETABLE])));
     } else {
-      for (const row of rows) {
-        if (!chosen.has(row.id)) continue;
-        const changes = await requeueChanges(ctx, tx, accountId, row);
-        if (changes.ok)
+      // An `error` row only goes back to the queue: those in one statement; a held one carries
+      // its fresh classification, one statement each.
+      const plain = rows.filter((r) => chosen.has(r.id) && r.status === 'error').map((r) => r.id);
+      if (plain.length > 0)
+        await tx
+          .update(submissions)
+          .set({ ...now.updates.get(plain[0]!)!, updatedAt: sql`now()` })
+          .where(inArray(submissions.id, plain));
+      for (const [id, update] of now.updates) {
+        if (from.get(id) !== 'error')
           await tx
             .update(submissions)
-            .set({ ...changes.update, updatedAt: new Date(ctx.clock()) })
-            .where(eq(submissions.id, row.id));
+            .set({ ...update, updatedAt: sql`now()` })
+            .where(eq(submissions.id, id));
       }
     }
     const event = action === 'delete' ? 'submission_deleted' : 'submission_requeued';
