@@ -26,8 +26,8 @@ export function BulkBar({ q, total, capped }: { q: CoadaQuery; total: number; ca
     <form id="actiuni" class="list-actions" method="post" action="/trimiteri/actiuni" hx-post="/trimiteri/actiuni" hx-target="#confirmare">
       <FilterFields q={q} />
       <label class="all">
-        <input type="checkbox" name="tot" value="1" /> Toate cele {capped ? 'peste ' : ''}
-        {n(total)} din această vedere, nu doar pagina
+        <input type="checkbox" name="tot" value="1" /> Toate din această vedere ({capped ? 'peste ' : ''}
+        {trimiteri(total)}), nu doar pagina
       </label>
       <span class="buttons">
         <button type="submit" name="actiune" value="repune">
