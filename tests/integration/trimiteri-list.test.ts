@@ -48,7 +48,7 @@ describe('"De rezolvat" counts the credential waits', () => {
     await setState(plain, 'queued', 'REG_RETEA');
     expect(await waitingForCredentials({ ctx: t.ctx, accountId: account })).toBe(1);
     const counts = await dashboardCounts({ ctx: t.ctx, accountId: account });
-    expect(counts.toResolve).toBe(1);
+    expect(counts.toResolve).toEqual({ n: 1, capped: false });
     const html = await (await b.get('/_fragments/coada')).text();
     expect(ids(html)).toEqual([waiting]);
     expect(html).toMatch(/De rezolvat <span class="n">1<\/span>/);
@@ -258,6 +258,9 @@ describe('bulk actions', () => {
     const list = await (await b.get('/_fragments/coada?vedere=error&cauta=cap')).text();
     expect(list).toContain('Pagina 1 · peste 10.000 de trimiteri');
     expect(list).toContain('Pagina următoare');
+    // The counter of the state stops at the cap too, and says so.
+    expect(list).toMatch(/Eroare <span class="n">10\.000\+<\/span>/);
+    expect(list).toMatch(/Toate <span class="n">10\.\d{3}\+<\/span>/);
     await t.ctx.sql`DELETE FROM submissions WHERE idempotency_key LIKE 'cap-%' OR id = ${seed}`;
   });
 });

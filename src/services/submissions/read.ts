@@ -5,7 +5,7 @@ import type { AppContext } from '../../context';
 import type { ContentError, RegError } from '../../errors';
 import { NotFoundError, readRegError } from '../../errors';
 import type { ResolvedItem } from '../../domain/resolve';
-import { CREDENTIAL_WAIT, isSubmissionStatus, SUBMISSION_STATUSES, type SubmissionStatus } from '../../domain/statuses';
+import { CREDENTIAL_WAIT, type SubmissionStatus } from '../../domain/statuses';
 
 /** The allow-list of what is ever read back: never the payload, the key, the image or credentials. */
 export const COLUMNS = {
@@ -134,14 +134,6 @@ export async function listSubmissions({ ctx, accountId, filters }: { ctx: AppCon
     .limit(filters.limit + 1);
   const page = rows.slice(0, filters.limit);
   return { items: page.map(toRecord), nextAfter: rows.length > filters.limit ? (page.at(-1)?.id ?? null) : null };
-}
-
-/** How many of the account's submissions are in each state (every state present, zero included). */
-export async function countByStatus({ ctx, accountId }: { ctx: AppContext; accountId: number }): Promise<Record<SubmissionStatus, number>> {
-  const rows = await ctx.db.select({ status: submissions.status, n: count() }).from(submissions).where(inAccount(accountId, submissions.accountId)).groupBy(submissions.status);
-  const counts = Object.fromEntries(SUBMISSION_STATUSES.map((s) => [s, 0])) as Record<SubmissionStatus, number>;
-  for (const row of rows) if (isSubmissionStatus(row.status)) counts[row.status] = row.n;
-  return counts;
 }
 
 /**

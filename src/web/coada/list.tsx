@@ -1,11 +1,14 @@
 import { errorCauseLabel } from '../../domain/error-causes';
 import { STATUS_LABEL, SUBMISSION_STATUSES } from '../../domain/statuses';
-import type { DashboardCounts, DashboardPage } from '../../services/submissions/dashboard';
+import type { Count, DashboardCounts, DashboardPage } from '../../services/submissions/dashboard';
 import { showDate, showInstant } from '../ui/format';
 import { StatusChip } from '../ui/status-chip';
 import { BulkBar } from './bulk';
 import { Causes, ListLink, Pages } from './pages';
 import { firstPage, queryString, SUBSTRING_HINT, type CoadaQuery, type View } from './query';
+
+/** A counter as a chip shows it: past the cap, "10.000+". */
+const shownCount = (c: Count) => `${c.n.toLocaleString('ro-RO')}${c.capped ? '+' : ''}`;
 
 const VIEW_LABEL: Record<View, string> = { de_rezolvat: 'De rezolvat', toate: 'Toate', ...STATUS_LABEL };
 
@@ -96,15 +99,14 @@ function Rows({ page }: { page: DashboardPage }) {
  * swapped by morphing, so scroll and focus stay where they were.
  */
 export function CoadaSection({ q, counts, page, causes }: ListData) {
-  const total = SUBMISSION_STATUSES.reduce((n, s) => n + counts.byStatus[s], 0);
-  const views: Array<[View, number]> = [['de_rezolvat', counts.toResolve], ['toate', total], ...SUBMISSION_STATUSES.map((s): [View, number] => [s, counts.byStatus[s]])];
+  const views: Array<[View, Count]> = [['de_rezolvat', counts.toResolve], ['toate', counts.all], ...SUBMISSION_STATUSES.map((s): [View, Count] => [s, counts.byStatus[s]])];
   const filtered = Boolean(q.cauta || q.de_la || q.pana_la || q.cauza);
   return (
     <section id="coada" data-poll hx-get={`/_fragments/coada${queryString(q)}`} hx-trigger="every 5s, coada:schimbata from:body" hx-swap="outerMorph" aria-labelledby="lista-titlu">
       <nav class="chips" aria-label="Stări">
         {views.map(([view, n]) => (
           <ListLink q={q} changes={{ ...firstPage, vedere: view, cauza: undefined }} current={q.vedere === view}>
-            {VIEW_LABEL[view]} <span class="n">{n}</span>
+            {VIEW_LABEL[view]} <span class="n">{shownCount(n)}</span>
           </ListLink>
         ))}
       </nav>
