@@ -302,7 +302,8 @@
     if (target?.id !== 'panou') return;
     // The panel followed its submission: keep the reader where they were.
     if (isPanelPoll(source) && !panelHadFocus) return;
-    const link = source?.closest?.('[data-permalink]')?.dataset.permalink;
+    // Only a panel that opened gets an address (a 404's notice does not).
+    const link = (ctx.response?.status ?? 200) < 400 ? source?.closest?.('[data-permalink]')?.dataset.permalink : undefined;
     if (link && !permalink.test(location.pathname)) history.pushState({ htmx: true }, '', `${link}${location.search}`);
     else if (link && location.pathname !== link) history.replaceState({ htmx: true }, '', `${link}${location.search}`);
     // A panel just opened or answered an action: focus its notice, else its heading.

@@ -178,6 +178,24 @@ describe('Trimiteri in Chromium', () => {
     await expect.poll(() => new URL(page.url()).pathname).toBe('/');
     await expect.poll(() => page.locator('#panou .panel').count()).toBe(0);
     expect(await rows.count()).toBeGreaterThan(0);
+
+    // Another screen's plain form gets the same rule from app.js: a double click posts once.
+    await page.goto(`${base}/cont`);
+    const posts: string[] = [];
+    page.on('request', (r) => {
+      if (r.method() === 'POST' && r.url().endsWith('/cont/creds')) posts.push(r.url());
+    });
+    await page.route('**/cont/creds', async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      await route.continue();
+    });
+    await page.fill('#reg-user', 'service.popescu');
+    await page.fill('#reg-pass', 'parola-registrului');
+    await page.dblclick('#creds button[type=submit]');
+    await page.waitForURL(`${base}/cont*`);
+    await expect.poll(() => page.locator('#creds p').first().textContent()).toContain('Setate');
+    expect(posts).toHaveLength(1);
+    await page.unrouteAll();
     expect(problems).toEqual([]);
   }, 90_000);
 
