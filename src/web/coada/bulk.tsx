@@ -20,10 +20,11 @@ function FilterFields({ q }: { q: CoadaQuery }) {
 /**
  * The bulk actions above the rows: the rows' checkboxes belong to this form (form="actiuni").
  * Its buttons only ask for the confirmation (the server counts what the selection matches now).
+ * htmx only: the confirmation is a fragment of this page, so there is no plain-post fallback.
  */
 export function BulkBar({ q, total, capped }: { q: CoadaQuery; total: number; capped: boolean }) {
   return (
-    <form id="actiuni" class="list-actions" method="post" action="/trimiteri/actiuni" hx-post="/trimiteri/actiuni" hx-target="#confirmare">
+    <form id="actiuni" class="list-actions" hx-post="/trimiteri/actiuni" hx-target="#confirmare">
       <FilterFields q={q} />
       <label class="all">
         <input type="checkbox" name="tot" value="1" /> Toate din această vedere ({capped ? 'peste ' : ''}
@@ -77,7 +78,7 @@ export function BulkConfirm({ plan, selection }: { plan: BulkPlan; selection: { 
           </ul>
         </>
       ) : null}
-      <form method="post" action="/trimiteri/actiuni/executa" hx-post="/trimiteri/actiuni/executa" hx-target="#confirmare" class="inline">
+      <form hx-post="/trimiteri/actiuni/executa" hx-target="#confirmare" class="inline">
         <input type="hidden" name="actiune" value={verb} />
         <input type="hidden" name="amprenta" value={plan.fingerprint} />
         {selection.all ? (
