@@ -71,8 +71,8 @@ function Rows({ page }: { page: DashboardPage }) {
             </td>
             <td data-label="Data">{showDate(s.dataPrestatie)}</td>
             <td data-label="Nr.">{s.nrInm}</td>
-            <td data-label="VIN" class="mono">
-              {s.vin}
+            <td data-label="VIN">
+              <span class="mono">{s.vin}</span>
             </td>
             <td class="state">
               <StatusChip status={s.status} />
