@@ -281,6 +281,16 @@ describe('permalink and the panel that follows its submission', () => {
     expect((await b.get('/trimiteri/abc')).status).toBe(404);
   });
 
+  it('signed out, /trimiteri/{id} leads to the sign-in and a bulk action is refused', async () => {
+    const stranger = browser(t);
+    const page = await stranger.get('/trimiteri/1');
+    expect([302, 303]).toContain(page.status);
+    expect(page.headers.get('location')).toBe('/login');
+    const action = await stranger.post('/trimiteri/actiuni', { actiune: 'sterge', tot: '1', vedere: 'toate' });
+    expect(action.status).toBeGreaterThanOrEqual(300);
+    expect(action.status).not.toBe(200);
+  });
+
   it('the panel poll is 304 while the state is the same, and the new panel once the worker moved it', async () => {
     const id = await submit(key);
     const html = await (await b.get(`/_fragments/trimitere/${id}`)).text();
