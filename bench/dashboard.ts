@@ -17,10 +17,11 @@ import { createApp } from '../src/app';
 import { parseConfig } from '../src/config';
 import { createContext } from '../src/runtime';
 import { listJournal } from '../src/services/journal/list';
-import { countByStatus, listSubmissions } from '../src/services/submissions/read';
 import { findSession } from '../src/services/users/sessions';
 import { createUser } from '../src/services/users/users';
-import { listFilters, CoadaQuery } from '../src/web/coada/query';
+import { loadList } from '../src/web/coada/load';
+import { CoadaQuery, dashboardFilters, pageRequest } from '../src/web/coada/query';
+import { listDashboard } from '../src/services/submissions/dashboard';
 
 const SUBMISSIONS = Number(process.env.BENCH_ROWS ?? 100_000);
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
@@ -86,6 +87,9 @@ async function main() {
       SELECT now() - (${EVENTS} - i) * interval '1 second', CASE WHEN i % 50 = 0 THEN 'warn' ELSE 'info' END,
         (ARRAY['api_prezentari', 'worker_sent', 'rar_login', 'submission_deleted'])[1 + i % 4], 'req-' || i, 1 + (i / 4) % 20, jsonb_build_object('i', i)
       FROM generate_series(1, ${EVENTS}) AS i`;
+    // Registry errors by cause, and a few queued rows waiting for credentials ("De rezolvat").
+    await sql`UPDATE submissions SET reg_error = jsonb_build_object('cod', (ARRAY['REG_LOGIN_RESPINS', 'REG_CONTINUT_RESPINS', 'REG_EROARE_SERVER'])[1 + id % 3], 'problema', 'x', 'fix', 'y') WHERE status = 'error'`;
+    await sql`UPDATE submissions SET status = 'queued', reg_error = '{"cod":"REG_CREDENTIALE_LIPSA","problema":"x","fix":"y"}' WHERE id % 1000 = 1`;
     await sql`VACUUM ANALYZE`;
 
     const config = parseConfig({ DATABASE_URL: pg.url, GATEWAY_DATA_DIR: dataDir, GATEWAY_SECRET_KEY: TEST_KEY, GATEWAY_SCRYPT_N: '1024', GATEWAY_LOG_LEVEL: 'error' });
@@ -118,13 +122,17 @@ async function main() {
     const [row] = await sql<{ deep: number }[]>`SELECT id AS deep FROM submissions ORDER BY id OFFSET ${Math.floor(SUBMISSIONS * 0.1)} LIMIT 1`;
     const deep = row!.deep;
     const bare = (query: Record<string, string>) => {
-      const filters = listFilters(CoadaQuery.parse(query));
-      return withSession(() => Promise.all([countByStatus({ ctx, accountId: 1 }), listSubmissions({ ctx, accountId: 1, filters })]));
+      const q = CoadaQuery.parse(query);
+      return withSession(() => loadList(ctx, 1, q));
     };
     const cases: Array<{ name: string; path: string; direct: () => Promise<unknown>; target: number }> = [
       { name: 'submissions, first page', path: '/_fragments/coada?vedere=toate', direct: bare({ vedere: 'toate' }), target: 50 },
       { name: 'submissions, De rezolvat', path: '/_fragments/coada', direct: bare({}), target: 50 },
       { name: 'submissions, plate search', path: '/_fragments/coada?vedere=toate&cauta=B012345X', direct: bare({ vedere: 'toate', cauta: 'B012345X' }), target: 50 },
+      { name: 'submissions, substring', path: '/_fragments/coada?vedere=toate&cauta=12345', direct: bare({ vedere: 'toate', cauta: '12345' }), target: 50 },
+      { name: 'submissions, common substr.', path: '/_fragments/coada?vedere=toate&cauta=000', direct: bare({ vedere: 'toate', cauta: '000' }), target: 50 },
+      { name: 'submissions, VIN substring', path: '/_fragments/coada?vedere=toate&cauta=0004321', direct: bare({ vedere: 'toate', cauta: '0004321' }), target: 50 },
+      { name: 'submissions, errors by cause', path: '/_fragments/coada?vedere=error', direct: bare({ vedere: 'error' }), target: 50 },
       { name: 'submissions, deep page', path: `/_fragments/coada?vedere=toate&dupa=${deep}`, direct: bare({ vedere: 'toate', dupa: String(deep) }), target: 50 },
       { name: 'journal, first page', path: '/jurnal', direct: withSession(() => listJournal({ ctx, accountId: 1, filters: { limit: 100 } })), target: 100 },
       {
@@ -135,18 +143,32 @@ async function main() {
       },
     ];
     console.log(`\n${RUNS} runs each, fragment and bare in turn (after 20 warm-up pairs); times in ms`);
-    console.log('case                          fragment p50/p95     bare p50/p95     ratio p50   target p95');
+    console.log('case                          fragment p50/p95     bare p50/p95     ratio p50   web p50   target p95');
     let failed = false;
     for (const c of cases) {
       const { fragment, bare: direct } = await measurePair(() => get(c.path), c.direct);
       const ratio = fragment.p50 / direct.p50;
-      const ok = fragment.p95 <= c.target && ratio <= 1.5;
+      // A page whose queries take 2 ms costs more than 1.5 × them in a millisecond of layout and
+      // middleware: the web layer's cost is judged by the ratio or, for such pages, by the
+      // difference (at most 1.5 ms).
+      const ok = fragment.p95 <= c.target && (ratio <= 1.5 || fragment.p50 - direct.p50 <= 1.5);
       failed ||= !ok;
       console.log(
-        `${c.name.padEnd(30)}${fragment.p50.toFixed(1).padStart(7)} / ${fragment.p95.toFixed(1).padEnd(8)}${direct.p50.toFixed(1).padStart(8)} / ${direct.p95.toFixed(1).padEnd(8)}${ratio.toFixed(2).padStart(8)}   ≤ ${c.target} ${ok ? 'ok' : 'MISSED'}`,
+        `${c.name.padEnd(30)}${fragment.p50.toFixed(1).padStart(7)} / ${fragment.p95.toFixed(1).padEnd(8)}${direct.p50.toFixed(1).padStart(8)} / ${direct.p95.toFixed(1).padEnd(8)}${ratio.toFixed(2).padStart(8)}${(fragment.p50 - direct.p50).toFixed(1).padStart(9)}   ≤ ${c.target} ${ok ? 'ok' : 'MISSED'}`,
       );
     }
     console.log(failed ? '\nsome targets missed (see MISSED)' : '\nall targets met');
+
+    // The search's own queries (its page and its capped count), without the counts per state
+    // every list request also makes: what the trigram indexes answer as the account grows.
+    console.log('\nsubstring search, its queries alone (page + capped count), p50 / p95 ms');
+    for (const term of ['12345', '0004321', '000']) {
+      const q = CoadaQuery.parse({ vedere: 'toate', cauta: term });
+      const run = () => listDashboard({ ctx, accountId: 1, filters: dashboardFilters(q), page: pageRequest(q) });
+      const { fragment } = await measurePair(run, async () => {});
+      const label = `  "${term}"`.padEnd(14);
+      console.log(`${label}${fragment.p50.toFixed(1)} / ${fragment.p95.toFixed(1)}`);
+    }
     await ctx.close();
   } finally {
     await sql.end();

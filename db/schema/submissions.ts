@@ -55,5 +55,14 @@ export const submissions = pgTable(
     // The banners of every signed-in page (services/accounts/alerts.ts): how many of an account's
     // submissions wait for credentials or failed at the registry's login, counted from the index.
     index('submissions_account_reg_cause_idx').on(sql`coalesce(${t.accountId}, 1)`, t.status, sql`(${t.regError} ->> 'cod')`).where(sql`${t.regError} IS NOT NULL`),
+    // "De rezolvat" as it is now (domain/statuses.ts isToResolve): the held states plus the
+    // queued rows waiting for registry credentials.
+    index('submissions_resolve_idx')
+      .on(sql`coalesce(${t.accountId}, 1)`, t.id)
+      .where(sql`${t.status} IN ('needs_data', 'needs_mapping', 'error') OR (${t.status} = 'queued' AND ${t.regError}->>'cod' = 'REG_CREDENTIALE_LIPSA')`),
+    // A search by any part of a plate or VIN (ILIKE '%term%'): trigrams, so that a substring
+    // does not read every row of the account (the pg_trgm extension comes with migration 0012).
+    index('submissions_vin_trgm_idx').using('gin', sql`${t.vin} gin_trgm_ops`),
+    index('submissions_nr_inm_trgm_idx').using('gin', sql`${t.nrInm} gin_trgm_ops`),
   ],
 );

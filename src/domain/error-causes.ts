@@ -1,18 +1,34 @@
+import type { ErrorCode } from '../errors';
+
 // Words a workshop clerk reads instead of codes: the registry error causes of the catalog and
-// the worker's attempt outcomes (worker/failures.ts AttemptOutcome). Codes not listed are
-// shown as they are, so a code added later is never hidden.
+// the worker's attempt outcomes (worker/failures.ts AttemptOutcome). One map for the list's
+// filter by cause ("12 × autentificare refuzată"), the attempts table and the journal; the
+// catalog's `problema` stays the full sentence. Codes not listed are shown as they are, so a
+// code added later is never hidden.
 
 /** A catalog code (reg_error.cod, submission_attempts.error_code) → a short Romanian phrase. */
-export const ERROR_CAUSE_LABEL: Record<string, string> = {
+export const ERROR_CAUSE_LABEL = {
   REG_LOGIN_RESPINS: 'autentificare refuzată',
-  REG_CONTINUT_RESPINS: 'conținut refuzat de registru',
+  REG_CONTINUT_RESPINS: 'conținut respins',
   REG_EROARE_SERVER: 'eroare internă a registrului',
   REG_TOKEN_EXPIRAT: 'sesiune expirată',
   REG_CREDENTIALE_LIPSA: 'fără credențiale',
   REG_RETEA: 'registrul nu răspunde',
-  REG_EROARE: 'eroare la transmitere',
+  REG_EROARE: 'altă eroare la transmitere',
   COD_NEMAPAT: 'cod nemapat',
-};
+} as const satisfies Partial<Record<ErrorCode, string>>;
+
+export type ErrorCause = keyof typeof ERROR_CAUSE_LABEL;
+export const ERROR_CAUSES = Object.keys(ERROR_CAUSE_LABEL) as ErrorCause[];
+
+export function isErrorCause(value: string): value is ErrorCause {
+  return Object.hasOwn(ERROR_CAUSE_LABEL, value);
+}
+
+/** The label of a stored code; an unknown one (an older build's) is shown as itself. */
+export function errorCauseLabel(cod: string): string {
+  return isErrorCause(cod) ? ERROR_CAUSE_LABEL[cod] : cod;
+}
 
 /** What an attempt row says happened (submission_attempts.outcome) → Romanian words. */
 export const ATTEMPT_OUTCOME_LABEL: Record<string, string> = {
@@ -29,6 +45,4 @@ export const ATTEMPT_OUTCOME_LABEL: Record<string, string> = {
   invalid_record: 'înregistrare imposibil de trimis',
 };
 
-/** The phrase for a code, or the code itself when it has none. */
-export const errorCauseLabel = (cod: string): string => ERROR_CAUSE_LABEL[cod] ?? cod;
 export const attemptOutcomeLabel = (outcome: string): string => ATTEMPT_OUTCOME_LABEL[outcome] ?? outcome;

@@ -4,8 +4,24 @@
 export const SUBMISSION_STATUSES = ['queued', 'needs_data', 'needs_mapping', 'sending', 'sent', 'error'] as const;
 export type SubmissionStatus = (typeof SUBMISSION_STATUSES)[number];
 
-/** The dashboard's default view, "De rezolvat": what waits for the workshop. */
+/** The states that wait for the workshop by themselves (part of "De rezolvat", see isToResolve). */
 export const TO_RESOLVE = ['needs_data', 'needs_mapping', 'error'] as const satisfies readonly SubmissionStatus[];
+
+/**
+ * The reg_error code the worker leaves on a queued submission while no registry credentials
+ * exist for it (worker/failures.ts): it stays queued, but nothing moves until the workshop
+ * saves credentials, so it is theirs to resolve too.
+ */
+export const CREDENTIAL_WAIT = { status: 'queued', cod: 'REG_CREDENTIALE_LIPSA' } as const;
+
+/**
+ * The dashboard's default view, "De rezolvat": what waits for the workshop. One rule for the
+ * count, the list and the bulk actions; the SQL twin (services/submissions/dashboard.ts) is
+ * built from the same two constants.
+ */
+export function isToResolve(status: SubmissionStatus, regErrorCod: string | null | undefined): boolean {
+  return (TO_RESOLVE as readonly string[]).includes(status) || (status === CREDENTIAL_WAIT.status && regErrorCod === CREDENTIAL_WAIT.cod);
+}
 
 /** Not in flight and not in the registry. */
 export const DELETABLE = ['queued', 'needs_data', 'needs_mapping', 'error'] as const satisfies readonly SubmissionStatus[];

@@ -16,13 +16,13 @@ export function Banners({ alerts }: { alerts?: AccountAlerts }) {
       {refused ? (
         <p class="banner error" role="alert">
           <strong>Registrul a refuzat autentificarea la {showMinute(refused.at)}</strong> ({refused.cauza}).{' '}
-          {alerts.refusedAtLogin > 0 ? `${countOf(alerts.refusedAtLogin, 'trimitere este', 'trimiteri sunt')} în eroare din acest motiv. ` : ''}
+          {alerts.refusedAtLogin > 0 ? `${countOf(alerts.refusedAtLogin, 'O trimitere este', 'trimiteri sunt')} în eroare din acest motiv. ` : ''}
           <a href="/cont#creds">Verificați credențialele în Cont</a>
         </p>
       ) : null}
       {waiting ? (
         <p class="banner" role="status">
-          {countOf(alerts.waitingForCredentials, 'trimitere așteaptă', 'trimiteri așteaptă')} credențialele registrului — <a href="/cont#creds">Salvați-le în Cont</a>
+          {countOf(alerts.waitingForCredentials, 'O trimitere așteaptă', 'trimiteri așteaptă')} credențialele registrului — <a href="/cont#creds">Salvați-le în Cont</a>
         </p>
       ) : null}
     </div>

@@ -23,7 +23,7 @@ import { staticRoutes } from './static';
  * Every path the dashboard answers; the middleware is bound to these, never to /v1 or /healthz.
  * `/mapari/*` matches `/mapari` too: a path listed twice would run its middleware twice.
  */
-const SIGNED_IN_PATHS = ['/', '/mapari/*', '/jurnal', '/cont/*', '/integrare', '/_fragments/*', '/trimitere/*'];
+const SIGNED_IN_PATHS = ['/', '/mapari/*', '/jurnal', '/cont/*', '/integrare', '/_fragments/*', '/trimitere/*', '/trimiteri/*'];
 const WEB_PATHS = [...SIGNED_IN_PATHS, '/login', '/logout', '/static/*'];
 
 /** Whether a route path is the dashboard's (HTML for a browser), not the JSON API's the OpenAPI document describes. */

@@ -127,7 +127,7 @@ describe('trusting the account in Chromium', () => {
     await page.click(`#t-${contentId} button`);
     await page.waitForSelector('#panou .panel form.correct');
     const panel = page.locator('#panou');
-    expect(await panel.textContent()).toContain('conținut refuzat de registru');
+    expect(await panel.textContent()).toContain('conținut respins');
     expect(await panel.locator('table.attempts').textContent()).toContain('refuzată de registru');
     expect(await panel.textContent()).not.toMatch(/\bdataPrestatie\b/);
     expect(await page.inputValue('#corectie-dataPrestatie')).toMatch(/^\d{2}\.\d{2}\.\d{4}$/);

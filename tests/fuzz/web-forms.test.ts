@@ -27,6 +27,8 @@ const SCHEMA_FORMS: Record<string, string[]> = {
   '/trimitere/1/mapeaza': ['cod_op_service', 'cod_prestatie'],
   '/trimitere/1/corecteaza': ['vin', 'nrInm', 'dataPrestatie', 'odometruFinal'],
   '/cont/creds': ['username', 'password'],
+  '/trimiteri/actiuni': ['actiune', 'id'],
+  '/trimiteri/actiuni/executa': ['actiune', 'id', 'amprenta'],
 };
 
 let t: TestApp;

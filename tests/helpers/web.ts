@@ -22,6 +22,8 @@ export const WEB_FORM_PATHS = [
   '/trimitere/1/repune',
   '/trimitere/1/mapeaza',
   '/trimitere/1/corecteaza',
+  '/trimiteri/actiuni',
+  '/trimiteri/actiuni/executa',
   '/cont/creds',
   '/cont/creds/sterge',
   '/cont/coduri-nemapate',

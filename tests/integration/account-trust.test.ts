@@ -70,7 +70,7 @@ describe('accountAlerts', () => {
     for (const path of ['/', '/mapari', '/jurnal', '/cont', '/integrare', '/nu-exista']) {
       const html = await (await b.get(path)).text();
       expect(html, path).toContain('Registrul a refuzat autentificarea la 24.11.2026 12:05');
-      expect(html, path).toContain('1 trimitere așteaptă credențialele registrului');
+      expect(html, path).toContain('O trimitere așteaptă credențialele registrului');
       expect(html, path).toContain('href="/cont#creds"');
     }
     // A fragment htmx swaps into a page carries no banner (and costs no query for it).

@@ -47,7 +47,7 @@ describe('correcting what the registry refused', () => {
     expect(panel).toMatch(/<fieldset>\s*<legend>Vehiculul<\/legend>/);
     for (const label of ['Seria de șasiu (VIN)', 'Nr. de înmatriculare', 'Data prestației', 'Odometru final (km)']) expect(panel).toContain(`>${label}</label>`);
     expect(panel).toContain('value="14.03.2025"');
-    expect(panel).toContain('conținut refuzat de registru');
+    expect(panel).toContain('conținut respins');
     expect(panel).toContain('refuzată de registru → Eroare');
     // The registry's own words name the field as the clerk knows it.
     expect(visibleText(panel)).not.toMatch(/\bdataPrestatie\b/);

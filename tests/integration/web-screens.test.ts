@@ -76,11 +76,13 @@ describe('submissions fragment', () => {
     expect(changed.status).toBe(200);
   });
 
-  it('bad filters are a 422 notice that keeps the section; hostile text is escaped, never run', async () => {
-    for (const qs of ['de_la=ieri', 'vedere=toate&dupa=-3', 'vedere=nimic', `cauta=${'x'.repeat(41)}`]) {
+  it('bad filters are a 422 notice (app.js shows it above the list it keeps); hostile text is escaped, never run', async () => {
+    for (const qs of ['de_la=ieri', 'vedere=toate&dupa=-3', 'vedere=nimic', `cauta=${'x'.repeat(41)}`, 'cauza=DROP', 'inainte=abc', `dupa=${'9'.repeat(30)}`]) {
       const res = await b.get(`/_fragments/coada?${qs}`);
       expect(res.status, qs).toBe(422);
-      expect(await res.text(), qs).toContain('id="coada"');
+      const text = await res.text();
+      expect(text, qs).toContain('Filtrele nu sunt valide');
+      expect(text, qs).not.toContain('id="coada"');
     }
     const page = await b.get('/?de_la=ieri');
     expect(page.status).toBe(200);

@@ -5,7 +5,7 @@ import type { AppContext } from '../../context';
 import { withTransaction } from '../../context';
 import { classifyContent } from '../../domain/classify';
 import type { CanonicalContent } from '../../domain/canonical';
-import { allows, DELETABLE, refusal } from '../../domain/statuses';
+import { allows, DELETABLE, refusal, type SubmissionStatus } from '../../domain/statuses';
 import { ConflictError, NotFoundError } from '../../errors';
 import { loadResolutionContext } from '../operations/context';
 import { inAccount } from '../../../db/account-scope';
@@ -40,23 +40,34 @@ export async function deleteSubmission({ ctx, accountId, id, requestId, actor }:
 }
 
 /**
- * Puts a blocked submission back: an `error` one straight into the queue; a held one is
- * classified again with today's mappings and rules, and is refused if it would still be held.
+ * What a requeue writes for one locked row, or why it is refused: an `error` one goes straight
+ * into the queue; a held one is classified again with today's mappings and rules, and is
+ * refused if it would still be held. The single action and the bulk one (bulk.ts) share it.
  */
+export async function requeueChanges(
+  ctx: AppContext,
+  tx: Executor,
+  accountId: number,
+  row: { status: SubmissionStatus; payload: unknown },
+): Promise<{ ok: true; update: Partial<typeof submissions.$inferInsert> } | { ok: false; reason: string }> {
+  if (!allows(row.status, 'requeue')) return { ok: false, reason: refusal(row.status, 'requeue') };
+  const queued = { status: 'queued' as const, purgeAfter: null, attempts: 0, nextAttemptAt: null, workerId: null };
+  if (row.status === 'error') return { ok: true, update: queued };
+  const content = row.payload as CanonicalContent;
+  const verdict = classifyContent(content, await loadResolutionContext(ctx, tx, accountId, content.prestatii), { rejectUnmapped: false, now: ctx.clock() });
+  if (verdict.status !== 'queued') return { ok: false, reason: `Trimiterea nu poate fi repusă: ${verdict.motiv}` };
+  return { ok: true, update: { ...queued, prestatii: verdict.prestatii, erori: [], nemapate: [], motiv: null } };
+}
+
+/** Puts a blocked submission back (see requeueChanges); refused with a 409 and its reason. */
 export async function requeueSubmission({ ctx, accountId, id, requestId, actor }: { ctx: AppContext; accountId: number; id: number; requestId: string; actor?: Actor }) {
   return withTransaction(ctx, undefined, async (tx) => {
     const row = await lockInScope(tx, accountId, id);
-    if (!allows(row.status, 'requeue')) throw new ConflictError(refusal(row.status, 'requeue'));
-    let update: Partial<typeof submissions.$inferInsert> = {};
-    if (row.status !== 'error') {
-      const content = row.payload as CanonicalContent;
-      const verdict = classifyContent(content, await loadResolutionContext(ctx, tx, accountId, content.prestatii), { rejectUnmapped: false, now: ctx.clock() });
-      if (verdict.status !== 'queued') throw new ConflictError(`Trimiterea nu poate fi repusă: ${verdict.motiv}`);
-      update = { prestatii: verdict.prestatii, erori: [], nemapate: [], motiv: null };
-    }
+    const changes = await requeueChanges(ctx, tx, accountId, row);
+    if (!changes.ok) throw new ConflictError(changes.reason);
     await tx
       .update(submissions)
-      .set({ ...update, status: 'queued', purgeAfter: null, attempts: 0, nextAttemptAt: null, workerId: null, updatedAt: sql`now()` })
+      .set({ ...changes.update, updatedAt: sql`now()` })
       .where(eq(submissions.id, id));
     ctx.journal.write({ event: 'submission_requeued', requestId, accountId, submissionId: id, data: { from: row.status, ...journalActor(actor) } });
     return { id, previousStatus: row.status };

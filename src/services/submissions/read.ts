@@ -5,10 +5,10 @@ import type { AppContext } from '../../context';
 import type { ContentError, RegError } from '../../errors';
 import { NotFoundError, readRegError } from '../../errors';
 import type { ResolvedItem } from '../../domain/resolve';
-import { isSubmissionStatus, SUBMISSION_STATUSES, type SubmissionStatus } from '../../domain/statuses';
+import { CREDENTIAL_WAIT, type SubmissionStatus } from '../../domain/statuses';
 
 /** The allow-list of what is ever read back: never the payload, the key, the image or credentials. */
-const COLUMNS = {
+export const COLUMNS = {
   id: submissions.id,
   status: submissions.status,
   vin: submissions.vin,
@@ -58,7 +58,7 @@ export interface SubmissionRecord {
   odometruFinal: string | null;
 }
 
-function toRecord(row: Row): SubmissionRecord {
+export function toRecord(row: Row): SubmissionRecord {
   return {
     id: row.id!,
     status: row.status!,
@@ -136,12 +136,16 @@ export async function listSubmissions({ ctx, accountId, filters }: { ctx: AppCon
   return { items: page.map(toRecord), nextAfter: rows.length > filters.limit ? (page.at(-1)?.id ?? null) : null };
 }
 
-/** How many of the account's submissions are in each state (every state present, zero included). */
-export async function countByStatus({ ctx, accountId }: { ctx: AppContext; accountId: number }): Promise<Record<SubmissionStatus, number>> {
-  const rows = await ctx.db.select({ status: submissions.status, n: count() }).from(submissions).where(inAccount(accountId, submissions.accountId)).groupBy(submissions.status);
-  const counts = Object.fromEntries(SUBMISSION_STATUSES.map((s) => [s, 0])) as Record<SubmissionStatus, number>;
-  for (const row of rows) if (isSubmissionStatus(row.status)) counts[row.status] = row.n;
-  return counts;
+/**
+ * How many of the account's submissions sit in the queue waiting for registry credentials
+ * (domain/statuses.ts CREDENTIAL_WAIT): the dashboard's "De rezolvat" and the banner count them.
+ */
+export async function waitingForCredentials({ ctx, accountId }: { ctx: AppContext; accountId: number }): Promise<number> {
+  const [row] = await ctx.db
+    .select({ n: count() })
+    .from(submissions)
+    .where(and(inAccount(accountId, submissions.accountId), eq(submissions.status, CREDENTIAL_WAIT.status), sql`${submissions.regError}->>'cod' = ${CREDENTIAL_WAIT.cod}`));
+  return row?.n ?? 0;
 }
 
 export interface AttemptRecord {

@@ -1,54 +1,54 @@
-import type { SubmissionStatus } from '../../domain/statuses';
+import type { Child } from 'hono/jsx';
 import type { SessionUser } from '../../services/users/sessions';
-import type { SubmissionPage } from '../../services/submissions/read';
 import type { AccountAlerts } from '../../services/accounts/alerts';
 import { Layout } from '../layout';
 import { Notice } from '../notice';
 import { DateRange } from '../ui/date-range';
 import { showInstant } from '../ui/format';
-import { CoadaSection, ViewField } from './list';
-import type { CoadaQuery } from './query';
+import { CoadaSection, ViewField, type ListData } from './list';
+import { SUBSTRING_HINT, type CoadaQuery } from './query';
 
 /** The filters: plain GET form (works without script), swapped in place by htmx. */
 function Filters({ q }: { q: CoadaQuery }) {
   return (
     <form id="filtre" class="filters" method="get" action="/" hx-get="/_fragments/coada" hx-target="#coada" hx-swap="outerMorph">
       <ViewField q={q} />
+      {q.cauza ? <input type="hidden" name="cauza" value={q.cauza} /> : null}
       <label>
-        Nr. înmatriculare sau VIN
-        <input type="search" name="cauta" value={q.cauta ?? ''} maxlength={40} placeholder="ex. B123ABC" />
+        Nr. înmatriculare sau VIN (orice parte)
+        <input type="search" name="cauta" value={q.cauta ?? ''} maxlength={40} placeholder="ex. 123ABC" aria-describedby="cauta-ajutor" />
       </label>
       <DateRange from={q.de_la} to={q.pana_la} />
       <button type="submit">Caută</button>
       <a href="/">Șterge filtrele</a>
+      <p id="cauta-ajutor" class="muted small">
+        {SUBSTRING_HINT}
+      </p>
     </form>
   );
 }
 
 /** Trimiteri (the home page until the import screen arrives): filters, the polled list, the detail panel. */
-export function CoadaPage(props: {
-  user: SessionUser;
-  csrfToken: string;
-  q: CoadaQuery;
-  counts: Record<SubmissionStatus, number>;
-  page: SubmissionPage;
-  now: Date;
-  invalidQuery: boolean;
-  alerts?: AccountAlerts;
-}) {
+export function CoadaPage(props: { user: SessionUser; csrfToken: string; list: ListData; panel?: Child; now: Date; invalidQuery: boolean; alerts?: AccountAlerts }) {
+  const { q } = props.list;
   return (
-    <Layout title="Trimiteri" tab="trimiteri" user={props.user} csrfToken={props.csrfToken} alerts={props.alerts} skipTo={{ id: 'coada', label: 'Sari la lista trimiterilor' }}>
+    <Layout title="Trimiteri" tab="trimiteri" user={props.user} csrfToken={props.csrfToken} alerts={props.alerts} skipTo={{ id: 'lista-titlu', label: 'Sari la listă' }}>
       <div class="split">
         <div class="main-col">
           <h1>Trimiteri</h1>
           {props.invalidQuery ? <Notice kind="error" cod="CERERE_INVALIDA" cauza="Filtrele din adresă nu sunt valide; se arată vederea implicită." /> : null}
-          <Filters q={props.q} />
-          <p class="updated" aria-live="off">
-            Actualizat la <time id="actualizat">{showInstant(props.now).slice(11)}</time> · se reîmprospătează automat
+          <Filters q={q} />
+          <p class="updated">
+            Actualizat la <time id="actualizat">{showInstant(props.now).slice(11)}</time> · <span id="stare-actualizare">se reîmprospătează automat</span>
           </p>
-          <CoadaSection q={props.q} counts={props.counts} page={props.page} />
+          {/* Where a failed refresh, filter or page says so: the list below stays as it was. */}
+          <div id="coada-stare" aria-live="polite"></div>
+          <div id="confirmare" aria-live="polite"></div>
+          <CoadaSection {...props.list} />
         </div>
-        <aside id="panou" aria-live="polite"></aside>
+        <aside id="panou" aria-live="polite">
+          {props.panel}
+        </aside>
       </div>
     </Layout>
   );

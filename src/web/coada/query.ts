@@ -1,11 +1,14 @@
 import { z } from 'zod';
-import { SUBMISSION_STATUSES, TO_RESOLVE, type SubmissionStatus } from '../../domain/statuses';
+import { ERROR_CAUSES } from '../../domain/error-causes';
+import { SUBMISSION_STATUSES } from '../../domain/statuses';
 import { IsoDateParam } from '../../http/validate';
+import type { DashboardFilters, PageRequest } from '../../services/submissions/dashboard';
 import { blankless } from '../ui/query';
-import type { ListFilters } from '../../services/submissions/read';
 
 export const VIEWS = ['de_rezolvat', 'toate', ...SUBMISSION_STATUSES] as const;
 export type View = (typeof VIEWS)[number];
+
+const Cursor = blankless(z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional());
 
 /** The submissions list's filters, as the page's URL keeps them (Romanian names, like the screen). */
 export const CoadaQuery = z.object({
@@ -13,25 +16,28 @@ export const CoadaQuery = z.object({
   de_la: blankless(IsoDateParam.optional()),
   pana_la: blankless(IsoDateParam.optional()),
   cauta: blankless(z.string().trim().max(40).optional()),
-  dupa: blankless(z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional()),
+  /** A registry error code (reg_error.cod), only from the known list. */
+  cauza: blankless(z.enum(ERROR_CAUSES as [string, ...string[]]).optional()),
+  /** Keyset cursors: the page after `dupa`, or the page before `inainte`. */
+  dupa: Cursor,
+  inainte: Cursor,
 });
 export type CoadaQuery = z.infer<typeof CoadaQuery>;
 
 export const PAGE_SIZE = 50;
 
-/** The list's query for the service: "De rezolvat" oldest first (what waited longest), the rest newest first. */
-export function listFilters(q: CoadaQuery): ListFilters {
-  const statuses: readonly SubmissionStatus[] | undefined = q.vedere === 'de_rezolvat' ? TO_RESOLVE : q.vedere === 'toate' ? undefined : [q.vedere];
-  return {
-    statuses,
-    date_from: q.de_la,
-    date_to: q.pana_la,
-    search: q.cauta || undefined,
-    after: q.dupa,
-    limit: PAGE_SIZE,
-    oldestFirst: q.vedere === 'de_rezolvat',
-  };
+/** The list's filters for the service (the page is apart: a bulk action takes the whole filter). */
+export function dashboardFilters(q: CoadaQuery): DashboardFilters {
+  return { view: q.vedere, date_from: q.de_la, date_to: q.pana_la, search: q.cauta || undefined, cause: q.cauza as DashboardFilters['cause'] };
 }
+
+/** "De rezolvat" oldest first (what waited longest), the rest newest first. */
+export function pageRequest(q: CoadaQuery): PageRequest {
+  return { limit: PAGE_SIZE, after: q.inainte === undefined ? q.dupa : undefined, before: q.inainte, oldestFirst: q.vedere === 'de_rezolvat' };
+}
+
+/** Only these views show the errors grouped by cause. */
+export const hasCauses = (q: CoadaQuery) => q.vedere === 'error' || q.vedere === 'de_rezolvat';
 
 /** The query string of `q` with `changes`, without defaults and empty values (what the URL shows). */
 export function queryString(q: CoadaQuery, changes: Partial<CoadaQuery> = {}): string {
@@ -41,7 +47,15 @@ export function queryString(q: CoadaQuery, changes: Partial<CoadaQuery> = {}): s
   if (merged.de_la) params.set('de_la', merged.de_la);
   if (merged.pana_la) params.set('pana_la', merged.pana_la);
   if (merged.cauta) params.set('cauta', merged.cauta);
+  if (merged.cauza) params.set('cauza', merged.cauza);
   if (merged.dupa !== undefined) params.set('dupa', String(merged.dupa));
+  if (merged.inainte !== undefined) params.set('inainte', String(merged.inainte));
   const text = params.toString();
   return text ? `?${text}` : '';
 }
+
+/** The same filters without a page: where a chip, a search or a bulk action starts from. */
+export const firstPage = { dupa: undefined, inainte: undefined } satisfies Partial<CoadaQuery>;
+
+/** What the search box promises (SUBSTRING_MIN in services/submissions/dashboard.ts). */
+export const SUBSTRING_HINT = 'Cu 1–2 caractere se caută numerele și VIN-urile care încep așa; de la 3 caractere, oriunde în număr sau VIN.';

@@ -5,23 +5,21 @@ import { AppError } from '../../errors';
 import { idParam } from '../../routes/params';
 import { deleteSubmission, requeueSubmission } from '../../services/submissions/lifecycle';
 import { correctSubmission } from '../../services/submissions/correct';
-import { countByStatus, getSubmission, listAttempts, listSubmissions, type SubmissionRecord } from '../../services/submissions/read';
+import { getSubmission, listAttempts, type SubmissionRecord } from '../../services/submissions/read';
 import { pendingOperations, saveMapping } from '../../services/operations/mappings';
 import { allows } from '../../domain/statuses';
 import { MappingForm, requeuedText, seriousRefusal, unconfirmedSerious } from '../mapari/form';
 import type { WebEnv } from '../env';
 import { readForm } from '../form';
 import { Notice } from '../notice';
+import { bulkRoutes } from './bulk-routes';
 import { readCorrection, type CorrectionState } from './correction';
 import { CoadaFragment } from './list';
+import { loadList } from './load';
 import { CoadaPage } from './page';
 import { DeletedPanel, SubmissionPanel, type PanelNotice } from './panel';
-import { CoadaQuery, listFilters, queryString } from './query';
-
-async function loadList(ctx: AppContext, accountId: number, q: CoadaQuery) {
-  const [counts, page] = await Promise.all([countByStatus({ ctx, accountId }), listSubmissions({ ctx, accountId, filters: listFilters(q) })]);
-  return { counts, page };
-}
+import { LivePanel, panelVersion } from './live-panel';
+import { CoadaQuery, queryString } from './query';
 
 /** The codes a held submission waits for, with their suggestions, for the panel's inline mapping. */
 async function mappingFor(ctx: AppContext, accountId: number, record: SubmissionRecord) {
@@ -40,27 +38,41 @@ async function orConflictNotice(c: Context<WebEnv>, ctx: AppContext, id: number,
   }
 }
 
-async function panel(c: Context<WebEnv>, ctx: AppContext, id: number, notice?: PanelNotice, status: 200 | 409 | 422 = 200, correction?: CorrectionState) {
-  const accountId = c.get('actor').accountId;
+/** The panel of one submission (404 for another account's id), wrapped so that it follows its state. */
+async function panelView(ctx: AppContext, accountId: number, id: number, notice?: PanelNotice, correction?: CorrectionState) {
   const record = await getSubmission({ ctx, accountId, id });
   const [attempts, mapping] = await Promise.all([listAttempts({ ctx, submissionId: record.id }), mappingFor(ctx, accountId, record)]);
-  return c.html(<SubmissionPanel record={record} attempts={attempts} notice={notice} mapping={mapping} correction={correction} />, status);
+  return (
+    <LivePanel record={record} attempts={attempts.length}>
+      <SubmissionPanel record={record} attempts={attempts} notice={notice} mapping={mapping} correction={correction} />
+    </LivePanel>
+  );
+}
+
+async function panel(c: Context<WebEnv>, ctx: AppContext, id: number, notice?: PanelNotice, status: 200 | 409 | 422 = 200, correction?: CorrectionState) {
+  return c.html(await panelView(ctx, c.get('actor').accountId, id, notice, correction), status);
 }
 
 /** Trimiteri: the page, the list fragment it polls, the detail panel and its actions. */
 export function coadaRoutes(ctx: AppContext) {
   const app = new Hono<WebEnv>();
 
-  app.get('/', async (c) => {
+  app.route('/', bulkRoutes(ctx));
+
+  /** The page, with the panel of `id` open when there is one (a permalink, /trimiteri/{id}). */
+  async function page(c: Context<WebEnv>, id?: number) {
     // ?tab=import and ?tab=coada lead here (the import screen comes with its own issue).
     const parsed = CoadaQuery.safeParse(c.req.query());
     const q = parsed.success ? parsed.data : CoadaQuery.parse({});
-    const { user } = c.get('session');
-    const { counts, page } = await loadList(ctx, user.accountId, q);
-    return c.html(
-      <CoadaPage user={user} csrfToken={c.get('session').csrfToken} q={q} counts={counts} page={page} now={ctx.clock()} invalidQuery={!parsed.success} alerts={c.get('alerts')} />,
-    );
-  });
+    const { user, csrfToken } = c.get('session');
+    // The panel first: another account's id is the same 404 as a missing one, before any list.
+    const open = id === undefined ? undefined : await panelView(ctx, user.accountId, id);
+    const list = await loadList(ctx, user.accountId, q);
+    return c.html(<CoadaPage user={user} csrfToken={csrfToken} list={list} panel={open} now={ctx.clock()} invalidQuery={!parsed.success} alerts={c.get('alerts')} />);
+  }
+
+  app.get('/', (c) => page(c));
+  app.get('/trimiteri/:id', (c) => page(c, idParam(c.req.param('id'))));
 
   /**
    * The list alone. A poll (app.js marks it X-Poll) sends the ETag it has and gets 304 when
@@ -70,17 +82,14 @@ export function coadaRoutes(ctx: AppContext) {
   app.get('/_fragments/coada', async (c) => {
     const parsed = CoadaQuery.safeParse(c.req.query());
     if (!parsed.success) {
-      // Still the section, so that the next filter has somewhere to land.
+      // A notice only: app.js shows it above the list it keeps (a failed answer never replaces the list).
       return c.html(
-        <section id="coada">
-          <Notice kind="error" cod="CERERE_INVALIDA" cauza="Filtrele nu sunt valide: data în forma zz.ll.aaaa, căutarea de cel mult 40 de caractere." />
-        </section>,
+        <Notice kind="error" cod="CERERE_INVALIDA" cauza="Filtrele nu sunt valide: data în forma zz.ll.aaaa, căutarea de cel mult 40 de caractere, o cauză din listă." />,
         422,
       );
     }
     const q = parsed.data;
-    const { counts, page } = await loadList(ctx, c.get('actor').accountId, q);
-    const html = await (<CoadaFragment q={q} counts={counts} page={page} />).toString();
+    const html = await (<CoadaFragment {...(await loadList(ctx, c.get('actor').accountId, q))} />).toString();
     const etag = `"${createHash('sha256').update(html).digest('base64url').slice(0, 22)}"`;
     c.header('ETag', etag);
     c.header('Cache-Control', 'no-cache');
@@ -93,7 +102,20 @@ export function coadaRoutes(ctx: AppContext) {
     return c.html(html);
   });
 
-  app.get('/_fragments/trimitere/:id', async (c) => panel(c, ctx, idParam(c.req.param('id'))));
+  /**
+   * The panel alone. Its own poll (every 5 s while open, app.js marks it X-Poll) sends the
+   * version it shows and gets 304 while the submission's state is unchanged, so a correction
+   * being typed is not swapped away; when the worker moves it, the panel re-renders.
+   */
+  app.get('/_fragments/trimitere/:id', async (c) => {
+    const id = idParam(c.req.param('id'));
+    if (c.req.header('x-poll')) {
+      const record = await getSubmission({ ctx, accountId: c.get('actor').accountId, id });
+      const attempts = await listAttempts({ ctx, submissionId: id });
+      if (c.req.header('if-none-match') === `"${panelVersion(record, attempts.length)}"`) return c.body(null, 304);
+    }
+    return panel(c, ctx, id);
+  });
 
   app.post('/trimitere/:id/sterge', async (c) => {
     const id = idParam(c.req.param('id'));

@@ -54,7 +54,7 @@ export function Credentials({ overview, alerts, csrfToken }: { overview: Account
             <div class="field check">
               <input id="reg-requeue" type="checkbox" name="repune_refuzate" value="1" checked />
               <label for="reg-requeue">
-                Repune în coadă {refused === 1 ? 'trimiterea refuzată' : `cele ${countOf(refused, 'trimitere refuzată', 'trimiteri refuzate')}`} la autentificare
+                Repune în coadă {refused === 1 ? 'trimiterea refuzată' : `cele ${countOf(refused, 'o trimitere refuzată', 'trimiteri refuzate')}`} la autentificare
               </label>
             </div>
           ) : null}

@@ -41,7 +41,7 @@ function confirmation(message: string | undefined, requeuedParam: string | undef
   let text: string = MESSAGES[message as keyof typeof MESSAGES];
   const requeued = /^\d{1,10}$/.test(requeuedParam ?? '') ? Math.min(Number(requeuedParam), MAX_SHOWN) : 0;
   if (message === 'creds_salvate' && requeued > 0) {
-    text += ` ${requeued === 1 ? 'O trimitere refuzată la autentificare a fost repusă' : `${countOf(requeued, 'trimitere refuzată', 'trimiteri refuzate')} la autentificare au fost repuse`} în coadă.`;
+    text += ` ${requeued === 1 ? 'O trimitere refuzată la autentificare a fost repusă' : `${countOf(requeued, 'o trimitere refuzată', 'trimiteri refuzate')} la autentificare au fost repuse`} în coadă.`;
   }
   return { kind: 'ok', text };
 }

@@ -68,7 +68,7 @@ export function loginRoutes(ctx: AppContext) {
     if (!admission.admitted) {
       // Whole minutes: the limits' windows are one and fifteen minutes long.
       const minutes = Math.ceil(admission.retryAfterS / 60);
-      return tooMany(c, email, minutes * 60, `Prea multe încercări de autentificare; reîncercați peste ${countOf(minutes, 'minut', 'minute')}.`);
+      return tooMany(c, email, minutes * 60, `Prea multe încercări de autentificare; reîncercați peste ${countOf(minutes, 'un minut', 'minute')}.`);
     }
     let user: SessionUser | null;
     try {
@@ -77,7 +77,7 @@ export function loginRoutes(ctx: AppContext) {
       if (!(error instanceof HashQueueFull)) throw error;
       // No password was tried: the attempt does not count against any limit.
       admission.release();
-      return tooMany(c, email, error.retryAfterS, `Serverul verifică acum prea multe autentificări; reîncercați peste ${countOf(error.retryAfterS, 'secundă', 'secunde')}.`);
+      return tooMany(c, email, error.retryAfterS, `Serverul verifică acum prea multe autentificări; reîncercați peste ${countOf(error.retryAfterS, 'o secundă', 'secunde')}.`);
     }
     if (!user) {
       ctx.journal.write({

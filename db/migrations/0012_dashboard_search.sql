@@ -1,0 +1,4 @@
+CREATE EXTENSION IF NOT EXISTS pg_trgm;--> statement-breakpoint
+CREATE INDEX IF NOT EXISTS "submissions_resolve_idx" ON "submissions" USING btree (coalesce("account_id", 1),"id") WHERE "submissions"."status" IN ('needs_data', 'needs_mapping', 'error') OR ("submissions"."status" = 'queued' AND "submissions"."reg_error"->>'cod' = 'REG_CREDENTIALE_LIPSA');--> statement-breakpoint
+CREATE INDEX IF NOT EXISTS "submissions_vin_trgm_idx" ON "submissions" USING gin ("vin" gin_trgm_ops);--> statement-breakpoint
+CREATE INDEX IF NOT EXISTS "submissions_nr_inm_trgm_idx" ON "submissions" USING gin ("nr_inm" gin_trgm_ops);
