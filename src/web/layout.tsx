@@ -1,3 +1,4 @@
+import { raw } from 'hono/html';
 import type { Child } from 'hono/jsx';
 import type { AccountAlerts } from '../services/accounts/alerts';
 import type { SessionUser } from '../services/users/sessions';
@@ -24,6 +25,9 @@ const TABS: Array<{ id: Tab; href: string; label: string }> = [
   { id: 'cont', href: '/cont', label: 'Cont' },
   { id: 'integrare', href: '/integrare', label: 'Integrare' },
 ];
+
+/** Standards mode: without it a browser lays the pages out in quirks mode (stray margins under forms). */
+const DOCTYPE = raw('<!doctype html>');
 
 /** The head every page shares: no inline script or style (the CSP forbids them). */
 function Head({ title, csrfToken }: { title: string; csrfToken?: string }) {
@@ -66,48 +70,54 @@ export function Layout({
   children: Child;
 }) {
   return (
-    <html lang="ro">
-      <Head title={title} csrfToken={csrfToken} />
-      <body>
-        <SkipLink to={skipTo?.id} label={skipTo?.label} />
-        <header class="top">
-          <span class="brand">Gateway prezentări</span>
-          <nav aria-label="Secțiuni">
-            {TABS.map((t) => (
-              <a href={t.href} aria-current={t.id === tab ? 'page' : undefined}>
-                {t.label}
-              </a>
-            ))}
-          </nav>
-          <form method="post" action="/logout" class="who">
-            <span>
-              {user.email} · contul {user.accountId}
-              {user.admin ? ' · administrator' : ''}
-            </span>
-            <input type="hidden" name="_csrf" value={csrfToken} />
-            <button type="submit">Ieșire</button>
-          </form>
-        </header>
-        <Banners alerts={alerts} />
-        <main id="continut" tabindex={-1}>
-          {children}
-        </main>
-      </body>
-    </html>
+    <>
+      {DOCTYPE}
+      <html lang="ro">
+        <Head title={title} csrfToken={csrfToken} />
+        <body>
+          <SkipLink to={skipTo?.id} label={skipTo?.label} />
+          <header class="top">
+            <span class="brand">Gateway prezentări</span>
+            <nav aria-label="Secțiuni">
+              {TABS.map((t) => (
+                <a href={t.href} aria-current={t.id === tab ? 'page' : undefined}>
+                  {t.label}
+                </a>
+              ))}
+            </nav>
+            <form method="post" action="/logout" class="who">
+              <span>
+                {user.email} · contul {user.accountId}
+                {user.admin ? ' · administrator' : ''}
+              </span>
+              <input type="hidden" name="_csrf" value={csrfToken} />
+              <button type="submit">Ieșire</button>
+            </form>
+          </header>
+          <Banners alerts={alerts} />
+          <main id="continut" tabindex={-1}>
+            {children}
+          </main>
+        </body>
+      </html>
+    </>
   );
 }
 
 /** A page without a session (sign-in). */
 export function BareLayout({ title, children }: { title: string; children: Child }) {
   return (
-    <html lang="ro">
-      <Head title={title} />
-      <body class="bare">
-        <SkipLink />
-        <main id="continut" tabindex={-1}>
-          {children}
-        </main>
-      </body>
-    </html>
+    <>
+      {DOCTYPE}
+      <html lang="ro">
+        <Head title={title} />
+        <body class="bare">
+          <SkipLink />
+          <main id="continut" tabindex={-1}>
+            {children}
+          </main>
+        </body>
+      </html>
+    </>
   );
 }

@@ -53,7 +53,7 @@ describe('"De rezolvat" counts the credential waits', () => {
     const html = await (await b.get('/_fragments/coada')).text();
     expect(ids(html)).toEqual([waiting]);
     expect(html).toMatch(/De rezolvat <span class="n">1<\/span>/);
-    expect(html).toContain('așteaptă în coadă credențialele registrului');
+    expect(html).toContain('× fără credențiale');
     await t.ctx.sql`DELETE FROM submissions WHERE id IN (${waiting}, ${plain})`;
   });
 });

@@ -110,12 +110,7 @@ export function CoadaSection({ q, counts, page, causes }: ListData) {
           </ListLink>
         ))}
       </nav>
-      {counts.credentialWaits > 0 && q.vedere === 'de_rezolvat' ? (
-        <p class="hint">
-          {counts.credentialWaits === 1 ? 'O trimitere așteaptă' : `${counts.credentialWaits} trimiteri așteaptă`} în coadă credențialele registrului:{' '}
-          <a href="/cont">salvați-le în Cont</a>.
-        </p>
-      ) : null}
+      {/* Credential waits are named by the banner of every page (web/banners.tsx); here they are a cause. */}
       <Causes q={q} causes={causes} />
       <h2 id="lista-titlu" class="list-title" tabindex={-1}>
         {VIEW_LABEL[q.vedere]}
