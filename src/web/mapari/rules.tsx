@@ -2,6 +2,7 @@ import { isSerious, nameJustifies, SERIOUS_WARNING } from '../../domain/serious-
 import type { PendingOperation } from '../../services/operations/mappings';
 import type { TextRuleRecord } from '../../services/operations/text-rules';
 import { CodeSelect } from '../ui/code-select';
+import { DeleteButton } from './delete-button';
 
 /** A rule's fields; `id` names the form's inputs apart (a new rule, or rule n). */
 function RuleFields({ rule, id, nomenclator }: { rule?: TextRuleRecord; id: string; nomenclator: ReadonlyMap<string, string> }) {
@@ -35,17 +36,7 @@ function RuleRow({ rule, nomenclator }: { rule: TextRuleRecord; nomenclator: Rea
             <button type="submit">Salvează regula</button>
           </form>
         </details>
-        <button
-          type="button"
-          class="danger"
-          hx-post={`${path}/sterge`}
-          hx-target="#mapari"
-          hx-swap="outerHTML"
-          hx-disable="this"
-          hx-confirm="Ștergeți regula de text? Trimiterile viitoare nu o mai folosesc."
-        >
-          Șterge
-        </button>
+        <DeleteButton path={path} confirm="Ștergeți regula de text? Trimiterile viitoare nu o mai folosesc." />
       </td>
     </tr>
   );

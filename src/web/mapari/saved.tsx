@@ -4,6 +4,7 @@ import type { MappingRecord } from '../../services/operations/mappings';
 import { actorText } from '../ui/actor-text';
 import { CodeSelect } from '../ui/code-select';
 import { showInstant } from '../ui/format';
+import { DeleteButton } from './delete-button';
 
 const VERB: Record<MappingChange['event'], string> = { mapare_salvata: 'salvată', mapare_modificata: 'modificată', mapare_stearsa: 'ștearsă' };
 
@@ -52,17 +53,7 @@ function SavedRow({ m, index, nomenclator, history }: { m: MappingRecord; index:
             <p class="muted small">Se reclasifică doar trimiterile care așteaptă; ce s-a trimis rămâne cum a fost trimis.</p>
           </form>
         </details>
-        <button
-          type="button"
-          class="danger"
-          hx-post={`${path}/sterge`}
-          hx-target="#mapari"
-          hx-swap="outerHTML"
-          hx-disable="this"
-          hx-confirm={`Ștergeți maparea ${m.codOpService} → ${m.codPrestatie}? Trimiterile viitoare cu acest cod vor aștepta din nou o mapare.`}
-        >
-          Șterge
-        </button>
+        <DeleteButton path={path} confirm={`Ștergeți maparea ${m.codOpService} → ${m.codPrestatie}? Trimiterile viitoare cu acest cod vor aștepta din nou o mapare.`} />
       </td>
     </tr>
   );
