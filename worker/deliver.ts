@@ -8,6 +8,7 @@ import type { OutcomeWriter } from './outcome';
 import { RegistryHttpError, RegistryNetworkError } from './registry/client';
 import { buildRecord, RecordError, sameRecord, StoredItem, type RegistryRecord } from './registry/record';
 import type { Session } from './sessions';
+import { retireSession } from './shared-sessions';
 
 const StoredItems = StoredItem.array();
 
@@ -57,7 +58,7 @@ export async function deliver(ctx: WorkerContext, job: ClaimedJob, signal: Abort
   } catch (error) {
     if (error instanceof RegistryHttpError && error.status === 401 && session) {
       // The token was refused on a data call: this session is over for every send of the account.
-      ctx.sessions.drop(job.accountId, session.token);
+      await retireSession(ctx, job.accountId, session);
     }
     outcome = outcomeOfFailure(error, { phase, attempts: job.attempts, credentialWaits: job.credentialWaits, settings: ctx.settings });
   }

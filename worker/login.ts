@@ -3,6 +3,7 @@ import type { WorkerContext } from './context';
 import { refreshNomenclator } from './nomenclator';
 import { RegistryHttpError, RegistryNetworkError } from './registry/client';
 import type { Session } from './sessions';
+import { sharedSession } from './shared-sessions';
 
 /** The answers failures.ts takes for refused credentials (REG_LOGIN_RESPINS): the journal says `rejected` for the same ones. */
 const isLoginRefusal = (status: number) => status === 401 || status === 400 || status === 403;
@@ -74,8 +75,8 @@ async function afterLogin(ctx: WorkerContext, accountId: number): Promise<void> 
 }
 
 /**
- * The account's cached session, or a new login with the given credentials. Concurrent sends
- * of one account share one login; if a shared login was refused, a send whose own
+ * The account's cached session, else the one the deployment shares (shared-sessions.ts), else
+ * a new login with the given credentials. Concurrent sends of one account share one login; if a shared login was refused, a send whose own
  * credentials may differ tries once on its own before giving up.
  */
 export async function ensureSession(
@@ -87,11 +88,12 @@ export async function ensureSession(
   const cached = ctx.sessions.get(job.accountId, job.sessionEpoch);
   if (cached) return cached;
   let mine = false;
-  const own = () => {
-    const creds = credentials();
-    if (!creds) throw new NoCredentialsError('no registry credentials');
-    return login(ctx, job.accountId, job.sessionEpoch, creds, job.requestId, signal);
-  };
+  const own = () =>
+    sharedSession(ctx, job.accountId, job.sessionEpoch, () => {
+      const creds = credentials();
+      if (!creds) throw new NoCredentialsError('no registry credentials');
+      return login(ctx, job.accountId, job.sessionEpoch, creds, job.requestId, signal);
+    });
   try {
     const session = await ctx.sessions.singleFlight(job.accountId, () => {
       mine = true;

@@ -1,4 +1,7 @@
-/** A registry login of one account, kept in memory only (never in the database or the journal). */
+/**
+ * A registry login of one account: cached here in memory, and shared with the deployment's
+ * other workers encrypted in `registry_sessions` (shared-sessions.ts); never in the journal.
+ */
 export interface Session {
   token: string;
   expiresAt: number;
@@ -9,6 +12,8 @@ export interface Session {
    * recorded), run beside the first sends; their outcomes are recorded after it.
    */
   bookkeeping?: Promise<void>;
+  /** Its row in registry_sessions, once shared: a refusal of this token deletes that row only. */
+  loginId?: string;
 }
 
 export interface SessionCache {
@@ -27,7 +32,7 @@ export interface SessionCache {
 }
 
 // Renew a little before the registry would refuse the token, not on the refusal.
-const MARGIN_MS = 60_000;
+export const MARGIN_MS = 60_000;
 
 export function createSessionCache(now: () => number = Date.now): SessionCache {
   const sessions = new Map<number, Session>();

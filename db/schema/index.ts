@@ -7,3 +7,4 @@ export * from './app-events';
 export * from './imports';
 export * from './worker-state';
 export * from './web-users';
+export * from './registry-sessions';

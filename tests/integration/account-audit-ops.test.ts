@@ -86,6 +86,19 @@ describe('health, metrics, OpenAPI', () => {
     expect(await json(up)).toMatchObject({ status: 'ok', worker_alive: true, last_registry_login: expect.any(String) });
   });
 
+  it('/healthz names every worker of the deployment seen in the last hour, alive or not, whoever started it', async () => {
+    await t.ctx.sql`DELETE FROM worker_state`;
+    await t.ctx.sql`INSERT INTO worker_state (worker_id, heartbeat_at) VALUES
+      ('host-a-1', now()), ('host-b-2', now() - interval '5 minutes'), ('host-c-3', now() - interval '2 hours')`;
+    const body = (await json(await t.call('GET', '/healthz'))) as { worker_alive: boolean; workers: Array<{ id: string; alive: boolean; last_heartbeat: string }> };
+    expect(body.worker_alive).toBe(true);
+    expect(body.workers.map((w) => [w.id, w.alive])).toEqual([
+      ['host-a-1', true],
+      ['host-b-2', false],
+    ]);
+    expect(Date.parse(body.workers[1]!.last_heartbeat)).toBeLessThan(Date.now() - 4 * 60_000);
+  });
+
   it('/metrics is Prometheus text with queue depth', async () => {
     await t.call('GET', '/v1/ping', { key });
     const text = await (await t.call('GET', '/metrics')).text();

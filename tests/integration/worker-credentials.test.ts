@@ -50,18 +50,26 @@ describe('credentials', () => {
     expect(acct!.reg_creds_enc).not.toBeNull();
   });
 
-  it('a cached session needs no credentials; after a restart the same submission waits for credentials', async () => {
+  it('a cached session needs no credentials, after a restart too (the session is shared through the database); a new epoch needs them again', async () => {
     const accountId = await h.createAccount('Session only');
     const a = await h.submit(accountId, { vin: 'WDB1234561A300003' });
     await h.waitForStatus(a.id, 'sent');
     const b = await h.submit(accountId, { vin: 'WDB1234561A300004', reg_credentials: null });
     await h.waitForStatus(b.id, 'sent');
+    const loginsBefore = h.sim.state.counters.logins;
 
     await worker.stop();
     worker = await h.start();
     const c = await h.submit(accountId, { vin: 'WDB1234561A300005', reg_credentials: null });
-    await waitFor(async () => (await outcomes(c.id)).includes('no_credentials') || undefined, 5_000, 'the credentials wait');
-    expect((await h.row(c.id)).status).toBe('queued');
+    await h.waitForStatus(c.id, 'sent');
+    // Sent with the session the first worker made: no new login.
+    expect(h.sim.state.counters.logins).toBe(loginsBefore);
+
+    // A new epoch (here: the account's credentials cleared) retires the shared session.
+    await h.app.sql`UPDATE accounts SET session_epoch = session_epoch + 1 WHERE id = ${accountId}`;
+    const d = await h.submit(accountId, { vin: 'WDB1234561A300006', reg_credentials: null });
+    await waitFor(async () => (await outcomes(d.id)).includes('no_credentials') || undefined, 5_000, 'the credentials wait');
+    expect((await h.row(d.id)).status).toBe('queued');
   });
 
   it('a login erases the account’s ephemeral credentials before any outcome under it is recorded', async () => {

@@ -10,8 +10,8 @@ export function healthRoutes(ctx: AppContext) {
   app.get(
     '/healthz',
     describeRoute({
-      summary: 'Starea serviciului: baza de date, worker-ul, coada',
-      responses: { 200: 'Totul funcționează (JSON)', 503: 'Degradat: niciun worker viu (JSON, aceleași câmpuri)' },
+      summary: 'Starea serviciului: baza de date, worker-ii întregii instalări, coada',
+      responses: { 200: 'Totul funcționează (JSON)', 503: 'Degradat: niciun worker viu în toată instalarea (JSON, aceleași câmpuri)' },
     }),
     async (c) => {
       const [row] = await ctx.sql<{ worker_alive: boolean; last_registry_login: Date | null; queue_size: number; sending: number; registry_available: boolean }[]>`
@@ -22,6 +22,10 @@ export function healthRoutes(ctx: AppContext) {
         (SELECT count(*)::int FROM submissions WHERE status = 'sending') AS sending,
         -- The spec's availability indicator: a registry login within the token's 30-hour life.
         coalesce((SELECT max(last_registry_login) > now() - interval '30 hours' FROM worker_state), false) AS registry_available`;
+      // Every worker of the deployment seen in the last hour, whichever server started it.
+      const workers = await ctx.sql<{ worker_id: string; heartbeat_at: string; alive: boolean }[]>`
+        SELECT worker_id, heartbeat_at, heartbeat_at > now() - make_interval(secs => ${WORKER_ALIVE_S}) AS alive
+        FROM worker_state WHERE heartbeat_at > now() - interval '1 hour' ORDER BY heartbeat_at DESC LIMIT 20`;
       const workerAlive = row?.worker_alive ?? false;
       // A monitor sees a gateway whose submissions are not being delivered as unhealthy.
       return c.json(
@@ -33,6 +37,7 @@ export function healthRoutes(ctx: AppContext) {
           queue_size: row?.queue_size ?? 0,
           sending: row?.sending ?? 0,
           registry_available: row?.registry_available ?? false,
+          workers: workers.map((w) => ({ id: w.worker_id, alive: w.alive, last_heartbeat: new Date(w.heartbeat_at).toISOString() })),
         },
         workerAlive ? 200 : 503,
       );
