@@ -1,10 +1,11 @@
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { inAccount } from '../../../db/account-scope';
-import { accounts } from '../../../db/schema';
+import { accounts, submissions } from '../../../db/schema';
 import type { Actor, AppContext } from '../../context';
 import { withTransaction } from '../../context';
 import type { RegCredentials } from '../../domain/submission-input';
 import { journalActor } from '../../journal/actor';
+import { REQUEUED } from '../submissions/lifecycle';
 
 /**
  * Stores the account's durable registry credentials, encrypted, and wakes its submissions
@@ -35,12 +36,19 @@ export async function saveRegCredentials({
       .where(eq(accounts.id, accountId));
     await tx.execute(sql`UPDATE submissions SET next_attempt_at = NULL WHERE ${inAccount(accountId)} AND status = 'queued'`);
     if (!requeueLoginRefused) return [];
-    // As requeueSubmission does for one error: the attempt count starts again, nothing is purged.
-    const rows = await tx.execute(sql`
-      UPDATE submissions SET status = 'queued', purge_after = NULL, attempts = 0, next_attempt_at = NULL, worker_id = NULL, updated_at = now()
-      WHERE ${inAccount(accountId)} AND status = 'error' AND reg_error IS NOT NULL AND reg_error ->> 'cod' = 'REG_LOGIN_RESPINS'
-      RETURNING id`);
-    return (rows as unknown as Array<{ id: number | string }>).map((r) => Number(r.id));
+    // As requeueSubmission does for one error.
+    const rows = await tx
+      .update(submissions)
+      .set({ ...REQUEUED, updatedAt: sql`now()` })
+      .where(
+        and(
+          inAccount(accountId, submissions.accountId),
+          eq(submissions.status, 'error'),
+          sql`${submissions.regError} IS NOT NULL AND ${submissions.regError} ->> 'cod' = 'REG_LOGIN_RESPINS'`,
+        ),
+      )
+      .returning({ id: submissions.id });
+    return rows.map((r) => r.id);
   });
   // The username stays out: the journal keeps no part of the credentials (journal/redact.ts would mask it anyway).
   ctx.journal.write({ event: 'creds_rar_salvate', requestId, accountId, data: { repuse_in_coada: requeued.length, ...journalActor(actor) } });

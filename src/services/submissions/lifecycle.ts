@@ -39,6 +39,9 @@ export async function deleteSubmission({ ctx, accountId, id, requestId, actor }:
   });
 }
 
+/** What every requeue resets: back in the queue now, its attempts counted again, nothing to purge. */
+export const REQUEUED = { status: 'queued' as const, purgeAfter: null, attempts: 0, nextAttemptAt: null, workerId: null };
+
 /**
  * What a requeue writes for one locked row, or why it is refused: an `error` one goes straight
  * into the queue; a held one is classified again with today's mappings and rules, and is
@@ -51,12 +54,11 @@ export async function requeueChanges(
   row: { status: SubmissionStatus; payload: unknown },
 ): Promise<{ ok: true; update: Partial<typeof submissions.$inferInsert> } | { ok: false; reason: string }> {
   if (!allows(row.status, 'requeue')) return { ok: false, reason: refusal(row.status, 'requeue') };
-  const queued = { status: 'queued' as const, purgeAfter: null, attempts: 0, nextAttemptAt: null, workerId: null };
-  if (row.status === 'error') return { ok: true, update: queued };
+  if (row.status === 'error') return { ok: true, update: REQUEUED };
   const content = row.payload as CanonicalContent;
   const verdict = classifyContent(content, await loadResolutionContext(ctx, tx, accountId, content.prestatii), { rejectUnmapped: false, now: ctx.clock() });
   if (verdict.status !== 'queued') return { ok: false, reason: `Trimiterea nu poate fi repusă: ${verdict.motiv}` };
-  return { ok: true, update: { ...queued, prestatii: verdict.prestatii, erori: [], nemapate: [], motiv: null } };
+  return { ok: true, update: { ...REQUEUED, prestatii: verdict.prestatii, erori: [], nemapate: [], motiv: null } };
 }
 
 /** Puts a blocked submission back (see requeueChanges); refused with a 409 and its reason. */
