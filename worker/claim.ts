@@ -35,7 +35,8 @@ export type ClaimedJob = z.infer<typeof ClaimedJob>;
 export async function claimBatch(ctx: WorkerContext, limit: number): Promise<ClaimedJob[]> {
   if (limit <= 0) return [];
   // Twice the registry slots: while some rows call the registry, the others are being
-  // prepared or recorded. The registry itself sees at most the limit (worker/limiter.ts).
+  // prepared or recorded. The registry itself sees at most the limit, across every worker
+  // (worker/limiter.ts, worker/deployment-slots.ts).
   const perAccount = ctx.settings.concurrencyPerAccount * CLAIM_PER_SLOT;
   // The whole transaction in one round trip: postgres.js writes statements issued in one tick
   // together, and Postgres runs them in order, so the claim's snapshot is taken once the lock

@@ -7,6 +7,7 @@ import type { Journal } from '../src/journal/journal';
 import { createBaseContext } from '../src/base-context';
 import { createRegistryClient, type RegistryClient } from './registry/client';
 import { protocolFrom, type RegistryProtocol } from './registry/protocol';
+import { createDeploymentSlots } from './deployment-slots';
 import { createAccountLimiter, type AccountLimiter } from './limiter';
 import { createSessionCache, type SessionCache } from './sessions';
 import { workerSettings, type WorkerSettings } from './settings';
@@ -30,7 +31,7 @@ export interface WorkerContext {
   protocol: RegistryProtocol;
   registry: RegistryClient;
   sessions: SessionCache;
-  /** Registry calls in flight per account, at most GATEWAY_WORKER_CONCURRENCY. */
+  /** Registry calls in flight per account, at most GATEWAY_WORKER_CONCURRENCY across the deployment. */
   limiter: AccountLimiter;
   /** The nomenclator refresh of first logins: the accounts whose first login in this process asked for one, and the one under way (awaited at stop). */
   loginRefresh: { accounts: Set<number>; running?: Promise<void> };
@@ -72,7 +73,7 @@ export function createWorkerContext(options: {
       options.registry ??
       createRegistryClient({ baseUrl: options.registryUrl, userAgent: config.GATEWAY_REGISTRY_USER_AGENT, timeoutMs: config.GATEWAY_REGISTRY_TIMEOUT_MS, protocol }),
     sessions: createSessionCache(() => clock().getTime()),
-    limiter: createAccountLimiter(settings.concurrencyPerAccount),
+    limiter: createAccountLimiter(settings.concurrencyPerAccount, createDeploymentSlots(base.sql, settings.concurrencyPerAccount)),
     loginRefresh: { accounts: new Set() },
     log: options.log,
   };
