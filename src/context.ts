@@ -3,6 +3,7 @@ import type { Config } from './config';
 import type { Keyring } from './crypto/envelope';
 import { sqlState } from './journal/describe-error';
 import type { Journal } from './journal/journal';
+import type { WindowSync } from './http/window-sync';
 import type { Metrics } from './metrics';
 import type { ImportStagings } from './services/import/stagings';
 import type { NomenclatorCache } from './services/operations/nomenclator-cache';
@@ -25,6 +26,8 @@ export interface AppContext {
   lookups: OperationsLoader;
   /** Uploads staged past their first rows, in the background (services/import/stagings.ts). */
   importStagings: ImportStagings;
+  /** The rate-limit windows every server of the deployment shares (http/window-sync.ts). */
+  windows: WindowSync;
 }
 
 /**

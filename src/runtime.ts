@@ -1,5 +1,6 @@
 import { createBaseContext, type ContextOptions } from './base-context';
 import type { AppContext } from './context';
+import { createWindowSync } from './http/window-sync';
 import { createMetrics } from './metrics';
 import { createImportStagings } from './services/import/stagings';
 import { createOperationsLoader } from './services/operations/context';
@@ -15,6 +16,7 @@ export function createContext(options: ContextOptions): AppContext & { close: ()
     nomenclator: createNomenclatorCache(base.clock),
     inserts: createInsertBatcher(base.db),
     lookups: createOperationsLoader(base.db),
+    windows: createWindowSync(base.sql),
     importStagings: createImportStagings({
       uploads: options.config.GATEWAY_IMPORT_UPLOADS_MAX,
       perAccount: options.config.GATEWAY_IMPORT_UPLOADS_PER_ACCOUNT,
@@ -23,6 +25,7 @@ export function createContext(options: ContextOptions): AppContext & { close: ()
     // Background stagings end (their batches failed) before the pool they write with.
     close: async () => {
       await ctx.importStagings.stop();
+      await ctx.windows.stop();
       await base.close();
     },
   };

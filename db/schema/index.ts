@@ -8,3 +8,4 @@ export * from './imports';
 export * from './worker-state';
 export * from './web-users';
 export * from './registry-sessions';
+export * from './rate-windows';

@@ -6,7 +6,7 @@ import { sha256Hex } from '../crypto/hash';
 import { nodeRequest } from './body';
 import { errorResponse } from './envelope';
 import type { AppEnv } from './env';
-import { createWindowCounter } from './rate-limit';
+import { windowCounter } from './rate-limit';
 
 const MINUTE_MS = 60_000;
 
@@ -56,8 +56,8 @@ function tooMany(c: Context, retryAfterS: number, cauza: string) {
  */
 export function apiKeyAuth(ctx: AppContext): MiddlewareHandler<AppEnv> {
   const cache = new Map<string, { at: number; actor: Actor | null }>();
-  const failures = createWindowCounter({ windowMs: MINUTE_MS });
-  const perKey = createWindowCounter({ windowMs: MINUTE_MS });
+  const failures = windowCounter({ windowMs: MINUTE_MS, scope: 'api_auth_esecuri', sync: ctx.windows });
+  const perKey = windowCounter({ windowMs: MINUTE_MS, scope: 'api_cheie', sync: ctx.windows });
   const { GATEWAY_AUTH_FAILURES_PER_MIN: maxFailures, GATEWAY_KEY_REQUESTS_PER_MIN: maxPerKey, GATEWAY_TRUST_PROXY: trustProxy } = ctx.config;
 
   function refuse(c: Context<AppEnv>, motiv: 'cheie_lipsa' | 'cheie_invalida') {

@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import type { AppContext } from '../context';
 import { clientAddress, maskAddress } from './auth';
-import { createWindowCounter } from './rate-limit';
+import { windowCounter } from './rate-limit';
 
 const MINUTE_MS = 60_000;
 
@@ -23,7 +23,7 @@ const CAUZA: Record<BodyFault, string> = {
  * a summary of the window, never a row each, and never an error.
  */
 export function createBodyRefusals(ctx: AppContext) {
-  const perAddress = createWindowCounter({ windowMs: MINUTE_MS });
+  const perAddress = windowCounter({ windowMs: MINUTE_MS, scope: 'corp_ilizibil', sync: ctx.windows });
   const max = ctx.config.GATEWAY_AUTH_FAILURES_PER_MIN;
 
   return function refuseBody(c: Context, fault: BodyFault): BodyRefusal {

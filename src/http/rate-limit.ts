@@ -1,5 +1,8 @@
-// Counters of fixed one-minute windows per key (a client address, an API key), held in memory
-// and bounded: past `maxKeys` the expired entries go, then the oldest.
+import type { WindowSync } from './window-sync';
+
+// Counters of fixed windows per key (a client address, an API key): one process's, held in
+// memory and bounded (past `maxKeys` the expired entries go, then the oldest), or the whole
+// deployment's (createSharedWindowCounter). `windowCounter` picks: shared when a sync is given.
 
 export interface WindowHit {
   /** Hits in the current window, this one included. */
@@ -49,4 +52,26 @@ export function createWindowCounter(options: { windowMs: number; maxKeys?: numbe
       if (w && w.count > 0) w.count -= 1;
     },
   };
+}
+
+/**
+ * The same counter for the whole deployment (http/window-sync.ts): every server's hits of a
+ * key count together. `scope` names the limit, so two limits never share a key's window.
+ */
+export function createSharedWindowCounter(options: { windowMs: number; scope: string; sync: WindowSync; now?: () => number }) {
+  const now = options.now ?? Date.now;
+  return {
+    hit(key: string): WindowHit {
+      const { count, start, previous } = options.sync.add(options.scope, key, options.windowMs, 1);
+      return { count, previous, retryAfterS: Math.max(1, Math.ceil((start + options.windowMs - now()) / 1000)) };
+    },
+    release(key: string): void {
+      options.sync.add(options.scope, key, options.windowMs, -1);
+    },
+  };
+}
+
+/** The deployment's counter when `sync` is given (every server has one), else this process's (a unit test). */
+export function windowCounter(options: { windowMs: number; scope: string; sync?: WindowSync }) {
+  return options.sync ? createSharedWindowCounter({ ...options, sync: options.sync }) : createWindowCounter(options);
 }

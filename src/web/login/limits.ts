@@ -1,7 +1,8 @@
 import type { Config } from '../../config';
 import type { HashLane } from '../../crypto/hash-gate';
 import { sha256Hex } from '../../crypto/hash';
-import { createWindowCounter } from '../../http/rate-limit';
+import { windowCounter } from '../../http/rate-limit';
+import type { WindowSync } from '../../http/window-sync';
 
 const MINUTE_MS = 60_000;
 const LOCKOUT_MS = 15 * MINUTE_MS;
@@ -25,11 +26,12 @@ export type Admission =
  * a stolen cookie gives no more guesses than the address's own limit) and hashes in the
  * trusted lane; once that cookie is locked out, or without one, the attempt counts against the
  * e-mail's limit shared by every untrusted client. A success is taken back from the counters.
+ * With `sync` (every server), the counts are the deployment's (http/window-sync.ts).
  */
-export function createSignInLimits(config: Pick<Config, 'GATEWAY_AUTH_FAILURES_PER_MIN' | 'GATEWAY_LOGIN_FAILURES_PER_EMAIL'>) {
-  const perAddress = createWindowCounter({ windowMs: MINUTE_MS });
-  const perEmail = createWindowCounter({ windowMs: LOCKOUT_MS });
-  const perDevice = createWindowCounter({ windowMs: LOCKOUT_MS });
+export function createSignInLimits(config: Pick<Config, 'GATEWAY_AUTH_FAILURES_PER_MIN' | 'GATEWAY_LOGIN_FAILURES_PER_EMAIL'>, sync?: WindowSync) {
+  const perAddress = windowCounter({ windowMs: MINUTE_MS, scope: 'login_adresa', sync });
+  const perEmail = windowCounter({ windowMs: LOCKOUT_MS, scope: 'login_email', sync });
+  const perDevice = windowCounter({ windowMs: LOCKOUT_MS, scope: 'login_dispozitiv', sync });
   const maxPerLockout = config.GATEWAY_LOGIN_FAILURES_PER_EMAIL;
 
   return {

@@ -32,7 +32,7 @@ const LOGIN_COOKIE = 'gw_autentificare';
  */
 export function loginRoutes(ctx: AppContext) {
   const app = new Hono<WebEnv>();
-  const limits = createSignInLimits(ctx.config);
+  const limits = createSignInLimits(ctx.config, ctx.windows);
   const formTokens = createFormTokens(ctx.keyring.deriveKey('login-form-token'), ctx.clock);
   const devices = createDeviceCookies(ctx.keyring.deriveKey('device-cookie'));
 
