@@ -25,7 +25,7 @@ afterAll(() => t.close());
 
 const screen = async (id: number, query = '') => (await b.get(`/_import/${id}${query}`, { 'HX-Request': 'true' })).text();
 const hashOf = (html: string) => /name="rows_hash" value="([0-9a-f]{64})"/.exec(html)?.[1] ?? '';
-const toCommit = (html: string) => Number(/Trimite (\d+|un rând)/.exec(html)?.[1]?.replace('un rând', '1') ?? 0);
+const toCommit = (html: string) => Number(/Confirmă importul: (\d+|un rând)/.exec(html)?.[1]?.replace('un rând', '1') ?? 0);
 
 describe('the import screen, step by step', () => {
   it('uploads a csv with a Romanian header and opens its screen with the columns, samples and chips', async () => {

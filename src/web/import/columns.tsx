@@ -68,7 +68,7 @@ export function Columns({ batch, samples, editable }: { batch: LoadedBatch; samp
       <Origin batch={batch} />
       <form id="coloane" hx-post={`/_import/${batch.id}/coloane`} hx-target="#import" hx-swap="outerMorph">
         <div class="table-scroll">
-          <table class="list columns-table">
+          <table class="list stacked columns-table">
             <thead>
               <tr>
                 <th scope="col">Coloana din fișier</th>
@@ -80,7 +80,7 @@ export function Columns({ batch, samples, editable }: { batch: LoadedBatch; samp
               {batch.header.map((name, i) => (
                 <tr>
                   <th scope="row">{name || `(coloana ${i + 1}, fără nume)`}</th>
-                  <td>
+                  <td data-label="Se citește ca">
                     <select name="camp" aria-label={`Câmpul coloanei „${name || i + 1}”`} disabled={!editable}>
                       <option value="" selected={!fieldOf.has(i)}>
                         — nu se folosește —
@@ -92,7 +92,7 @@ export function Columns({ batch, samples, editable }: { batch: LoadedBatch; samp
                       ))}
                     </select>
                   </td>
-                  <td>
+                  <td data-label="În fișier → cum o citim">
                     <Samples samples={samples[i] ?? []} />
                   </td>
                 </tr>

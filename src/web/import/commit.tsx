@@ -53,10 +53,10 @@ export function CommitForm({ batchId, summary }: { batchId: number; summary: Bat
         <form class="commit" hx-post={`/_import/${batchId}/confirma`} hx-target="#import" hx-swap="outerMorph">
           <input type="hidden" name="rows_hash" value={summary.rowsHash} />
           <label>
-            Scrieți numărul de rânduri de trimis ({n.toLocaleString('ro-RO')}) ca să confirmați
+            Ca să confirmați, scrieți numărul de rânduri care intră în Trimiteri ({n.toLocaleString('ro-RO')})
             <input name="numar" id="numar" inputmode="numeric" pattern="[0-9]*" autocomplete="off" required maxlength={9} />
           </label>
-          <button type="submit">Trimite {rows(n)}</button>
+          <button type="submit">Confirmă importul: {rows(n)}</button>
         </form>
       )}
     </section>
