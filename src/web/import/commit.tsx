@@ -46,17 +46,17 @@ export function CommitForm({ batchId, summary }: { batchId: number; summary: Bat
     <section class="import-part" aria-labelledby="confirma-titlu">
       <h2 id="confirma-titlu">Confirmare</h2>
       <Summary summary={summary} />
-      <LeftOutDownload batchId={batchId} />
+      {summary.total > n ? <LeftOutDownload batchId={batchId} /> : null}
       {n === 0 ? (
         <p class="empty">Niciun rând de trimis încă: rezolvați rândurile de mai sus.</p>
       ) : (
         <form class="commit" hx-post={`/_import/${batchId}/confirma`} hx-target="#import" hx-swap="outerMorph">
           <input type="hidden" name="rows_hash" value={summary.rowsHash} />
-          <label>
-            Ca să confirmați, scrieți numărul de rânduri care intră în Trimiteri ({n.toLocaleString('ro-RO')})
+          <label for="numar">Ca să confirmați, scrieți numărul de rânduri care intră în Trimiteri ({n.toLocaleString('ro-RO')})</label>
+          <span class="commit-row">
             <input name="numar" id="numar" inputmode="numeric" pattern="[0-9]*" autocomplete="off" required maxlength={9} />
-          </label>
-          <button type="submit">Confirmă importul: {rows(n)}</button>
+            <button type="submit">Confirmă importul: {rows(n)}</button>
+          </span>
         </form>
       )}
     </section>
@@ -101,7 +101,7 @@ export function Committed({ batch, summary, statuses }: { batch: LoadedBatch; su
       <p>
         <a href="/#lista-titlu">Urmăriți-le în Trimiteri</a>
       </p>
-      <LeftOutDownload batchId={batch.id} />
+      {summary.total > made ? <LeftOutDownload batchId={batch.id} /> : null}
     </section>
   );
 }

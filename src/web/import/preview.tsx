@@ -130,7 +130,7 @@ export function PreviewTable({ batchId, preview, view, editable }: { batchId: nu
             <tbody>
               {rows.map((row) => (
                 <tr id={`r-${row.rowIndex}`} class={`r-${row.state}`}>
-                  <td data-label="Linia">{row.line ?? row.rowIndex}</td>
+                  <td data-label="Linia">{row.submissionId === null ? (row.line ?? row.rowIndex) : <a href={`/trimiteri/${row.submissionId}`}>{row.line ?? row.rowIndex}</a>}</td>
                   <td data-label="Stare">
                     <span class={`chip r-${row.state}`}>{ROW_STATE_LABEL[row.state]}</span>
                     {row.motiv ? <p class="muted small">{row.motiv}</p> : null}
