@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CATALOG } from '../../src/errors';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { compoundFile, csvFile, HEADER } from '../helpers/import-files';
+import { csvFile, HEADER, xlsxFile } from '../helpers/import-files';
 import { browser, FAST_SCRYPT, makeUser } from '../helpers/web';
 import { batchOf, webUpload } from '../helpers/web-import';
 
@@ -28,6 +28,19 @@ const hashOf = (html: string) => /name="rows_hash" value="([0-9a-f]{64})"/.exec(
 const toCommit = (html: string) => Number(/Confirmă importul: (\d+|un rând)/.exec(html)?.[1]?.replace('un rând', '1') ?? 0);
 
 describe('the import screen, step by step', () => {
+  it('a workbook of several sheets: the sheet typed is the one read, and the screen lists the others', async () => {
+    const book = await xlsxFile({ Rezumat: [['Raport lunar'], ['Total', 3]], Martie: [HEADER, ...rows(2)] });
+    const res = await webUpload(t, b, book, 'lunar.xlsx', { sheet: 'Martie' });
+    expect(res.status, await res.clone().text()).toBe(200);
+    const page = await (await b.get(`/import/${batchOf(res)}`)).text();
+    expect(page).toContain('Foile fișierului:');
+    expect(page).toContain('„Martie” (importată, 2 rânduri)');
+    expect(page).toContain('„Rezumat” (neimportată');
+    const unknown = await webUpload(t, b, book, 'lunar.xlsx', { sheet: 'Aprilie' });
+    expect(unknown.status).toBe(422);
+    expect(await unknown.text()).toContain('foile fișierului: Rezumat, Martie');
+  });
+
   it('uploads a csv with a Romanian header and opens its screen with the columns, samples and chips', async () => {
     const res = await webUpload(t, b, csvFile([HEADER, ...rows(3)]), 'export.csv');
     expect(res.status, await res.clone().text()).toBe(200);

@@ -61,6 +61,19 @@ function Cell({ batchId, row, field, editable }: { batchId: number; row: ImportR
   );
 }
 
+/** A row held for its odometer, included or held again from its own line of the table. */
+function ReviewToggle({ batchId, row }: { batchId: number; row: ImportRowRecord }) {
+  const include = !row.review?.inclus;
+  return (
+    <form class="inline" hx-post={`/_import/${batchId}/rand/${row.rowIndex}/revizuire`} hx-target="#import" hx-swap="outerMorph">
+      <input type="hidden" name="include" value={include ? '1' : '0'} />
+      <button type="submit" class="small-button">
+        {include ? 'Includ rândul' : 'Ține deoparte'}
+      </button>
+    </form>
+  );
+}
+
 function Operations({ row }: { row: ImportRowRecord }) {
   return (
     <td data-label="Operații">
@@ -134,6 +147,7 @@ export function PreviewTable({ batchId, preview, view, editable }: { batchId: nu
                   <td data-label="Stare">
                     <span class={`chip r-${row.state}`}>{ROW_STATE_LABEL[row.state]}</span>
                     {row.motiv ? <p class="muted small">{row.motiv}</p> : null}
+                    {editable && row.review ? <ReviewToggle batchId={batchId} row={row} /> : null}
                   </td>
                   {CELLS.map((f) => (
                     <Cell batchId={batchId} row={row} field={f} editable={editable && row.submissionId === null} />

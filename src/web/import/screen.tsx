@@ -48,6 +48,32 @@ function Preview({ data, editable }: { data: ScreenData; editable: boolean }) {
   );
 }
 
+interface SheetSummary {
+  name: string;
+  hidden?: boolean;
+  rows?: number;
+  staged?: boolean;
+  motiv?: string | null;
+}
+
+/** A workbook of several sheets: which were read, which not and why; another is chosen by uploading the file again with its name. */
+function Sheets({ sheets }: { sheets: unknown }) {
+  const list = Array.isArray(sheets) ? (sheets as SheetSummary[]) : [];
+  if (list.length < 2) return null;
+  return (
+    <p class="muted small sheets">
+      Foile fișierului:{' '}
+      {list
+        .map(
+          (s) =>
+            `„${s.name}”${s.staged ? ` (importată, ${countOf(s.rows ?? 0, 'un rând', 'rânduri')})` : ` (neimportată${s.motiv ? `: ${s.motiv}` : s.hidden ? ': ascunsă' : ''})`}`,
+        )
+        .join('; ')}
+      . Pentru altă foaie, <a href="/#incarca-titlu">încărcați fișierul din nou</a> cu numele ei la „Alt nume de foaie”.
+    </p>
+  );
+}
+
 /** The steps the batch's status allows, in the order a clerk takes them. */
 function Steps({ data }: { data: ScreenData }) {
   const { batch, preview, samples } = data;
@@ -95,6 +121,7 @@ export function ImportScreen({ data }: { data: ScreenData }) {
         Încărcat la {showInstant(batch.createdAt)} · {batch.fileMeta.kind.toUpperCase()} · {countOf(batch.rowCount, 'un rând', 'rânduri')} · {BATCH_STATUS_LABEL[batch.status]}
       </p>
       {/* Where a refused action says why (app.js): the screen under it stays as it was. */}
+      <Sheets sheets={batch.sheets} />
       <div id="import-stare" aria-live="polite">
         {data.notice ? <Notice {...data.notice} /> : null}
       </div>
