@@ -129,7 +129,7 @@ export function PreviewTable({ batchId, preview, view, editable }: { batchId: nu
         <p class="empty">Niciun rând în această vedere.</p>
       ) : (
         <div class="table-scroll" role="region" tabindex={0} aria-label="Previzualizarea rândurilor">
-          <table class="list preview-table">
+          <table class="list stacked preview-table">
             <thead>
               <tr>
                 <th scope="col">Linia</th>
