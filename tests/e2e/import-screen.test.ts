@@ -172,6 +172,18 @@ describe('the import screen at 1366 px', () => {
     await shot(page, 'i08-pdf-refuzat');
     expect(problems).toEqual([]);
   }, 30_000);
+
+  it('a file dropped on the zone is uploaded like a chosen one', async () => {
+    const { page, problems } = browser;
+    await signIn(page);
+    const text = `${HEADER.join(';')}\r\nWDB1234561A500031;B-31-DRP;14.03.2025;;99000;X-ULEI;Schimb ulei motor\r\n`;
+    // Built in the page (the tests have no DOM types): what a file manager's drag carries.
+    const drop = await page.evaluateHandle(`(() => { const d = new DataTransfer(); d.items.add(new File([${JSON.stringify(text)}], 'tras.csv', { type: '' })); return d; })()`);
+    await page.dispatchEvent('[data-drop]', 'drop', { dataTransfer: drop });
+    await page.waitForURL(/\/import\/\d+$/);
+    expect(await page.locator('#import-titlu').textContent()).toBe('Import: tras.csv');
+    expect(problems).toEqual([]);
+  }, 30_000);
 });
 
 describe('the import screen at 390 px', () => {

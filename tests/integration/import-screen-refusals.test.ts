@@ -156,6 +156,22 @@ describe('the fragments of a batch', () => {
     expect(await (await b.get(`/_import/${id}`, hx)).text()).toBe(before);
   });
 
+  it('a failed staging: its screen and the earlier imports show its error; actions are refused', async () => {
+    const failed = batchOf(await webUpload(t, b, csv(2), 'esuat.csv'));
+    const error = { status: 413, cod: 'IMPORT_PREA_MULTE_RANDURI', cauza: 'Fișierul are peste 50 de rânduri.' };
+    await t.ctx.sql`UPDATE import_batches SET status = 'failed', error = ${JSON.stringify(error)}::jsonb WHERE id = ${failed}`;
+    await t.ctx.sql`DELETE FROM import_rows WHERE batch_id = ${failed}`;
+    const page = await (await b.get(`/import/${failed}`)).text();
+    expect(page).toContain(CATALOG.IMPORT_PREA_MULTE_RANDURI.problema);
+    expect(page).toContain('Fișierul are peste 50 de rânduri.');
+    expect(page).not.toContain('hx-trigger="every 1s"');
+    const home = await (await b.get('/')).text();
+    expect(home).toMatch(/esuat\.csv[^]*?eșuat[^]*?Fișierul are peste 50 de rânduri\./);
+    const res = await b.post(`/_import/${failed}/confirma`, { numar: '2', rows_hash: 'a'.repeat(64) }, hx);
+    expect(res.status).toBe(409);
+    expect(await res.text()).toContain(CATALOG.IMPORT_ESUAT.problema);
+  });
+
   it('signed out: the page and the fragments send to the sign-in', async () => {
     const stranger = browser(t);
     for (const path of reads(id)) {
