@@ -116,7 +116,9 @@ export function ImportScreen({ data }: { data: ScreenData }) {
       <p class="crumbs">
         <a href="/">« Importuri și trimiteri</a>
       </p>
-      <h1 id="import-titlu">Import: {batch.filename ?? `fișierul ${batch.id}`}</h1>
+      <h1 id="import-titlu" tabindex={-1}>
+        Import: {batch.filename ?? `fișierul ${batch.id}`}
+      </h1>
       <p class="muted">
         Încărcat la {showInstant(batch.createdAt)} · {batch.fileMeta.kind.toUpperCase()} · {countOf(batch.rowCount, 'un rând', 'rânduri')} · {BATCH_STATUS_LABEL[batch.status]}
       </p>
