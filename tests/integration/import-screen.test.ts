@@ -55,6 +55,26 @@ describe('the import screen, step by step', () => {
     expect(await (await b.get('/')).text()).toContain(`href="/import/${id}"`);
   });
 
+  it('a header changed since its mapping was saved: the drift names the new and the missing columns', async () => {
+    const saved = batchOf(await webUpload(t, b, csvFile([HEADER, ...rows(1)]), 'inainte.csv'));
+    const fields = ['vin', 'nrInm', 'dataPrestatie', 'odometruInitial', 'odometruFinal', 'cod_op_service', 'denumire_op'];
+    expect(
+      (
+        await b.postList(
+          `/_import/${saved}/coloane`,
+          fields.map((f) => ['camp', f] as [string, string]),
+        )
+      ).status,
+    ).toBe(303);
+    const header = [...HEADER.filter((h) => h !== 'Km intrare'), 'Mecanic'];
+    const data = rows(1).map((r) => [...r.filter((_, i) => HEADER[i] !== 'Km intrare'), 'Ion']);
+    const drifted = batchOf(await webUpload(t, b, csvFile([header, ...data]), 'dupa.csv'));
+    const html = await screen(drifted);
+    expect(html).toContain('Antetul diferă de cel pentru care a fost salvată maparea.');
+    expect(html).toContain('Coloane noi: „Mecanic”.');
+    expect(html).toContain('Coloane care lipsesc: „Km intrare”.');
+  });
+
   it('maps one code once for many rows, corrects a cell, commits by the typed count', async () => {
     const data = [...rows(4, 'X-REV'), ['SHORT', 'B-1-XYZ', '15.03.2025', '', '1000', 'X-REV', 'Revizie']];
     const id = batchOf(await webUpload(t, b, csvFile([HEADER, ...data]), 'lot.csv'));
