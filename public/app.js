@@ -371,9 +371,15 @@
     if (note) note.hidden = false;
   });
   document.addEventListener('htmx:finally:request', (event) => {
-    if (event.detail.ctx.sourceElement?.id !== 'incarcare') return;
+    const { ctx } = event.detail;
+    if (ctx.sourceElement?.id !== 'incarcare') return;
     const note = document.querySelector('[data-uploading]');
     if (note) note.hidden = true;
+    // Refused: the picker is emptied, so that choosing the same file again (fixed) sends it again.
+    if ((ctx.response?.status ?? 0) >= 400 || !ctx.response) {
+      const input = document.getElementById('fisier');
+      if (input) input.value = '';
+    }
   });
   // A cell being corrected: Escape puts back the value it had (Enter sends its form).
   document.addEventListener('keydown', (event) => {

@@ -169,6 +169,8 @@ describe('the import screen at 1366 px', () => {
     await page.setInputFiles('#fisier', { name: 'raport.pdf', mimeType: 'application/pdf', buffer: Buffer.from('%PDF-1.4\n%âãÏÓ\n1 0 obj\n') });
     await expect.poll(() => page.locator('#incarcare-stare .notice.error').textContent()).toContain('Fișierul nu este un tabel xlsx sau csv.');
     expect(page.url()).toBe(`${base}/`);
+    // Emptied, so that the same file, fixed, can be chosen again.
+    expect(await page.inputValue('#fisier')).toBe('');
     await shot(page, 'i08-pdf-refuzat');
     expect(problems).toEqual([]);
   }, 30_000);
