@@ -24,6 +24,8 @@ export const importBatches = pgTable(
     vinKeyEnc: text('vin_key_enc'),
     // Why a staging in the background failed (status 'failed'): { status, cod, cauza }.
     error: jsonb('error'),
+    // Who uploaded it (context.ts actorLabel: an API key or a dashboard user), for the list of earlier imports.
+    createdBy: text('created_by'),
   },
   (t) => [index('import_batches_account_idx').on(t.accountId), index('import_batches_purge_idx').on(t.purgeAfter)],
 );

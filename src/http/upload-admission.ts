@@ -4,9 +4,17 @@ import { httpStatus } from '../errors';
 import { discardBody } from './body';
 import { errorResponse } from './envelope';
 import type { AppEnv } from './env';
+import type { UploadRefusal } from '../services/import/stagings';
 
 /** How long a refused upload is told to wait: about what a large file takes to stage. */
-const RETRY_AFTER_S = 10;
+export const RETRY_AFTER_S = 10;
+
+/** Why an upload was not let in, in the catalog's words: the API's envelope and the dashboard's notice both say this. */
+export function uploadRefusal(refusal: UploadRefusal) {
+  return refusal.refused === 'account'
+    ? ({ cod: 'IMPORT_PREA_MULTE_INCARCARI', cauza: `Contul are deja ${refusal.limit} fișiere în curs de încărcare.` } as const)
+    : ({ cod: 'SERVER_OCUPAT', cauza: `Serverul încarcă deja ${refusal.limit} fișiere.` } as const);
+}
 
 /**
  * Lets an upload in before its body is read, or answers at once: 429 when its account has as
@@ -21,10 +29,7 @@ export function admitUpload(ctx: AppContext): MiddlewareHandler<AppEnv> {
     if ('refused' in admission) {
       await discardBody(c, ctx.config.GATEWAY_MAX_BODY_BYTES);
       c.header('Retry-After', String(RETRY_AFTER_S));
-      const [cod, cauza] =
-        admission.refused === 'account'
-          ? (['IMPORT_PREA_MULTE_INCARCARI', `Contul are deja ${admission.limit} fișiere în curs de încărcare.`] as const)
-          : (['SERVER_OCUPAT', `Serverul încarcă deja ${admission.limit} fișiere.`] as const);
+      const { cod, cauza } = uploadRefusal(admission);
       return errorResponse(c, httpStatus(cod), cod, cauza);
     }
     c.set('upload', admission);

@@ -22,6 +22,16 @@ export class FormBodyError extends Error {
 
 // Parsed once per request: the guard, the CSRF check and the handler all read the same fields.
 const parsed = new WeakMap<object, Promise<FormFields>>();
+// The few requests allowed a larger body than a form's: the browser's upload.
+const limits = new WeakMap<object, number>();
+
+/**
+ * Lets this request's form be up to `maxBytes` (the browser's upload, up to the API's upload
+ * limit). Set before anything reads the form: the session's CSRF check may read it.
+ */
+export function allowLargeForm(c: Context, maxBytes: number): void {
+  limits.set(c.req, maxBytes);
+}
 
 /**
  * The one reader of a dashboard form's body. A body of another type (or none) has no fields,
@@ -44,7 +54,7 @@ async function parseForm(c: Context): Promise<FormFields> {
   if (!URLENCODED.test(type) && !MULTIPART.test(type)) return fields;
   let bytes: Buffer;
   try {
-    bytes = await readBody(c, MAX_FORM_BYTES);
+    bytes = await readBody(c, limits.get(c.req) ?? MAX_FORM_BYTES);
   } catch (error) {
     if (error instanceof BodyTooLargeError) throw error;
     // The bytes did not arrive: the connection failed under the request.
@@ -78,21 +88,39 @@ function hasUnstorableField(fields: FormFields): boolean {
  * `refuseBody`), or holds a field PostgreSQL cannot store (a NUL or a lone surrogate: 422, like
  * the API's `unstorable_char`) is refused as a notice, with or without a session.
  */
-export function guardForm(refuseBody: RefuseBody): MiddlewareHandler {
+export function guardForm(refuseBody: RefuseBody, skip: (c: Context) => boolean = () => false): MiddlewareHandler {
   return async (c, next) => {
-    let fields: FormFields;
-    try {
-      fields = await readForm(c);
-    } catch (error) {
-      if (error instanceof BodyTooLargeError) return c.html(notice({ kind: 'error', cod: 'PREA_MARE' }), 413);
-      if (!(error instanceof FormBodyError)) throw error;
-      const refusal = refuseBody(c, error.fault);
-      if (refusal.status === 429) c.header('Retry-After', String(refusal.retryAfterS));
-      return c.html(notice({ kind: 'error', cod: refusal.cod, cauza: refusal.cauza }), refusal.status);
-    }
-    if (hasUnstorableField(fields)) {
-      return c.html(notice({ kind: 'error', cod: 'CERERE_INVALIDA', cauza: 'Un câmp conține un caracter nepermis (NUL sau un surogat UTF-16 fără pereche).' }), 422);
-    }
+    if (skip(c)) return next();
+    const refused = await refuseForm(c, refuseBody);
+    if (refused) return refused;
     await next();
   };
+}
+
+/** The guard's judgement of a form alone (the upload asks it after its session and admission): the refusal, or null. */
+export async function refuseForm(c: Context, refuseBody: RefuseBody): Promise<Response | null> {
+  let fields: FormFields;
+  try {
+    fields = await readForm(c);
+  } catch (error) {
+    const refusal = formRefusal(c, refuseBody, error);
+    if (refusal) return refusal;
+    throw error;
+  }
+  if (hasUnstorableField(fields)) {
+    return c.html(notice({ kind: 'error', cod: 'CERERE_INVALIDA', cauza: 'Un câmp conține un caracter nepermis (NUL sau un surogat UTF-16 fără pereche).' }), 422);
+  }
+  return null;
+}
+
+/** A body that could not be read as a form, as a notice; null for any other error. */
+export function formRefusal(c: Context, refuseBody: RefuseBody, error: unknown): Response | Promise<Response> | null {
+  if (error instanceof BodyTooLargeError) {
+    const max = limits.get(c.req);
+    return c.html(notice({ kind: 'error', cod: 'PREA_MARE', cauza: max ? `Fișierul depășește ${Math.floor(max / 1024 / 1024)} MB.` : undefined }), 413);
+  }
+  if (!(error instanceof FormBodyError)) return null;
+  const refusal = refuseBody(c, error.fault);
+  if (refusal.status === 429) c.header('Retry-After', String(refusal.retryAfterS));
+  return c.html(notice({ kind: 'error', cod: refusal.cod, cauza: refusal.cauza }), refusal.status);
 }

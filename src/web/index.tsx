@@ -13,7 +13,8 @@ import { loginRoutes } from './login/routes';
 import { mapariRoutes } from './mapari/routes';
 import { notice } from './notice';
 import { integrareRoutes } from './integrare';
-import { guardForm } from './form';
+import { formRefusal, guardForm } from './form';
+import { allowUpload, importRoutes, isUpload, UPLOAD_PATH } from './import/routes';
 import { webHeaders } from './security';
 import { signedIn } from './session';
 import { withAlerts } from './alerts';
@@ -23,7 +24,7 @@ import { staticRoutes } from './static';
  * Every path the dashboard answers; the middleware is bound to these, never to /v1 or /healthz.
  * `/mapari/*` matches `/mapari` too: a path listed twice would run its middleware twice.
  */
-const SIGNED_IN_PATHS = ['/', '/mapari/*', '/jurnal', '/cont/*', '/integrare', '/_fragments/*', '/trimitere/*', '/trimiteri/*'];
+const SIGNED_IN_PATHS = ['/', '/mapari/*', '/jurnal', '/cont/*', '/integrare', '/_fragments/*', '/trimitere/*', '/trimiteri/*', '/import/*', '/_import/*'];
 const WEB_PATHS = [...SIGNED_IN_PATHS, '/login', '/logout', '/static/*'];
 
 /** Whether a route path is the dashboard's (HTML for a browser), not the JSON API's the OpenAPI document describes. */
@@ -44,10 +45,12 @@ export function isApiPath(path: string): boolean {
 export function webRoutes(ctx: AppContext, refuseBody: RefuseBody) {
   const app = new Hono<WebEnv>();
   for (const path of WEB_PATHS) app.use(path, webHeaders);
+  app.use(UPLOAD_PATH, allowUpload(ctx));
   for (const path of [...SIGNED_IN_PATHS, '/login', '/logout']) {
     // Before the session check, so the redirect to /login is not kept either.
     app.use(path, noStore);
-    app.use(path, guardForm(refuseBody));
+    // The browser's upload reads its (large) body only once signed in and admitted (import/upload-routes.tsx).
+    app.use(path, guardForm(refuseBody, isUpload));
   }
   for (const path of SIGNED_IN_PATHS) {
     app.use(path, signedIn(ctx));
@@ -59,12 +62,16 @@ export function webRoutes(ctx: AppContext, refuseBody: RefuseBody) {
   app.route('/', mapariRoutes(ctx));
   app.route('/', jurnalRoutes(ctx));
   app.route('/', contRoutes(ctx));
+  app.route('/', importRoutes(ctx, refuseBody));
   app.route('/', integrareRoutes());
   app.onError((error, c) => {
     if (error instanceof AppError) {
       const cauza = error.status === 404 ? 'Elementul cerut nu există sau nu aparține contului dvs.' : error.cauza;
       return c.html(notice({ kind: 'error', cod: error.cod, cauza }), error.status);
     }
+    // A form the CSRF check read (an upload without the X-CSRF-Token header) that was too large or broken.
+    const refusedForm = formRefusal(c, refuseBody, error);
+    if (refusedForm) return refusedForm;
     if (isAbortedBody(c, error)) {
       const refusal = refuseBody(c, 'aborted');
       return c.html(notice({ kind: 'error', cod: refusal.cod, cauza: refusal.cauza }), refusal.status);

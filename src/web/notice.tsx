@@ -1,6 +1,6 @@
 import { CATALOG, type ErrorCode } from '../errors';
 
-type NoticeProps = { kind: 'error'; cod: ErrorCode; cauza?: string } | { kind: 'ok'; text: string };
+export type NoticeProps = { kind: 'error'; cod: ErrorCode; cauza?: string } | { kind: 'ok'; text: string };
 
 /** A message at the top of a panel or form: an error in the catalog's words (problem, cause, fix), or a confirmation. */
 export function Notice(props: NoticeProps) {

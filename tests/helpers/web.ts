@@ -27,7 +27,16 @@ export const WEB_FORM_PATHS = [
   '/cont/creds',
   '/cont/creds/sterge',
   '/cont/coduri-nemapate',
+  '/_import/incarca',
+  '/_import/1/coloane',
+  '/_import/1/mapare-operatie',
+  '/_import/1/rand/1/editeaza',
+  '/_import/1/rand/1/revizuire',
+  '/_import/1/confirma',
 ];
+
+/** The browser's upload: the one form whose body is read only after the session (web/import/routes.ts). */
+export const UPLOAD_FORM_PATH = '/_import/incarca';
 
 export async function makeUser(t: TestApp, accountId: number, options: { email?: string; admin?: boolean } = {}) {
   const email = options.email ?? `user${accountId}-${Math.random().toString(36).slice(2, 8)}@service.ro`;

@@ -42,6 +42,8 @@ export interface PreviewQuery {
   page: number;
   page_size: number;
   state?: RowState;
+  /** Keyset paging (the dashboard): the rows after this row index, instead of `page`'s offset. */
+  after?: number;
 }
 
 /**
@@ -56,8 +58,10 @@ export async function previewImportBatch({ ctx, accountId, batchId, query }: { c
   return withTransaction(ctx, undefined, async (tx) => {
     const batch = await loadBatch(tx, accountId, batchId, { forUpdate: true });
     const derivation = hasAllRows(batch) ? await refreshDerived(ctx, tx, batch) : await stagingDerivation(ctx, tx, batch);
-    const filter = query.state ? sql`state = ${query.state}` : sql`true`;
-    const summary = await batchSummary(tx, accountId, batch.id, { filter, limit: query.page_size, offset: (query.page - 1) * query.page_size });
+    const byState = query.state ? sql`state = ${query.state}` : sql`true`;
+    const filter = query.after === undefined ? byState : sql`${byState} AND row_index > ${query.after}`;
+    const offset = query.after === undefined ? (query.page - 1) * query.page_size : 0;
+    const summary = await batchSummary(tx, accountId, batch.id, { filter, limit: query.page_size, offset });
     const selected = query.state ? summary.counts[query.state] : summary.total;
     const { page, ...totals } = summary;
     return {

@@ -2,7 +2,7 @@ import { AppError } from '../../errors';
 import { and, eq } from 'drizzle-orm';
 import { reserveConnection, type Executor, type OwnConnection } from '../../../db/client';
 import { importBatches } from '../../../db/schema';
-import type { Actor, AppContext } from '../../context';
+import { actorLabel, type Actor, type AppContext } from '../../context';
 import { preferRegistryCodes } from '../../domain/registry-code-column';
 import { openSpreadsheet } from '../../import/open';
 import { loadResolutionContext } from '../operations/context';
@@ -40,7 +40,8 @@ async function recordProgress(exec: Executor, staging: Staging, summaries: reado
  * `staging`, under a lease (stagings.ts) taken before it becomes visible, and the rest of the
  * walk is left to `stageRest`.
  */
-async function stageFirstPart(ctx: AppContext, own: OwnConnection, accountId: number, filename: string | null, fileMeta: FileMeta, walk: FileWalk, signal: AbortSignal) {
+async function stageFirstPart(ctx: AppContext, own: OwnConnection, actor: Actor, filename: string | null, fileMeta: FileMeta, walk: FileWalk, signal: AbortSignal) {
+  const { accountId } = actor;
   return own.transaction(async (exec) => {
     const resolution = await loadResolutionContext(ctx, exec, accountId, 'all');
     // Before any reading is looked up: a submission stored from now on is looked at again later.
@@ -67,6 +68,7 @@ async function stageFirstPart(ctx: AppContext, own: OwnConnection, accountId: nu
         columnMapping: mappingState,
         vinKeyEnc: vinKey.stored,
         status: 'staging',
+        createdBy: actorLabel(actor),
         purgeAfter,
         createdAt: now,
       })
@@ -204,7 +206,7 @@ export async function createImportBatch({
   let own: OwnConnection | null = null;
   try {
     own = await reserveConnection(ctx.sql);
-    const { staging, more, batch } = await stageFirstPart(ctx, own, accountId, filename, fileMeta, walk, admission.signal);
+    const { staging, more, batch } = await stageFirstPart(ctx, own, actor, filename, fileMeta, walk, admission.signal);
     if (!more) return batch;
     const rest = own;
     own = null;

@@ -28,14 +28,28 @@ function Filters({ q }: { q: CoadaQuery }) {
   );
 }
 
-/** Trimiteri (the home page until the import screen arrives): filters, the polled list, the detail panel. */
-export function CoadaPage(props: { user: SessionUser; csrfToken: string; list: ListData; panel?: Child; now: Date; invalidQuery: boolean; alerts?: AccountAlerts }) {
+/**
+ * The home page: the import screen's upload and earlier imports (`imports`), then the
+ * permanent submissions section (filters, the polled list, the detail panel).
+ */
+export function CoadaPage(props: {
+  user: SessionUser;
+  csrfToken: string;
+  list: ListData;
+  panel?: Child;
+  now: Date;
+  invalidQuery: boolean;
+  alerts?: AccountAlerts;
+  imports?: Child;
+}) {
   const { q } = props.list;
   return (
     <Layout title="Trimiteri" tab="trimiteri" user={props.user} csrfToken={props.csrfToken} alerts={props.alerts} skipTo={{ id: 'lista-titlu', label: 'Sari la listă' }}>
       <div class="split">
         <div class="main-col">
           <h1>Trimiteri</h1>
+          {props.imports}
+          <h2 class="section-title">Trimiterile</h2>
           {props.invalidQuery ? <Notice kind="error" cod="CERERE_INVALIDA" cauza="Filtrele din adresă nu sunt valide; se arată vederea implicită." /> : null}
           <Filters q={q} />
           <p class="updated">

@@ -20,6 +20,8 @@ import { CoadaPage } from './page';
 import { DeletedPanel, SubmissionPanel, type PanelNotice } from './panel';
 import { LivePanel, panelVersion } from './live-panel';
 import { CoadaQuery, queryString } from './query';
+import { listImportBatches } from '../../services/import/history';
+import { EarlierImports, UploadArea } from '../import/home';
 
 /** The codes a held submission waits for, with their suggestions, for the panel's inline mapping. */
 async function mappingFor(ctx: AppContext, accountId: number, record: SubmissionRecord) {
@@ -61,14 +63,22 @@ export function coadaRoutes(ctx: AppContext) {
 
   /** The page, with the panel of `id` open when there is one (a permalink, /trimiteri/{id}). */
   async function page(c: Context<WebEnv>, id?: number) {
-    // ?tab=import and ?tab=coada lead here (the import screen comes with its own issue).
+    // ?tab=import and ?tab=coada lead here: the import screen is the home page's top.
     const parsed = CoadaQuery.safeParse(c.req.query());
     const q = parsed.success ? parsed.data : CoadaQuery.parse({});
     const { user, csrfToken } = c.get('session');
     // The panel first: another account's id is the same 404 as a missing one, before any list.
     const open = id === undefined ? undefined : await panelView(ctx, user.accountId, id);
-    const list = await loadList(ctx, user.accountId, q);
-    return c.html(<CoadaPage user={user} csrfToken={csrfToken} list={list} panel={open} now={ctx.clock()} invalidQuery={!parsed.success} alerts={c.get('alerts')} />);
+    const [list, batches] = await Promise.all([loadList(ctx, user.accountId, q), listImportBatches({ ctx, accountId: user.accountId })]);
+    const imports = (
+      <>
+        <UploadArea csrfToken={csrfToken} />
+        <EarlierImports batches={batches} />
+      </>
+    );
+    return c.html(
+      <CoadaPage user={user} csrfToken={csrfToken} list={list} panel={open} now={ctx.clock()} invalidQuery={!parsed.success} alerts={c.get('alerts')} imports={imports} />,
+    );
   }
 
   app.get('/', (c) => page(c));

@@ -1,0 +1,1 @@
+ALTER TABLE "import_batches" ADD COLUMN IF NOT EXISTS "created_by" text;

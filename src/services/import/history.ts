@@ -1,0 +1,66 @@
+import { sql } from 'drizzle-orm';
+import type { AppContext } from '../../context';
+import type { ImportBatchStatus } from '../../domain/import-state';
+import type { SubmissionStatus } from '../../domain/statuses';
+import { readStagingFailure, type StagingFailure } from './staging-failure';
+
+/** An earlier import as the list shows it: what, when, by whom, how many rows, and how it stands. */
+export interface ImportBatchItem {
+  id: number;
+  filename: string | null;
+  createdAt: Date;
+  /** The dashboard user's e-mail, else the API key's label (`cheie_api:3`); null before migration 0013. */
+  createdBy: string | null;
+  rowCount: number;
+  status: ImportBatchStatus;
+  committedAt: Date | null;
+  error: StagingFailure | null;
+}
+
+/**
+ * The account's imports, newest first (the import screen's "Importuri anterioare"), so that a
+ * clerk comes back to one left half done. A user is named by e-mail, a key by its label.
+ */
+export async function listImportBatches({ ctx, accountId, limit = 20 }: { ctx: AppContext; accountId: number; limit?: number }): Promise<ImportBatchItem[]> {
+  const rows = await ctx.db.execute<{
+    id: number;
+    filename: string | null;
+    created_at: string | Date;
+    created_by: string | null;
+    email: string | null;
+    row_count: number;
+    status: ImportBatchStatus;
+    committed_at: string | Date | null;
+    error: unknown;
+  }>(sql`
+    SELECT b.id, b.filename, b.created_at, b.created_by, u.email, b.row_count, b.status, b.committed_at, b.error
+    FROM import_batches b
+    LEFT JOIN web_users u ON u.account_id = b.account_id AND b.created_by = 'utilizator:' || u.id
+    WHERE b.account_id = ${accountId}
+    ORDER BY b.id DESC LIMIT ${limit}`);
+  return rows.map((r) => ({
+    id: r.id,
+    filename: r.filename,
+    createdAt: new Date(r.created_at),
+    createdBy: r.email ?? r.created_by,
+    rowCount: r.row_count,
+    status: r.status,
+    committedAt: r.committed_at === null ? null : new Date(r.committed_at),
+    error: r.status === 'failed' ? readStagingFailure(r.error) : null,
+  }));
+}
+
+/** How the submissions a committed import made stand now, by status: the rows followed until sent. */
+export async function batchSubmissionStatuses({
+  ctx,
+  accountId,
+  batchId,
+}: {
+  ctx: AppContext;
+  accountId: number;
+  batchId: number;
+}): Promise<Partial<Record<SubmissionStatus, number>>> {
+  const rows = await ctx.db.execute<{ status: SubmissionStatus; n: number }>(sql`
+    SELECT status, count(*)::int AS n FROM submissions WHERE account_id = ${accountId} AND batch_id = ${batchId} GROUP BY status`);
+  return Object.fromEntries(rows.map((r) => [r.status, r.n]));
+}

@@ -1,0 +1,66 @@
+import { sql } from 'drizzle-orm';
+import type { AppContext } from '../../context';
+import { cellText, isBlank, splitCodes } from '../../domain/import-cells';
+import { IMPORT_FIELDS, type ImportField } from '../../domain/import-header';
+import { toSubmissionInput } from '../../domain/import-row';
+import { loadBatch } from './batch';
+import { stagedRowsAt } from './rows';
+
+/** How many of the first rows are looked through for sample values. */
+const LOOK_AT = 200;
+const PER_COLUMN = 3;
+
+/** One value of a column: as the file has it, and as the import reads it for the column's field (null: not read, the column serves no field). */
+export interface Sample {
+  inFile: string;
+  read: string | null;
+}
+
+/** What a field's reading of one cell gives, as text (an ISO date stays ISO: the view formats it). */
+function readAs(field: ImportField, cell: Parameters<typeof toSubmissionInput>[0][ImportField], date1904: boolean): string {
+  const input = toSubmissionInput({ [field]: cell }, { date1904 });
+  switch (field) {
+    case 'vin':
+    case 'nrInm':
+    case 'dataPrestatie':
+      return String(input[field] ?? '');
+    case 'odometruInitial':
+    case 'odometruFinal':
+      return input[field] === null || input[field] === undefined ? '' : String(input[field]);
+    case 'denumire_op':
+      // A name is read as written; several go with several codes (splitNames), paired then.
+      return cellText(cell).trim();
+    default:
+      return splitCodes(cell).join(' · ');
+  }
+}
+
+/**
+ * Up to three non-blank values per column of the batch's first rows, each "in the file → how
+ * we read it" under the current mapping (domain/import-row's own reading: Excel serials and
+ * dd.mm.yyyy dates, `154200.0` or `154.200` odometers). Reads the rows only, so a batch still
+ * staging has samples as soon as its first part is in.
+ */
+export async function columnSamples({ ctx, accountId, batchId }: { ctx: AppContext; accountId: number; batchId: number }): Promise<Sample[][]> {
+  const batch = await loadBatch(ctx.db, accountId, batchId);
+  const indexes = await ctx.db.execute<{ row_index: number }>(sql`
+    SELECT row_index FROM import_rows WHERE batch_id = ${batch.id} ORDER BY row_index LIMIT ${LOOK_AT}`);
+  const rows = await stagedRowsAt(
+    ctx.db,
+    ctx.keyring,
+    batch.id,
+    indexes.map((r) => r.row_index),
+  );
+  const fieldOf = new Map(IMPORT_FIELDS.flatMap((f) => (batch.mappingState.mapping[f] === undefined ? [] : [[batch.mappingState.mapping[f]!, f] as const])));
+  return batch.header.map((_, column) => {
+    const field = fieldOf.get(column);
+    const samples: Sample[] = [];
+    for (const row of rows) {
+      const cell = row.raw.cells[column];
+      if (cell === undefined || isBlank(cell)) continue;
+      samples.push({ inFile: cellText(cell), read: field ? readAs(field, cell, batch.fileMeta.date1904) : null });
+      if (samples.length === PER_COLUMN) break;
+    }
+    return samples;
+  });
+}

@@ -1,0 +1,48 @@
+import { Hono } from 'hono';
+import { actorLabel, type AppContext } from '../../context';
+import { commitImportBatch } from '../../services/import/commit';
+import type { WebEnv } from '../env';
+import { readForm } from '../form';
+import { Notice } from '../notice';
+import { countOf } from '../ui/format';
+import { answerScreen } from './action-routes';
+import { batchParam } from './screen-routes';
+
+const HASH = /^[0-9a-f]{64}$/;
+
+/**
+ * The commit: the number the clerk typed and the `rows_hash` of the screen they saw, through the
+ * API's own gate (commitImportBatch: both must match the batch now, or nothing is written).
+ */
+export function commitRoutes(ctx: AppContext) {
+  const app = new Hono<WebEnv>();
+
+  app.post('/_import/:id/confirma', async (c) => {
+    const id = batchParam(c);
+    const actor = c.get('actor');
+    const fields = await readForm(c);
+    const typed = typeof fields.numar === 'string' ? fields.numar.trim().replace(/[.\s]/g, '') : '';
+    const rowsHash = typeof fields.rows_hash === 'string' ? fields.rows_hash : '';
+    if (!/^\d{1,9}$/.test(typed)) return c.html(<Notice kind="error" cod="CERERE_INVALIDA" cauza="Scrieți numărul de rânduri de trimis, în cifre." />, 422);
+    if (!HASH.test(rowsHash)) return c.html(<Notice kind="error" cod="CERERE_INVALIDA" cauza="Reîncărcați pagina: formularul nu mai corespunde importului." />, 422);
+    const result = await commitImportBatch({
+      ctx,
+      accountId: actor.accountId,
+      batchId: id,
+      input: { n_confirmed: Number(typed), rows_hash: rowsHash },
+      confirmedBy: actorLabel(actor),
+      requestId: c.get('requestId'),
+    });
+    ctx.journal.write({
+      event: 'web_import',
+      requestId: c.get('requestId'),
+      accountId: actor.accountId,
+      data: { op: 'commit', batch_id: id, inserted: result.inserted, actor: actorLabel(actor) },
+    });
+    // The Trimiteri list, where the rows are followed, refreshes if it is on screen.
+    c.header('HX-Trigger', 'coada:schimbata');
+    return answerScreen(c, ctx, id, { kind: 'ok', text: `Importul a fost confirmat: ${countOf(result.inserted, 'un rând a intrat', 'rânduri au intrat')} în Trimiteri.` });
+  });
+
+  return app;
+}

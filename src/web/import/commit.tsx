@@ -1,0 +1,107 @@
+import { ROW_STATES } from '../../domain/import-state';
+import { STATUS_LABEL, type SubmissionStatus } from '../../domain/statuses';
+import type { LoadedBatch } from '../../services/import/batch';
+import type { BatchSummary } from '../../services/import/states';
+import { countOf, showInstant } from '../ui/format';
+import { ROW_STATE_FATE, ROW_STATE_LABEL } from './labels';
+
+const rows = (n: number) => countOf(n, 'un rând', 'rânduri');
+
+/** The rows left out, as a file to fix and upload again: in the file's own columns, with the reason (services/import/export-failed.ts). */
+export function LeftOutDownload({ batchId }: { batchId: number }) {
+  return (
+    <p class="downloads">
+      Rândurile lăsate deoparte, cu motivul:{' '}
+      <a href={`/import/${batchId}/netrimise?format=xlsx`} download>
+        descărcați xlsx
+      </a>{' '}
+      ·{' '}
+      <a href={`/import/${batchId}/netrimise?format=csv`} download>
+        csv
+      </a>
+    </p>
+  );
+}
+
+/** What a commit will do with each state's rows, and why; only the states the batch has. */
+function Summary({ summary }: { summary: BatchSummary }) {
+  return (
+    <ul class="commit-summary">
+      {ROW_STATES.filter((s) => summary.counts[s] > 0).map((s) => (
+        <li class={`r-${s}`}>
+          <strong>{rows(summary.counts[s])}</strong> {ROW_STATE_LABEL[s].toLowerCase()}: {ROW_STATE_FATE[s]}.
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/**
+ * The commit: the summary, then the number typed by the clerk. The gate is the API's: the
+ * typed count and the `rows_hash` of what this screen showed must both match the batch now.
+ */
+export function CommitForm({ batchId, summary }: { batchId: number; summary: BatchSummary }) {
+  const n = summary.nToCommit;
+  return (
+    <section class="import-part" aria-labelledby="confirma-titlu">
+      <h2 id="confirma-titlu">Confirmare</h2>
+      <Summary summary={summary} />
+      {summary.total > n ? <LeftOutDownload batchId={batchId} /> : null}
+      {n === 0 ? (
+        <p class="empty">Niciun rând de trimis încă: rezolvați rândurile de mai sus.</p>
+      ) : (
+        <form class="commit" hx-post={`/_import/${batchId}/confirma`} hx-target="#import" hx-swap="outerMorph">
+          <input type="hidden" name="rows_hash" value={summary.rowsHash} />
+          <label for="numar">Ca să confirmați, scrieți numărul de rânduri care intră în Trimiteri ({n.toLocaleString('ro-RO')})</label>
+          <span class="commit-row">
+            <input name="numar" id="numar" inputmode="numeric" pattern="[0-9]*" autocomplete="off" required maxlength={9} />
+            <button type="submit">Confirmă importul: {rows(n)}</button>
+          </span>
+        </form>
+      )}
+    </section>
+  );
+}
+
+const PENDING: ReadonlySet<SubmissionStatus> = new Set(['queued', 'sending']);
+
+/**
+ * After the commit: how the import's submissions stand, polled every 3 s until none is
+ * waiting to be sent (then no poll is rendered, and it stops).
+ */
+export function Followed({ batchId, statuses }: { batchId: number; statuses: Partial<Record<SubmissionStatus, number>> }) {
+  const pending = Object.entries(statuses).some(([s, n]) => PENDING.has(s as SubmissionStatus) && (n ?? 0) > 0);
+  const poll = pending ? { 'hx-get': `/_import/${batchId}/urmarire`, 'hx-trigger': 'every 3s', 'hx-target': 'this', 'hx-swap': 'outerHTML', 'hx-status:5xx': 'swap:none' } : {};
+  return (
+    <div id="urmarire" class="followed" aria-live="polite" {...poll}>
+      <p>
+        {(Object.keys(STATUS_LABEL) as SubmissionStatus[])
+          .filter((s) => (statuses[s] ?? 0) > 0)
+          .map((s) => (
+            <span class={`chip s-${s}`}>
+              {STATUS_LABEL[s]} <span class="n">{statuses[s]}</span>
+            </span>
+          ))}
+      </p>
+      <p class="muted small">{pending ? 'Se actualizează automat până când toate sunt trimise.' : 'Nimic nu mai așteaptă trimiterea.'}</p>
+    </div>
+  );
+}
+
+/** A committed import: when, how many rows went, and they followed until sent; the rows left out to download. */
+export function Committed({ batch, summary, statuses }: { batch: LoadedBatch; summary: BatchSummary; statuses: Partial<Record<SubmissionStatus, number>> }) {
+  const made = Object.values(statuses).reduce((a, b) => a + (b ?? 0), 0);
+  return (
+    <section class="import-part" aria-labelledby="trimis-titlu">
+      <h2 id="trimis-titlu">Confirmat la {showInstant(batch.committedAt)}</h2>
+      <p>
+        {rows(made)} au intrat în Trimiteri; {rows(Math.max(0, summary.total - made))} au rămas deoparte.
+      </p>
+      <Followed batchId={batch.id} statuses={statuses} />
+      <p>
+        <a href="/#lista-titlu">Urmăriți-le în Trimiteri</a>
+      </p>
+      {summary.total > made ? <LeftOutDownload batchId={batch.id} /> : null}
+    </section>
+  );
+}

@@ -1,0 +1,168 @@
+import { ROW_STATES, type RowState } from '../../domain/import-state';
+import type { ImportPreview, ImportRowRecord } from '../../services/import/preview';
+import { showDate } from '../ui/format';
+import { IMPORT_FIELD_LABEL, ROW_STATE_LABEL } from './labels';
+import { PAGE_SIZE, viewQuery, type ImportView } from './load';
+
+/** The fields the table shows one per column, editable in place. */
+const CELLS = ['vin', 'nrInm', 'dataPrestatie', 'odometruInitial', 'odometruFinal'] as const;
+type CellField = (typeof CELLS)[number];
+
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+function cellValue(row: ImportRowRecord, field: CellField): string {
+  const v = (row.values as Record<string, unknown>)[field];
+  if (v === null || v === undefined) return '';
+  return field === 'dataPrestatie' && typeof v === 'string' && ISO_DATE.test(v) ? showDate(v) : String(v);
+}
+
+/** The content errors of a cell (`prestatii.1.cod_prestatie` belongs to the operations cell). */
+const errorsOf = (row: ImportRowRecord, field: string) => row.erori.filter((e) => e.field.split(/[.[]/)[0] === field);
+
+function CellErrors({ errors }: { errors: ImportRowRecord['erori'] }) {
+  return (
+    <>
+      {errors.map((e) => (
+        <p class="cell-err">
+          <strong>{e.problema}</strong> {e.cauza} <span class="fix">{e.fix}</span>
+        </p>
+      ))}
+    </>
+  );
+}
+
+/** One field of one row: an input that saves on Enter (Escape puts the value back, app.js), its errors under it. */
+function Cell({ batchId, row, field, editable }: { batchId: number; row: ImportRowRecord; field: CellField; editable: boolean }) {
+  const errors = errorsOf(row, field);
+  const value = cellValue(row, field);
+  return (
+    <td class={errors.length > 0 ? 'bad' : undefined} data-label={IMPORT_FIELD_LABEL[field]}>
+      {editable ? (
+        <form class="cell" hx-post={`/_import/${batchId}/rand/${row.rowIndex}/editeaza`} hx-target="#import" hx-swap="outerMorph">
+          <input type="hidden" name="camp" value={field} />
+          <input
+            name="valoare"
+            id={`c-${row.rowIndex}-${field}`}
+            value={value}
+            maxlength={500}
+            autocomplete="off"
+            spellcheck={false}
+            data-cell
+            aria-label={`${IMPORT_FIELD_LABEL[field]}, linia ${row.line ?? row.rowIndex}`}
+            aria-invalid={errors.length > 0 ? 'true' : undefined}
+          />
+        </form>
+      ) : (
+        <span class="mono">{value || '—'}</span>
+      )}
+      {row.overriddenFields.includes(field) ? <span class="muted small"> (corectat)</span> : null}
+      <CellErrors errors={errors} />
+    </td>
+  );
+}
+
+/** A row held for its odometer, included or held again from its own line of the table. */
+function ReviewToggle({ batchId, row }: { batchId: number; row: ImportRowRecord }) {
+  const include = !row.review?.inclus;
+  return (
+    <form class="inline" hx-post={`/_import/${batchId}/rand/${row.rowIndex}/revizuire`} hx-target="#import" hx-swap="outerMorph">
+      <input type="hidden" name="include" value={include ? '1' : '0'} />
+      <button type="submit" class="small-button">
+        {include ? 'Includ rândul' : 'Ține deoparte'}
+      </button>
+    </form>
+  );
+}
+
+function Operations({ row }: { row: ImportRowRecord }) {
+  return (
+    <td data-label="Operații">
+      {row.prestatii.map((p) => (
+        <span class="op mono">{p.cod_client ? `${p.cod_client} → ${p.cod_prestatie}` : p.cod_prestatie}</span>
+      ))}
+      {row.nemapate.map((code) => (
+        <span class="op mono unmapped">{code} → ?</span>
+      ))}
+      <CellErrors errors={errorsOf(row, 'prestatii')} />
+    </td>
+  );
+}
+
+/** The chips: every state with its count over the whole batch; each one filters the table (its own URL). */
+export function StateChips({ batchId, preview, view }: { batchId: number; preview: ImportPreview; view: ImportView }) {
+  const chip = (state: RowState | undefined, label: string, n: number) => {
+    const q = viewQuery({ stare: state });
+    return (
+      <a
+        href={`/import/${batchId}${q}`}
+        hx-get={`/_import/${batchId}${q}`}
+        hx-target="#import"
+        hx-swap="outerMorph"
+        aria-current={view.stare === state ? 'true' : undefined}
+        class={`chip r-${state ?? 'all'}`}
+      >
+        {label} <span class="n">{n.toLocaleString('ro-RO')}</span>
+      </a>
+    );
+  };
+  return (
+    <nav class="chips" aria-label="Rândurile după stare">
+      {chip(undefined, 'Toate', preview.summary.total)}
+      {ROW_STATES.map((s) => chip(s, ROW_STATE_LABEL[s], preview.summary.counts[s]))}
+    </nav>
+  );
+}
+
+/** A page of the preview: each row's line, state and why, its cells (editable while the batch is), its operations. */
+export function PreviewTable({ batchId, preview, view, editable }: { batchId: number; preview: ImportPreview; view: ImportView; editable: boolean }) {
+  const { rows } = preview;
+  const last = rows[rows.length - 1];
+  const next = rows.length === PAGE_SIZE && last ? viewQuery({ ...view, dupa: last.rowIndex }) : null;
+  const link = (q: string, label: string) => (
+    <a href={`/import/${batchId}${q}`} hx-get={`/_import/${batchId}${q}`} hx-target="#import" hx-swap="outerMorph">
+      {label}
+    </a>
+  );
+  return (
+    <>
+      {rows.length === 0 ? (
+        <p class="empty">Niciun rând în această vedere.</p>
+      ) : (
+        <section class="table-scroll" tabindex={0} aria-label="Previzualizarea rândurilor">
+          <table class="list stacked preview-table">
+            <thead>
+              <tr>
+                <th scope="col">Linia</th>
+                <th scope="col">Stare</th>
+                {CELLS.map((f) => (
+                  <th scope="col">{IMPORT_FIELD_LABEL[f]}</th>
+                ))}
+                <th scope="col">Operații</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((row) => (
+                <tr id={`r-${row.rowIndex}`} class={`r-${row.state}`}>
+                  <td data-label="Linia">{row.submissionId === null ? (row.line ?? row.rowIndex) : <a href={`/trimiteri/${row.submissionId}`}>{row.line ?? row.rowIndex}</a>}</td>
+                  <td data-label="Stare">
+                    <span class={`chip r-${row.state}`}>{ROW_STATE_LABEL[row.state]}</span>
+                    {row.motiv ? <p class="muted small">{row.motiv}</p> : null}
+                    {editable && row.review ? <ReviewToggle batchId={batchId} row={row} /> : null}
+                  </td>
+                  {CELLS.map((f) => (
+                    <Cell batchId={batchId} row={row} field={f} editable={editable && row.submissionId === null} />
+                  ))}
+                  <Operations row={row} />
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
+      )}
+      <nav class="pages" aria-label="Paginile previzualizării">
+        {view.dupa !== undefined ? link(viewQuery({ stare: view.stare }), '« Primele rânduri') : null}
+        {next ? link(next, 'Rândurile următoare »') : null}
+      </nav>
+    </>
+  );
+}

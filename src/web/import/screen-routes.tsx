@@ -1,0 +1,63 @@
+import { Hono, type Context } from 'hono';
+import type { AppContext } from '../../context';
+import { streamDownload } from '../../http/download';
+import { idParam, INT4_MAX } from '../../routes/params';
+import { ExportFailedQuery } from '../../routes/import/schemas';
+import { exportFailedRows } from '../../services/import/export-failed';
+import { batchSubmissionStatuses } from '../../services/import/history';
+import { getImportBatch } from '../../services/import/batch';
+import type { WebEnv } from '../env';
+import { Notice } from '../notice';
+import { Followed } from './commit';
+import { ImportView, loadScreen, viewQuery } from './load';
+import { ImportPage, ImportScreen } from './screen';
+
+export const batchParam = (c: Context) => idParam(c.req.param('id') ?? '', INT4_MAX);
+
+/** A view from the address; a bad one is refused as a notice, never shown as another view. */
+function readView(c: Context) {
+  return ImportView.safeParse(c.req.query());
+}
+const BAD_VIEW = 'Adresa nu este validă: starea este una dintre cele din listă, iar pagina un număr de rând.';
+
+/** The batch's screen: the page, the fragment its chips, pages and progress poll ask for, and the download of the rows left out. */
+export function screenRoutes(ctx: AppContext) {
+  const app = new Hono<WebEnv>();
+
+  app.get('/import/:id', async (c) => {
+    const id = batchParam(c);
+    const view = readView(c);
+    const { user, csrfToken } = c.get('session');
+    const data = await loadScreen(ctx, user.accountId, id, view.success ? view.data : {}, view.success ? undefined : { kind: 'error', cod: 'CERERE_INVALIDA', cauza: BAD_VIEW });
+    return c.html(<ImportPage user={user} csrfToken={csrfToken} alerts={c.get('alerts')} data={data} />);
+  });
+
+  /** The screen alone. A chip or a page link also puts its view into the address (Back returns to the one before); the progress poll does not. */
+  app.get('/_import/:id', async (c) => {
+    const id = batchParam(c);
+    const view = readView(c);
+    if (!view.success) return c.html(<Notice kind="error" cod="CERERE_INVALIDA" cauza={BAD_VIEW} />, 422);
+    const data = await loadScreen(ctx, c.get('actor').accountId, id, view.data);
+    if (!c.req.header('x-poll')) c.header('HX-Push-Url', `/import/${id}${viewQuery(view.data)}`);
+    c.header('Vary', 'HX-Request');
+    return c.html(<ImportScreen data={data} />);
+  });
+
+  /** How a committed import's submissions stand (its poll). */
+  app.get('/_import/:id/urmarire', async (c) => {
+    const id = batchParam(c);
+    const accountId = c.get('actor').accountId;
+    await getImportBatch({ ctx, accountId, batchId: id });
+    return c.html(<Followed batchId={id} statuses={await batchSubmissionStatuses({ ctx, accountId, batchId: id })} />);
+  });
+
+  app.get('/import/:id/netrimise', async (c) => {
+    const id = batchParam(c);
+    const q = ExportFailedQuery.safeParse(c.req.query());
+    if (!q.success) return c.html(<Notice kind="error" cod="CERERE_INVALIDA" cauza="Formatul este csv sau xlsx." />, 422);
+    const file = await exportFailedRows({ ctx, accountId: c.get('actor').accountId, batchId: id, format: q.data.format });
+    return streamDownload(c, ctx.journal, file);
+  });
+
+  return app;
+}

@@ -1,0 +1,61 @@
+import { Hono } from 'hono';
+import type { AppContext } from '../../context';
+import { replaceUnstorable } from '../../domain/text';
+import type { RefuseBody } from '../../http/body-refusals';
+import { RETRY_AFTER_S, uploadRefusal } from '../../http/upload-admission';
+import { journalActor } from '../../journal/actor';
+import { createImportBatch } from '../../services/import/upload';
+import type { WebEnv } from '../env';
+import { readForm, refuseForm } from '../form';
+import { notice } from '../notice';
+
+/** The sheet a clerk typed (optional): the API's `sheet`, one name. */
+const MAX_SHEET = 200;
+
+/**
+ * The browser's upload: the same service, limits and admission as POST /v1/import, and the
+ * API's catalog words as a notice in place (the form's target) for a file that cannot be
+ * imported. The session is checked first; then the place (429 / 503 with Retry-After, before
+ * the body is read when htmx sent the token in its header); then the body, up to the API's
+ * upload limit. A file taken opens its batch's screen.
+ */
+export function uploadRoutes(ctx: AppContext, refuseBody: RefuseBody) {
+  const app = new Hono<WebEnv>();
+
+  app.post('/_import/incarca', async (c) => {
+    const actor = c.get('actor');
+    const admission = ctx.importStagings.admit(actor.accountId);
+    if ('refused' in admission) {
+      const { cod, cauza } = uploadRefusal(admission);
+      c.header('Retry-After', String(RETRY_AFTER_S));
+      return c.html(notice({ kind: 'error', cod, cauza }), cod === 'SERVER_OCUPAT' ? 503 : 429);
+    }
+    try {
+      const refused = await refuseForm(c, refuseBody);
+      if (refused) return refused;
+      const fields = await readForm(c);
+      const file = fields.file;
+      if (!(file instanceof File)) return c.html(notice({ kind: 'error', cod: 'CERERE_INVALIDA', cauza: 'Alegeți un fișier xlsx sau csv (unul singur).' }), 422);
+      const sheet = typeof fields.foaie === 'string' ? fields.foaie.trim() : '';
+      if (sheet.length > MAX_SHEET) return c.html(notice({ kind: 'error', cod: 'CERERE_INVALIDA', cauza: 'Numele foii are cel mult 200 de caractere.' }), 422);
+      const bytes = Buffer.from(await file.arrayBuffer());
+      const filename = replaceUnstorable(file.name.slice(0, 255)) || null;
+      const batch = await createImportBatch({ ctx, actor, admission, filename, bytes, sheets: sheet ? [sheet] : [], requestId: c.get('requestId') });
+      ctx.journal.write({
+        event: 'web_import',
+        requestId: c.get('requestId'),
+        accountId: actor.accountId,
+        data: { op: 'upload', batch_id: batch.id, status: batch.status, rows: batch.rowCount, kind: batch.fileMeta.kind, size: bytes.length, ...journalActor(actor) },
+      });
+      const screen = `/import/${batch.id}`;
+      if (!c.req.header('hx-request')) return c.redirect(screen, 303);
+      // A whole page: the batch's screen is its own address, and Back returns to the upload.
+      c.header('HX-Redirect', screen);
+      return c.body(null, 200);
+    } finally {
+      admission.release();
+    }
+  });
+
+  return app;
+}

@@ -1,0 +1,31 @@
+import type { TestApp } from './app';
+import type { browser } from './web';
+
+type Browser = ReturnType<typeof browser>;
+
+/** The browser's upload as htmx sends it: multipart, the session's cookie, the token in X-CSRF-Token. */
+export function webUpload(t: TestApp, b: Browser, bytes: Buffer, filename: string, options: { csrf?: string; sheet?: string; headers?: Record<string, string> } = {}) {
+  const form = new FormData();
+  form.append('file', new Blob([new Uint8Array(bytes)], { type: 'application/octet-stream' }), filename);
+  if (options.sheet) form.append('foaie', options.sheet);
+  return t.app.request('http://localhost/_import/incarca', {
+    method: 'POST',
+    body: form,
+    headers: {
+      Host: 'localhost',
+      Origin: 'http://localhost',
+      'HX-Request': 'true',
+      Cookie: [...b.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
+      'X-CSRF-Token': options.csrf ?? b.csrf() ?? '',
+      ...options.headers,
+    },
+  });
+}
+
+/** The batch an upload opened (its HX-Redirect to /import/{id}). */
+export function batchOf(res: Response): number {
+  const to = res.headers.get('hx-redirect') ?? '';
+  const id = /^\/import\/(\d+)$/.exec(to)?.[1];
+  if (!id) throw new Error(`no batch in HX-Redirect "${to}" (status ${res.status})`);
+  return Number(id);
+}
