@@ -22,8 +22,8 @@ export async function startServerProcess(options: { databaseUrl: string; dataDir
       GATEWAY_RUN_WORKER: 'false',
       GATEWAY_DATA_DIR: options.dataDir,
       GATEWAY_LOG_LEVEL: 'warn',
-      // The benchmarks measure throughput: no per-key request limit.
-      GATEWAY_KEY_REQUESTS_PER_MIN: '0',
+      // The benchmarks measure throughput: no per-key request limit, unless BENCH_KEY_LIMIT sets one (its cost measured).
+      GATEWAY_KEY_REQUESTS_PER_MIN: process.env.BENCH_KEY_LIMIT ?? '0',
     },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
