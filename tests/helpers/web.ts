@@ -27,6 +27,7 @@ export const WEB_FORM_PATHS = [
   '/cont/creds',
   '/cont/creds/sterge',
   '/cont/coduri-nemapate',
+  '/integrare/test-cheie',
 ];
 
 export async function makeUser(t: TestApp, accountId: number, options: { email?: string; admin?: boolean } = {}) {
