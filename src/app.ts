@@ -17,6 +17,7 @@ import { conturiRoutes, pingRoutes } from './routes/conturi';
 import { docsRoutes } from './routes/docs';
 import { healthRoutes } from './routes/health';
 import { importRoutes } from './routes/import';
+import { integrareRoutes } from './routes/integrare';
 import { mapariRoutes, nomenclatorRoutes } from './routes/mapari';
 import { prezentariRoutes } from './routes/prezentari';
 import { reguliTextRoutes } from './routes/reguli-text';
@@ -40,6 +41,7 @@ export function createApp(ctx: AppContext) {
     '/',
     docsRoutes(() => app.routes),
   );
+  app.route('/', integrareRoutes(ctx));
   app.use('/v1/*', noSniff);
   app.use('/v1/*', apiKeyAuth(ctx));
   // Before its body is read: an upload past the limits is refused holding nothing.

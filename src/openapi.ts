@@ -31,6 +31,8 @@ export interface RouteDoc {
    * 401 and 413 of /v1, 422 of a body or query and 404 of a path id are added by the generator.
    */
   responses: Record<number, string | ResponseDoc>;
+  /** Served under /v1 without a key (mounted before the key check): no security, no 401. */
+  public?: boolean;
 }
 
 const documented = new WeakMap<object, RouteDoc>();
@@ -98,7 +100,7 @@ function responseObject(status: number, value: string | ResponseDoc) {
 }
 
 function operationObject(method: string, path: string, params: string[], doc: RouteDoc) {
-  const authenticated = path.startsWith(AUTHENTICATED);
+  const authenticated = path.startsWith(AUTHENTICATED) && !doc.public;
   const parameters = [
     ...params.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
     ...Object.entries(doc.query?.shape ?? {}).map(([name, field]) => ({

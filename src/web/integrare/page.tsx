@@ -1,12 +1,11 @@
 import { ciStep, integrationExamples } from '../../integration/examples';
 import { FILE_PLACEHOLDER, KEY_PLACEHOLDER } from '../../integration/operations';
+import { COLLECTION_PATH } from '../../routes/integrare';
 import type { AccountAlerts } from '../../services/accounts/alerts';
 import type { SessionUser } from '../../services/users/sessions';
 import { Layout } from '../layout';
 import { CodeBlock } from './code-block';
 import { KeyTester, type KeyVerdict } from './key-tester';
-
-export const COLLECTION_PATH = '/v1/integrare/postman-collection.json';
 
 /**
  * Integrare: the examples in seven languages for both channels, each generated from the one
