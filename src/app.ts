@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { routePath } from 'hono/route';
+import { publicBaseUrl } from './config';
 import type { AppContext } from './context';
 import { AppError } from './errors';
 import { apiKeyAuth } from './http/auth';
@@ -39,7 +40,7 @@ export function createApp(ctx: AppContext) {
   app.route('/', healthRoutes(ctx));
   app.route(
     '/',
-    docsRoutes(() => app.routes),
+    docsRoutes(() => app.routes, publicBaseUrl(ctx.config)),
   );
   app.route('/', integrareRoutes(ctx));
   app.use('/v1/*', noSniff);

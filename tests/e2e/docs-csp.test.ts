@@ -1,24 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/app';
 import { launchChromium, shot } from '../helpers/chromium';
-import { serveOnLoopback } from '../helpers/serve';
+import { startLiveGateway } from '../helpers/integrare';
 
 // Swagger UI at /docs under its Content-Security-Policy, in real Chromium: it must render the
 // operations and try one out with no CSP refusal (each is a console error the helper collects).
-let t: TestApp;
-let server: Awaited<ReturnType<typeof serveOnLoopback>>;
+// The document's server is GATEWAY_PUBLIC_URL: the gateway's own address here, as an operator sets it.
+let server: Awaited<ReturnType<typeof startLiveGateway>>;
 let browser: Awaited<ReturnType<typeof launchChromium>>;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  server = await serveOnLoopback(t.app.fetch);
+  server = await startLiveGateway();
   browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {
   await browser?.close();
   await server?.close();
-  await t?.close();
 });
 
 describe('/docs in Chromium', () => {
