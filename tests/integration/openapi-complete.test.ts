@@ -49,14 +49,16 @@ describe('the OpenAPI document, complete', () => {
     expect(doc.paths['/v1/prezentari/valideaza']!.post!.operationId).toBe('dryRun');
   });
 
-  it('documents every error answer of a /v1 operation with the envelope, and every success of the submissions with a schema', () => {
+  it('documents every error answer of a /v1 operation with the envelope, and every JSON success with its schema', () => {
     for (const { path, method, op } of operations().filter(({ path }) => path.startsWith('/v1/') && !path.startsWith('/v1/integrare'))) {
       for (const status of ['401', '429', '422']) expect(op.responses[status], `${method} ${path} ${status}`).toBeDefined();
       for (const [status, answer] of Object.entries(op.responses)) {
         if (Number(status) >= 400) expect(answer.content?.['application/json']?.schema, `${method} ${path} ${status}`).toBeDefined();
       }
     }
-    for (const { path, method, op } of operations().filter(({ path }) => path.startsWith('/v1/prezentari') || path === '/v1/ping')) {
+    // Every JSON success of the API and /healthz has its schema (CSV exports and the collection are files).
+    const files = ['/v1/audit/export', '/v1/import/{id}/export-failed', '/v1/integrare/postman-collection.json'];
+    for (const { path, method, op } of operations().filter(({ path }) => (path.startsWith('/v1/') && !files.includes(path)) || path === '/healthz')) {
       const success = Object.entries(op.responses).find(([status]) => status.startsWith('2'))![1];
       expect(success.content?.['application/json']?.schema, `${method} ${path}`).toBeDefined();
     }
@@ -75,6 +77,54 @@ describe('the OpenAPI document, complete', () => {
       expect(validate(body), JSON.stringify(validate.errors)).toBe(true);
       expect(body).toMatchObject(op.operationId === 'dryRun' ? { status_estimat: 'queued' } : { status: 'queued' });
     }
+  });
+
+  it('real answers match the schemas the document gives them (submissions, import flow, mappings, rules, probes)', async () => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    const checked: string[] = [];
+    async function documented(method: string, path: string, res: Response) {
+      const schema = doc.paths[path]?.[method]?.responses[String(res.status)]?.content?.['application/json']?.schema;
+      expect(schema, `${method} ${path} ${res.status} has no schema`).toBeDefined();
+      const body = await res.json();
+      const validate = ajv.compile(schema!);
+      expect(validate(body), `${method} ${path} ${res.status}: ${JSON.stringify(validate.errors)}`).toBe(true);
+      checked.push(`${method} ${path} ${res.status}`);
+      return body as Record<string, unknown>;
+    }
+    const sub = { vin: 'WDB1234561A654321', nrInm: 'B1', dataPrestatie: '2025-03-14', odometruFinal: 5, prestatii: [{ cod_op_service: 'SCH-X', denumire: 'Schimb' }] };
+    const created = await documented('post', '/v1/prezentari', await t.call('POST', '/v1/prezentari', { key, body: sub }));
+    await documented('post', '/v1/prezentari', await t.call('POST', '/v1/prezentari', { key, body: sub }));
+    const id = created.submission_id as number;
+    await documented('get', '/v1/prezentari/{id}', await t.call('GET', `/v1/prezentari/${id}`, { key }));
+    await documented('get', '/v1/prezentari', await t.call('GET', '/v1/prezentari', { key }));
+    await documented('get', '/v1/mapari/pending', await t.call('GET', '/v1/mapari/pending', { key }));
+    await documented('post', '/v1/mapari', await t.call('POST', '/v1/mapari', { key, body: { cod_op_service: 'SCH-X', cod_prestatie: 'OE-3' } }));
+    await documented('get', '/v1/mapari', await t.call('GET', '/v1/mapari', { key }));
+    await documented('delete', '/v1/mapari/{code}', await t.call('DELETE', '/v1/mapari/SCH-X', { key }));
+    await documented('get', '/v1/nomenclator', await t.call('GET', '/v1/nomenclator', { key }));
+    const rule = await documented('post', '/v1/reguli-text', await t.call('POST', '/v1/reguli-text', { key, body: { pattern: 'ulei motor', cod_prestatie: 'OE-3' } }));
+    await documented('get', '/v1/reguli-text', await t.call('GET', '/v1/reguli-text', { key }));
+    await documented('delete', '/v1/reguli-text/{id}', await t.call('DELETE', `/v1/reguli-text/${(rule.regula as { id: number }).id}`, { key }));
+    await documented('get', '/v1/ping', await t.call('GET', '/v1/ping', { key }));
+    await documented('get', '/healthz', await t.call('GET', '/healthz'));
+    await documented('delete', '/v1/prezentari/{id}', await t.call('DELETE', `/v1/prezentari/${id}`, { key }));
+    await documented('get', '/v1/prezentari/{id}', await t.call('GET', `/v1/prezentari/${id}`, { key }));
+    await documented('post', '/v1/prezentari', await t.call('POST', '/v1/prezentari', { key, body: '{"vin": 1}' }));
+
+    const rows = [HEADER, ['WDB1234561A654321', 'B123ABC', '2025-03-14', 100, 200, 'X1', 'Ulei'], ['VF1RFB00X12345678', 'CJ10XYZ', '2025-03-15', '', 80, '', '']];
+    const batch = await documented('post', '/v1/import', await upload(t, key, csvFile(rows), 'a.csv'));
+    const batchId = batch.batch_id as number;
+    await documented('get', '/v1/import/{id}', await t.call('GET', `/v1/import/${batchId}`, { key }));
+    await documented('get', '/v1/import/{id}/column-mapping', await t.call('GET', `/v1/import/${batchId}/column-mapping`, { key }));
+    await documented('post', '/v1/import/{id}/column-mapping', await t.call('POST', `/v1/import/${batchId}/column-mapping`, { key, body: { column_mapping: {} } }));
+    await documented('post', '/v1/import/{id}/rand/{i}/editeaza', await t.call('POST', `/v1/import/${batchId}/rand/1/editeaza`, { key, body: { odometruFinal: 90 } }));
+    const preview = await documented('get', '/v1/import/{id}/preview', await t.call('GET', `/v1/import/${batchId}/preview`, { key }));
+    const commit = { n_confirmed: preview.n_to_commit, rows_hash: preview.rows_hash };
+    await documented('post', '/v1/import/{id}/commit', await t.call('POST', `/v1/import/${batchId}/commit`, { key, body: commit }));
+    await documented('post', '/v1/import/{id}/commit', await t.call('POST', `/v1/import/${batchId}/commit`, { key, body: commit }));
+    expect(checked).toEqual(
+      expect.arrayContaining(['post /v1/import/{id}/commit 200', 'post /v1/import/{id}/commit 409', 'get /v1/prezentari/{id} 404', 'post /v1/prezentari 422']),
+    );
   });
 
   it('"Try it out" of the upload: no sample sheet name, and an empty sheet= is no sheet', async () => {

@@ -2,7 +2,20 @@ import { Hono } from 'hono';
 import type { AppContext } from '../../context';
 import type { AppEnv } from '../../http/env';
 import { WORKER_ALIVE_S } from '../../metrics';
+import { z } from 'zod';
 import { describeRoute } from '../../openapi';
+
+/** GET /healthz, in both its statuses. */
+export const HealthAnswer = z.object({
+  status: z.enum(['ok', 'degradat']),
+  database: z.boolean(),
+  worker_alive: z.boolean(),
+  last_registry_login: z.iso.datetime().nullable(),
+  queue_size: z.number().int(),
+  sending: z.number().int(),
+  registry_available: z.boolean(),
+});
+export type HealthAnswer = z.infer<typeof HealthAnswer>;
 
 export function healthRoutes(ctx: AppContext) {
   const app = new Hono<AppEnv>();
@@ -11,7 +24,10 @@ export function healthRoutes(ctx: AppContext) {
     '/healthz',
     describeRoute({
       summary: 'Starea serviciului: baza de date, worker-ul, coada',
-      responses: { 200: 'Totul funcționează (JSON)', 503: 'Degradat: niciun worker viu (JSON, aceleași câmpuri)' },
+      responses: {
+        200: { description: 'Totul funcționează', schema: HealthAnswer },
+        503: { description: 'Degradat: niciun worker viu (aceleași câmpuri)', schema: HealthAnswer },
+      },
     }),
     async (c) => {
       const [row] = await ctx.sql<{ worker_alive: boolean; last_registry_login: Date | null; queue_size: number; sending: number; registry_available: boolean }[]>`
@@ -26,14 +42,14 @@ export function healthRoutes(ctx: AppContext) {
       // A monitor sees a gateway whose submissions are not being delivered as unhealthy.
       return c.json(
         {
-          status: workerAlive ? 'ok' : 'degradat',
+          status: workerAlive ? ('ok' as const) : ('degradat' as const),
           database: true,
           worker_alive: workerAlive,
           last_registry_login: row?.last_registry_login ? new Date(row.last_registry_login).toISOString() : null,
           queue_size: row?.queue_size ?? 0,
           sending: row?.sending ?? 0,
           registry_available: row?.registry_available ?? false,
-        },
+        } satisfies HealthAnswer,
         workerAlive ? 200 : 503,
       );
     },

@@ -16,6 +16,7 @@ import { previewImportBatch } from '../../services/import/preview';
 import { createImportBatch } from '../../services/import/upload';
 import { idParam, INT4_MAX } from '../params';
 import { presentBatch, presentColumnMapping, presentCommit, presentPreview, presentRowChange } from './present';
+import { BatchAnswer, ColumnMappingAnswer, CommitAnswer, PreviewAnswer, RowChangeAnswer } from './answers';
 import { ColumnMappingBody, CommitBody, ExportFailedQuery, PreviewQuery, RowEditBody, RowReviewBody, UploadForm } from './schemas';
 import { journalActor } from '../../journal/actor';
 
@@ -77,7 +78,11 @@ export function importRoutes(ctx: AppContext) {
       summary: 'Încarcă un fișier xlsx sau csv (rândurile sunt puse deoparte pentru previzualizare)',
       rawBody: UploadForm,
       responses: {
-        201: 'Importul creat, cu antetul și maparea coloanelor: status „staged” (toate rândurile încărcate) sau, pentru un fișier mare, „staging” (primele rânduri încărcate, restul se încarcă în fundal; așteptați cu GET /v1/import/{id} până la „staged” sau „failed”)',
+        201: {
+          schema: BatchAnswer,
+          description:
+            'Importul creat, cu antetul și maparea coloanelor: status „staged” (toate rândurile încărcate) sau, pentru un fișier mare, „staging” (primele rânduri încărcate, restul se încarcă în fundal; așteptați cu GET /v1/import/{id} până la „staged” sau „failed”)',
+        },
         413: 'Fișier sau conținut peste limite',
         415: 'Tip de fișier nesuportat',
         422: 'Fișier care nu poate fi importat (gol, fără antet, parolat, corupt) sau corp multipart greșit',
@@ -99,7 +104,7 @@ export function importRoutes(ctx: AppContext) {
     '/:id',
     describeRoute({
       summary: 'Importul, ca la încărcare: status („staging”, „staged”, „committed”, „failed”), rows_staged cât se încarcă, error când a eșuat',
-      responses: { 200: 'Importul' },
+      responses: { 200: { description: 'Importul', schema: BatchAnswer } },
     }),
     async (c) => c.json(presentBatch(await getImportBatch({ ctx, accountId: c.get('actor').accountId, batchId: batchId(c) }))),
   );
@@ -108,7 +113,7 @@ export function importRoutes(ctx: AppContext) {
     '/:id/column-mapping',
     describeRoute({
       summary: 'Maparea coloanelor importului',
-      responses: { 200: 'Antetul și maparea' },
+      responses: { 200: { description: 'Antetul și maparea', schema: ColumnMappingAnswer } },
     }),
     async (c) => c.json(presentColumnMapping(await getImportBatch({ ctx, accountId: c.get('actor').accountId, batchId: batchId(c) }))),
   );
@@ -118,7 +123,7 @@ export function importRoutes(ctx: AppContext) {
     describeRoute({
       summary: 'Salvează maparea coloanelor (reclasifică rândurile)',
       body: ColumnMappingBody,
-      responses: { 200: 'Maparea salvată', 409: NOT_EDITABLE },
+      responses: { 200: { description: 'Maparea salvată', schema: ColumnMappingAnswer }, 409: NOT_EDITABLE },
     }),
     jsonBody(ColumnMappingBody),
     async (c) => {
@@ -135,7 +140,11 @@ export function importRoutes(ctx: AppContext) {
       summary: 'Previzualizarea rândurilor, cu stare și rows_hash',
       query: PreviewQuery,
       responses: {
-        200: 'O pagină de rânduri și totalurile; cât timp status este „staging”, doar din rândurile încărcate până acum (rows_staged), iar pentru „failed” niciun rând și error',
+        200: {
+          schema: PreviewAnswer,
+          description:
+            'O pagină de rânduri și totalurile; cât timp status este „staging”, doar din rândurile încărcate până acum (rows_staged), iar pentru „failed” niciun rând și error',
+        },
       },
     }),
     async (c) => {
@@ -151,7 +160,7 @@ export function importRoutes(ctx: AppContext) {
     describeRoute({
       summary: 'Corectează câmpuri ale unui rând',
       body: RowEditBody,
-      responses: { 200: 'Rândul reclasificat', 409: NOT_EDITABLE },
+      responses: { 200: { description: 'Rândul reclasificat', schema: RowChangeAnswer }, 409: NOT_EDITABLE },
     }),
     jsonBody(RowEditBody),
     async (c) => {
@@ -166,7 +175,7 @@ export function importRoutes(ctx: AppContext) {
     describeRoute({
       summary: 'Include sau exclude un rând de revizuit',
       body: RowReviewBody,
-      responses: { 200: 'Rândul', 409: NOT_EDITABLE },
+      responses: { 200: { description: 'Rândul', schema: RowChangeAnswer }, 409: NOT_EDITABLE },
     }),
     jsonBody(RowReviewBody),
     async (c) => {
@@ -182,7 +191,7 @@ export function importRoutes(ctx: AppContext) {
       summary: 'Confirmă importul: rândurile gata devin prezentări',
       body: CommitBody,
       responses: {
-        200: 'Rezultatul confirmării',
+        200: { description: 'Rezultatul confirmării', schema: CommitAnswer },
         409: 'Confirmat deja, încă în curs de încărcare (IMPORT_IN_CURS) sau eșuat (IMPORT_ESUAT), ori număr/rows_hash care nu mai corespund',
       },
     }),
