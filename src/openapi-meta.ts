@@ -45,6 +45,12 @@ export function operationId(method: string, path: string): string {
   return camel([method, ...words]);
 }
 
+/** The description's account of an operation: what it is and which fields of the answer a client reads. */
+export function describedText(method: string, path: string): string | undefined {
+  const op = describedOperation(method, path);
+  return op ? `${op.title}. Din răspuns, un client citește: ${op.reads.join(', ')}. Exemple în 7 limbaje: pagina Integrare (/integrare).` : undefined;
+}
+
 /** The JSON body example of the operation, when the description gives one without captured values. */
 export function requestExample(method: string, path: string): Record<string, unknown> | undefined {
   const body = describedOperation(method, path)?.body;

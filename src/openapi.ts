@@ -3,7 +3,7 @@ import type { RouterRoute } from 'hono/types';
 import { findTargetHandler } from 'hono/utils/handler';
 import { z } from 'zod';
 import { ErrorEnvelope, ShapeError } from './http/envelope';
-import { operationTags, requestExample, operationId, TAGS } from './openapi-meta';
+import { describedText, operationId, operationTags, requestExample, TAGS } from './openapi-meta';
 
 // The OpenAPI document is generated from the app's own routes: every route is declared with
 // `describeRoute({...})` as its first handler, next to the zod schemas that validate its body
@@ -111,7 +111,7 @@ function operationObject(method: string, path: string, params: string[], doc: Ro
     operationId: operationId(method, path),
     tags: operationTags(path),
     summary: doc.summary,
-    description: doc.description ?? doc.summary,
+    description: doc.description ?? describedText(method, path) ?? doc.summary,
     // A public operation says so: no key is needed (an absent `security` would mean the default).
     security: authenticated ? [{ apiKey: [] }, { bearer: [] }] : [],
     ...(parameters.length ? { parameters } : {}),
