@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KEY_TESTS_PER_USER } from '../../src/web/integrare/key-limits';
+import { parseConfig, publicBaseUrl } from '../../src/config';
+import { KEY_TESTS_PER_ADDRESS, KEY_TESTS_PER_USER } from '../../src/web/integrare/key-limits';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { browser, FAST_SCRYPT, makeUser } from '../helpers/web';
 
@@ -83,6 +84,22 @@ describe('the key tester', () => {
     expect(text).not.toContain('Service');
   });
 
+  it(`allows ${KEY_TESTS_PER_ADDRESS} tests a minute per address, whichever users make them`, async () => {
+    // The users above already spent some of this address's minute: count what is left.
+    let answered = 0;
+    let limited: Response | undefined;
+    for (let user = 0; user < 8 && !limited; user++) {
+      const web = await signedIn();
+      for (let i = 0; i < KEY_TESTS_PER_USER - 1 && !limited; i++) {
+        const res = await web.post('/integrare/test-cheie', { cheie: `gw_adresa_${user}_${i}` }, { 'HX-Request': 'true' });
+        if (res.status === 429) limited = res;
+        else answered++;
+      }
+    }
+    expect(limited?.status).toBe(429);
+    expect(answered).toBeLessThan(KEY_TESTS_PER_ADDRESS);
+  });
+
   it('is refused without a session', async () => {
     const res = await t.app.request('http://localhost/integrare/test-cheie', {
       method: 'POST',
@@ -91,5 +108,14 @@ describe('the key tester', () => {
     });
     expect([302, 303, 401, 403]).toContain(res.status);
     expect(await res.text()).not.toContain(ownKey);
+  });
+});
+
+describe('GATEWAY_PUBLIC_URL', () => {
+  it("defaults to this host's loopback and port, drops a trailing slash, refuses what is not http(s)", () => {
+    expect(publicBaseUrl(parseConfig({ PORT: '8080' }))).toBe('http://127.0.0.1:8080');
+    expect(publicBaseUrl(parseConfig({ GATEWAY_PUBLIC_URL: 'https://gw.service.ro/' }))).toBe('https://gw.service.ro');
+    expect(() => parseConfig({ GATEWAY_PUBLIC_URL: 'ftp://gw.service.ro' })).toThrow(/GATEWAY_PUBLIC_URL/);
+    expect(() => parseConfig({ GATEWAY_PUBLIC_URL: 'gw.service.ro' })).toThrow(/GATEWAY_PUBLIC_URL/);
   });
 });
