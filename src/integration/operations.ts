@@ -24,7 +24,7 @@ export type Captured = keyof typeof CAPTURED;
 export const isCaptured = (name: string): name is Captured => Object.hasOwn(CAPTURED, name);
 
 export interface Operation {
-  id: 'ping' | 'dryRun' | 'submit' | 'upload' | 'preview' | 'commit';
+  id: 'ping' | 'dryRun' | 'submit' | 'upload' | 'batch' | 'preview' | 'commit';
   method: 'GET' | 'POST';
   /** The path; `{batch_id}` is the upload's answer. */
   path: string;
@@ -70,6 +70,15 @@ export const UPLOAD: Operation = {
   reads: ['batch_id', 'status'],
 };
 
+/** A file past GATEWAY_IMPORT_FIRST_ROWS rows answers `staging`: the client asks again until it is not. */
+export const BATCH: Operation = {
+  id: 'batch',
+  method: 'GET',
+  path: '/v1/import/{batch_id}',
+  title: 'Starea importului (cât timp este „staging”, se încarcă în fundal)',
+  reads: ['status'],
+};
+
 export const PREVIEW: Operation = {
   id: 'preview',
   method: 'GET',
@@ -89,8 +98,8 @@ export const COMMIT: Operation = {
 };
 
 export const JSON_CHANNEL = [DRY_RUN, SUBMIT] as const;
-export const FILE_CHANNEL = [UPLOAD, PREVIEW, COMMIT] as const;
-export const OPERATIONS = [PING, DRY_RUN, SUBMIT, UPLOAD, PREVIEW, COMMIT] as const;
+export const FILE_CHANNEL = [UPLOAD, BATCH, PREVIEW, COMMIT] as const;
+export const OPERATIONS = [PING, DRY_RUN, SUBMIT, UPLOAD, BATCH, PREVIEW, COMMIT] as const;
 
 /** The example body's JSON, compact, as every language sends it. */
 export const exampleJson = (op: Operation): string => (op.body && 'json' in op.body ? JSON.stringify(op.body.json) : '');

@@ -2,6 +2,7 @@ import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SAMPLE_ROWS } from '../../src/domain/registry-code-column';
 import { EXAMPLE_SUBMISSION, FILE_PLACEHOLDER, KEY_PLACEHOLDER } from '../../src/integration/operations';
 import { pageExamples, run, startLiveGateway } from '../helpers/integrare';
 
@@ -11,7 +12,10 @@ import { pageExamples, run, startLiveGateway } from '../helpers/integrare';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 let gateway: Awaited<ReturnType<typeof startLiveGateway>>;
+/** A gateway that stages past the first row in the background, so every upload answers `staging`. */
+let slow: Awaited<ReturnType<typeof startLiveGateway>>;
 let blocks: Map<string, string>;
+let slowBlocks: Map<string, string>;
 let dir: string;
 
 /** How each language's program is written to disk and run. */
@@ -35,25 +39,29 @@ const RUNNERS: Record<string, { file: (kind: string) => string; run: (file: stri
 beforeAll(async () => {
   gateway = await startLiveGateway();
   blocks = await pageExamples(gateway.t, await gateway.t.createAccount('Service exemple'));
+  slow = await startLiveGateway({ GATEWAY_IMPORT_FIRST_ROWS: '1' });
+  slowBlocks = await pageExamples(slow.t, await slow.t.createAccount('Service exemple'));
   dir = mkdtempSync(join(tmpdir(), 'gateway-examples-'));
 }, 60_000);
 
 afterAll(async () => {
   await gateway?.close();
+  await slow?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 /** A language's program as the page shows it, with a fresh account's key, in a directory of its own. */
-async function prepare(language: string, kind: 'prezentare' | 'import', edit = (code: string) => code) {
-  const code = blocks.get(`ex-${language}-${kind}`);
+async function prepare(language: string, kind: 'prezentare' | 'import', edit = (code: string) => code, on = gateway, csv?: string) {
+  const code = (on === slow ? slowBlocks : blocks).get(`ex-${language}-${kind}`);
   expect(code, `the page has no ${kind} example in ${language}`).toBeTruthy();
   expect(code).toContain(KEY_PLACEHOLDER);
-  expect(code).toContain(gateway.base);
-  const accountId = await gateway.t.createAccount(`Service ${language}`);
+  expect(code).toContain(on.base);
+  const accountId = await on.t.createAccount(`Service ${language}`);
   const cwd = mkdtempSync(join(dir, `${language}-`));
   const file = RUNNERS[language]!.file(kind);
-  writeFileSync(join(cwd, file), edit(code!.replace(KEY_PLACEHOLDER, await gateway.t.createKey(accountId))));
-  copyFileSync(join(ROOT, 'docs/examples/prestatii-exemplu.csv'), join(cwd, FILE_PLACEHOLDER));
+  writeFileSync(join(cwd, file), edit(code!.replace(KEY_PLACEHOLDER, await on.t.createKey(accountId))));
+  if (csv === undefined) copyFileSync(join(ROOT, 'docs/examples/prestatii-exemplu.csv'), join(cwd, FILE_PLACEHOLDER));
+  else writeFileSync(join(cwd, FILE_PLACEHOLDER), csv);
   return { accountId, run: () => RUNNERS[language]!.run(file, cwd) };
 }
 
@@ -91,6 +99,25 @@ describe.each(Object.keys(RUNNERS))('the %s examples, run as the page shows them
     expect(out.stdout).toMatch(new RegExp(`^inserted: ${ready}$`, 'm'));
     const [batch] = await gateway.t.ctx.sql<{ status: string; account_id: number }[]>`SELECT status, account_id FROM import_batches WHERE id = ${batchId}`;
     expect(batch).toEqual({ status: 'committed', account_id: program.accountId });
+  }, 120_000);
+
+  it('a file staged in the background: the import waits while it is staging, then commits', async () => {
+    // Past the rows an upload always stages itself (the mapping's sample), so the rest goes to the background.
+    const rows = Array.from({ length: SAMPLE_ROWS + 40 }, (_, i) => `TMBJJ7NE4F0123456;B999XYZ;18.03.2025;;${45_000 + i};;;OE-3`);
+    const program = await prepare(
+      language,
+      'import',
+      undefined,
+      slow,
+      ['Serie șasiu (VIN);Nr. înmatriculare;Data prestației;Km intrare;Km ieșire;Cod operație;Denumire operație;Cod prestație', ...rows].join('\r\n'),
+    );
+    const out = await program.run();
+    expect(out.status, `${out.stdout}\n${out.stderr}`).toBe(0);
+    expect(out.stdout).toMatch(/^status: staging$/m);
+    expect(out.stdout).toMatch(/^status: staged$/m);
+    const batchId = Number(/^batch_id: (\d+)$/m.exec(out.stdout)?.[1]);
+    const [batch] = await slow.t.ctx.sql<{ status: string; row_count: number }[]>`SELECT status, row_count FROM import_batches WHERE id = ${batchId}`;
+    expect(batch).toEqual({ status: 'committed', row_count: SAMPLE_ROWS + 40 });
   }, 120_000);
 });
 

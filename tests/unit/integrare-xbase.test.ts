@@ -3,14 +3,14 @@ import { normalizeText } from '../../src/domain/text';
 import { quoteBareParameters } from '../../src/http/multipart-compat';
 import { harbourSubmission, harbourUpload } from '../../src/integration/examples/harbour';
 import { vfpSubmission, vfpUpload } from '../../src/integration/examples/vfp';
-import { COMMIT, DRY_RUN, KEY_PLACEHOLDER, PREVIEW, SUBMIT, UPLOAD } from '../../src/integration/operations';
+import { BATCH, COMMIT, DRY_RUN, KEY_PLACEHOLDER, PREVIEW, SUBMIT, UPLOAD } from '../../src/integration/operations';
 
 // The xBase examples cannot run here (no FoxPro, no Harbour on the test machines): they are
 // checked as structure. Every block opened is closed in order, the paths and headers are the
 // description's, every field the gateway answers with is read by its own name.
 
 const BASE = 'http://gateway.test:3000';
-const OPENERS: Record<string, string> = { IF: 'ENDIF', 'DO CASE': 'ENDCASE', TRY: 'ENDTRY', FOR: 'NEXT', FUNCTION: 'ENDFUNC' };
+const OPENERS: Record<string, string> = { IF: 'ENDIF', 'DO CASE': 'ENDCASE', 'DO WHILE': 'ENDDO', TRY: 'ENDTRY', FOR: 'NEXT', FUNCTION: 'ENDFUNC' };
 
 /** The blocks' keywords line by line, checked as a stack; an error names the line. */
 function unbalanced(code: string, dialect: 'vfp' | 'harbour'): string[] {
@@ -19,7 +19,7 @@ function unbalanced(code: string, dialect: 'vfp' | 'harbour'): string[] {
   code.split('\n').forEach((raw, i) => {
     const line = raw.trim().replace(/\s*(&&|\/\/).*$/, '');
     if (line.startsWith('*') || line === '') return;
-    const word = /^(DO CASE|ENDCASE|IF|ENDIF|ELSE|ELSEIF|TRY|CATCH|ENDTRY|FOR EACH|FOR|NEXT|FUNCTION|STATIC FUNCTION|STATIC PROCEDURE|PROCEDURE|ENDFUNC|RETURN)\b/i
+    const word = /^(DO WHILE|ENDDO|DO CASE|ENDCASE|IF|ENDIF|ELSE|ELSEIF|TRY|CATCH|ENDTRY|FOR EACH|FOR|NEXT|FUNCTION|STATIC FUNCTION|STATIC PROCEDURE|PROCEDURE|ENDFUNC|RETURN)\b/i
       .exec(line)?.[1]
       ?.toUpperCase();
     if (!word) return;
@@ -64,13 +64,16 @@ describe.each([
     expect(upload.code).toContain('form-data; name="file"');
     expect(upload.code).toMatch(/"\/v1\/import\/" \+ .+ \+ "\/preview\?page_size=1"/);
     expect(upload.code).toMatch(/"\/v1\/import\/" \+ .+ \+ "\/commit"/);
+    // The wait while a large file stages: the batch's own address, then its status.
+    expect(upload.code).toMatch(/"GET", "\/v1\/import\/" \+ [^,]+, (\.NULL\.|NIL)/);
+    expect(upload.code).toContain('"staging"');
     expect(upload.code).toContain('"n_confirmed"');
     expect(upload.code).toContain('"rows_hash"');
   });
 
   it('read every field the description says the answer carries, by name', () => {
     for (const name of [...DRY_RUN.reads, ...SUBMIT.reads]) expect(submission.code).toContain(`"${name}"`);
-    for (const name of [...UPLOAD.reads, ...PREVIEW.reads, ...COMMIT.reads]) expect(upload.code).toContain(`"${name}"`);
+    for (const name of [...UPLOAD.reads, ...BATCH.reads, ...PREVIEW.reads, ...COMMIT.reads]) expect(upload.code).toContain(`"${name}"`);
   });
 
   it('send text as UTF-8 the dialect’s way', () => {

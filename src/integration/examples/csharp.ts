@@ -1,4 +1,4 @@
-import { CAPTURED, COMMIT, isCaptured, DRY_RUN, FILE_PLACEHOLDER, KEY_PLACEHOLDER, PREVIEW, SUBMIT, UPLOAD, type Operation } from '../operations';
+import { BATCH, CAPTURED, COMMIT, isCaptured, DRY_RUN, FILE_PLACEHOLDER, KEY_PLACEHOLDER, PREVIEW, SUBMIT, UPLOAD, type Operation } from '../operations';
 import { jsonOf, pathParts, quoted } from './literals';
 import type { LanguageExamples } from './types';
 
@@ -118,7 +118,16 @@ export function csharpExamples(base: string): LanguageExamples {
         Show(incarcare, ${names(UPLOAD)});
         var batchId = (string)incarcare.Element("batch_id");
 
-        // Un fișier de peste 1000 de rânduri răspunde „staging”: confirmați abia după „staged” (GET /v1/import/{batch_id}).
+        // Un fișier mare (peste 1000 de rânduri) se încarcă în fundal: se întreabă din nou cât timp este „staging”.
+        while ((string)incarcare.Element("status") == "staging")
+        {
+            await Task.Delay(1000);
+            incarcare = await Call(${method(BATCH)}, ${path(BATCH)}, null);
+            Show(incarcare, ${names(BATCH)});
+        }
+        if ((string)incarcare.Element("status") != "staged")
+            throw new Exception("Importul nu poate fi confirmat: " + incarcare);
+
         var previzualizare = await Call(${method(PREVIEW)}, ${path(PREVIEW)}, null);
         Show(previzualizare, ${names(PREVIEW)});
         var nToCommit = (string)previzualizare.Element("n_to_commit");

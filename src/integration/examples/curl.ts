@@ -1,4 +1,4 @@
-import { COMMIT, DRY_RUN, exampleJson, FILE_PLACEHOLDER, KEY_PLACEHOLDER, PREVIEW, SUBMIT, UPLOAD, type Operation } from '../operations';
+import { BATCH, COMMIT, DRY_RUN, exampleJson, FILE_PLACEHOLDER, KEY_PLACEHOLDER, PREVIEW, SUBMIT, UPLOAD, type Operation } from '../operations';
 import { jsonOf, pathParts } from './literals';
 import type { LanguageExamples, Program } from './types';
 
@@ -67,7 +67,17 @@ incarcare=$(call ${UPLOAD.method} ${url(UPLOAD)} -F "file=@$FILE;type=applicatio
 show "$incarcare" ${names(UPLOAD)}
 batch_id=$(jq -r .batch_id <<<"$incarcare")
 
-# Un fișier de peste 1000 de rânduri răspunde „staging”: confirmați abia după „staged” (GET /v1/import/{batch_id}).
+# Un fișier mare (peste 1000 de rânduri) se încarcă în fundal: se întreabă din nou cât timp este „staging”.
+while [ "$(jq -r .status <<<"$incarcare")" = staging ]; do
+  sleep 1
+  incarcare=$(call ${BATCH.method} ${url(BATCH)})
+  show "$incarcare" ${names(BATCH)}
+done
+if [ "$(jq -r .status <<<"$incarcare")" != staged ]; then
+  echo "Importul nu poate fi confirmat: $(jq -c '.error // .status' <<<"$incarcare")" >&2
+  exit 1
+fi
+
 previzualizare=$(call ${PREVIEW.method} ${url(PREVIEW)})
 show "$previzualizare" ${names(PREVIEW)}
 n_to_commit=$(jq -c .n_to_commit <<<"$previzualizare")

@@ -1,4 +1,4 @@
-import { CAPTURED, COMMIT, DRY_RUN, FILE_PLACEHOLDER, isCaptured, KEY_PLACEHOLDER, PREVIEW, SUBMIT, UPLOAD, type Operation } from '../operations';
+import { BATCH, CAPTURED, COMMIT, DRY_RUN, FILE_PLACEHOLDER, isCaptured, KEY_PLACEHOLDER, PREVIEW, SUBMIT, UPLOAD, type Operation } from '../operations';
 import { jsonOf, literal, pathParts, type Syntax } from './literals';
 import type { Program } from './types';
 
@@ -133,8 +133,14 @@ PROCEDURE Main()
    IF hIncarcare != NIL
       Show( hIncarcare, ${names(UPLOAD)} )
       ${variable('batch_id')} := hIncarcare[ "batch_id" ]
-      // Un fișier de peste 1000 de rânduri răspunde „staging”: confirmați abia după „staged” (GET /v1/import/{batch_id}).
-      hPrevizualizare := CallApi( "${PREVIEW.method}", ${path(PREVIEW)}, NIL, NIL )
+      // Un fișier mare (peste 1000 de rânduri) se încarcă în fundal: se întreabă din nou cât timp este „staging”.
+      DO WHILE hIncarcare != NIL .AND. hIncarcare[ "status" ] == "staging"
+         hb_idleSleep( 1 )
+         hIncarcare := CallApi( "${BATCH.method}", ${path(BATCH)}, NIL, NIL )
+      ENDDO
+      IF hIncarcare != NIL .AND. hIncarcare[ "status" ] == "staged"
+         hPrevizualizare := CallApi( "${PREVIEW.method}", ${path(PREVIEW)}, NIL, NIL )
+      ENDIF
       IF hPrevizualizare != NIL
          Show( hPrevizualizare, ${names(PREVIEW)} )
          ${variable('n_to_commit')} := hPrevizualizare[ "n_to_commit" ]

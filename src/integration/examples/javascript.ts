@@ -1,4 +1,4 @@
-import { COMMIT, DRY_RUN, FILE_PLACEHOLDER, KEY_PLACEHOLDER, PREVIEW, SUBMIT, UPLOAD, type Operation } from '../operations';
+import { BATCH, COMMIT, DRY_RUN, FILE_PLACEHOLDER, KEY_PLACEHOLDER, PREVIEW, SUBMIT, UPLOAD, type Operation } from '../operations';
 import { block, jsonOf, literal, pathParts, quoted, type Syntax } from './literals';
 import type { LanguageExamples } from './types';
 
@@ -81,11 +81,18 @@ const FILE = ${js.string(FILE_PLACEHOLDER)};
 async function main() {
   const form = new FormData();
   form.append('file', new Blob([await readFile(FILE)], { type: 'application/octet-stream' }), basename(FILE));
-  const incarcare = await call(${js.string(UPLOAD.method)}, ${path(UPLOAD)}, form);
+  let incarcare = await call(${js.string(UPLOAD.method)}, ${path(UPLOAD)}, form);
   show(incarcare, ${names(UPLOAD)});
   const batchId = incarcare.batch_id;
 
-  // Un fișier de peste 1000 de rânduri răspunde „staging”: confirmați abia după „staged” (GET /v1/import/{batch_id}).
+  // Un fișier mare (peste 1000 de rânduri) se încarcă în fundal: se întreabă din nou cât timp este „staging”.
+  while (incarcare.status === 'staging') {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    incarcare = await call(${js.string(BATCH.method)}, ${path(BATCH)});
+    show(incarcare, ${names(BATCH)});
+  }
+  if (incarcare.status !== 'staged') throw new Error(\`Importul nu poate fi confirmat: \${JSON.stringify(incarcare.error ?? incarcare.status)}\`);
+
   const previzualizare = await call(${js.string(PREVIEW.method)}, ${path(PREVIEW)});
   show(previzualizare, ${names(PREVIEW)});
   const { n_to_commit: nToCommit, rows_hash: rowsHash } = previzualizare;

@@ -1,4 +1,4 @@
-import { COMMIT, DRY_RUN, FILE_PLACEHOLDER, KEY_PLACEHOLDER, PREVIEW, SUBMIT, UPLOAD, type Operation } from '../operations';
+import { BATCH, COMMIT, DRY_RUN, FILE_PLACEHOLDER, KEY_PLACEHOLDER, PREVIEW, SUBMIT, UPLOAD, type Operation } from '../operations';
 import { block, jsonOf, literal, pathParts, type Syntax } from './literals';
 import type { LanguageExamples } from './types';
 
@@ -100,7 +100,17 @@ $incarcare = call(${str(UPLOAD.method)}, ${path(UPLOAD)}, ['file' => new CURLFil
 show($incarcare, ${names(UPLOAD)});
 $batch_id = $incarcare['batch_id'];
 
-// Un fișier de peste 1000 de rânduri răspunde „staging”: confirmați abia după „staged” (GET /v1/import/{batch_id}).
+// Un fișier mare (peste 1000 de rânduri) se încarcă în fundal: se întreabă din nou cât timp este „staging”.
+while ($incarcare['status'] === 'staging') {
+    sleep(1);
+    $incarcare = call(${str(BATCH.method)}, ${path(BATCH)});
+    show($incarcare, ${names(BATCH)});
+}
+if ($incarcare['status'] !== 'staged') {
+    fwrite(STDERR, 'Importul nu poate fi confirmat: ' . json_encode($incarcare['error'] ?? $incarcare['status'], JSON_UNESCAPED_UNICODE) . PHP_EOL);
+    exit(1);
+}
+
 $previzualizare = call(${str(PREVIEW.method)}, ${path(PREVIEW)});
 show($previzualizare, ${names(PREVIEW)});
 $n_to_commit = $previzualizare['n_to_commit'];

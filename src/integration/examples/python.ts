@@ -1,4 +1,4 @@
-import { DRY_RUN, FILE_PLACEHOLDER, KEY_PLACEHOLDER, PREVIEW, SUBMIT, UPLOAD, COMMIT, type Operation } from '../operations';
+import { BATCH, DRY_RUN, FILE_PLACEHOLDER, KEY_PLACEHOLDER, PREVIEW, SUBMIT, UPLOAD, COMMIT, type Operation } from '../operations';
 import { block, jsonOf, literal, pathParts, quoted, type Syntax } from './literals';
 import type { LanguageExamples } from './types';
 
@@ -76,6 +76,7 @@ show(rezultat, ${names(SUBMIT)})
 `;
   const upload = `${HEAD(base, 'Import de fișier: încărcare, previzualizare, confirmare.')}
 import os
+import time
 import uuid
 
 FILE = ${quoted(FILE_PLACEHOLDER)}
@@ -92,7 +93,14 @@ incarcare = call(${quoted(UPLOAD.method)}, ${path(UPLOAD)}, body, {"Content-Type
 show(incarcare, ${names(UPLOAD)})
 batch_id = incarcare["batch_id"]
 
-# Un fișier de peste 1000 de rânduri răspunde „staging”: confirmați abia după „staged” (GET /v1/import/{batch_id}).
+# Un fișier mare (peste 1000 de rânduri) se încarcă în fundal: se întreabă din nou cât timp este „staging”.
+while incarcare["status"] == "staging":
+    time.sleep(1)
+    incarcare = call(${quoted(BATCH.method)}, ${path(BATCH)})
+    show(incarcare, ${names(BATCH)})
+if incarcare["status"] != "staged":
+    sys.exit(f"Importul nu poate fi confirmat: {incarcare.get('error') or incarcare['status']}")
+
 previzualizare = call(${quoted(PREVIEW.method)}, ${path(PREVIEW)})
 show(previzualizare, ${names(PREVIEW)})
 n_to_commit = previzualizare["n_to_commit"]

@@ -1,4 +1,4 @@
-import { CAPTURED, COMMIT, DRY_RUN, exampleJson, FILE_PLACEHOLDER, isCaptured, KEY_PLACEHOLDER, PREVIEW, SUBMIT, UPLOAD, type Operation } from '../operations';
+import { BATCH, CAPTURED, COMMIT, DRY_RUN, exampleJson, FILE_PLACEHOLDER, isCaptured, KEY_PLACEHOLDER, PREVIEW, SUBMIT, UPLOAD, type Operation } from '../operations';
 import { jsonOf, pathParts, quoted } from './literals';
 import type { Program } from './types';
 
@@ -124,7 +124,15 @@ ENDIF
 ${show('lcIncarcare', UPLOAD)}
 lcBatchId = JsonText(lcIncarcare, "batch_id")
 
-* Un fișier de peste 1000 de rânduri răspunde „staging”: confirmați abia după „staged” (GET /v1/import/{batch_id}).
+* Un fișier mare (peste 1000 de rânduri) se încarcă în fundal: se întreabă din nou cât timp este „staging”.
+DO WHILE !ISNULL(lcIncarcare) AND JsonText(lcIncarcare, "status") == "staging"
+   = INKEY(1, "H")
+   lcIncarcare = CallApi("${BATCH.method}", ${path(BATCH)}, .NULL., "")
+ENDDO
+IF ISNULL(lcIncarcare) OR !(JsonText(lcIncarcare, "status") == "staged")
+   RETURN
+ENDIF
+
 lcPrevizualizare = CallApi("${PREVIEW.method}", ${path(PREVIEW)}, .NULL., "")
 IF ISNULL(lcPrevizualizare)
    RETURN
