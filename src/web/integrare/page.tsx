@@ -28,7 +28,7 @@ export function IntegrarePage(props: { user: SessionUser; csrfToken: string; ale
         <a href={COLLECTION_PATH}>postman-collection.json</a> (variabilele baseUrl și apiKey).
       </p>
       <KeyTester csrfToken={props.csrfToken} verdict={props.verdict} />
-      <section class="card examples" aria-labelledby="exemple-titlu">
+      <section class="card wide examples" aria-labelledby="exemple-titlu">
         <h2 id="exemple-titlu">Exemple</h2>
         <div class="lang-tabs" data-lang-tabs hidden>
           {languages.map((l) => (
@@ -51,7 +51,7 @@ export function IntegrarePage(props: { user: SessionUser; csrfToken: string; ale
           </div>
         ))}
       </section>
-      <section class="card" aria-labelledby="ci-titlu">
+      <section class="card wide" aria-labelledby="ci-titlu">
         <h2 id="ci-titlu">În CI</h2>
         <p>Un pas de job care trimite la dry run prezentarea produsă de build și oprește build-ul când verdictul nu este „queued”. Nu scrie nimic în gateway.</p>
         <CodeBlock id="ex-ci" title="Pas de CI (GitHub Actions; orice runner cu bash, curl și jq)" program={ciStep(base)} />
