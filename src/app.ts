@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { routePath } from 'hono/route';
+import { publicBaseUrl } from './config';
 import type { AppContext } from './context';
 import { AppError } from './errors';
 import { apiKeyAuth } from './http/auth';
@@ -17,6 +18,7 @@ import { conturiRoutes, pingRoutes } from './routes/conturi';
 import { docsRoutes } from './routes/docs';
 import { healthRoutes } from './routes/health';
 import { importRoutes } from './routes/import';
+import { integrareRoutes } from './routes/integrare';
 import { mapariRoutes, nomenclatorRoutes } from './routes/mapari';
 import { prezentariRoutes } from './routes/prezentari';
 import { reguliTextRoutes } from './routes/reguli-text';
@@ -38,8 +40,9 @@ export function createApp(ctx: AppContext) {
   app.route('/', healthRoutes(ctx));
   app.route(
     '/',
-    docsRoutes(() => app.routes),
+    docsRoutes(() => app.routes, publicBaseUrl(ctx.config)),
   );
+  app.route('/', integrareRoutes(ctx));
   app.use('/v1/*', noSniff);
   app.use('/v1/*', apiKeyAuth(ctx));
   // Before its body is read: an upload past the limits is refused holding nothing.

@@ -17,6 +17,13 @@ export const Config = z.object({
   // Loopback by default: the API holds registry credentials, so it is reachable from outside
   // only when the operator says so (HOST=0.0.0.0 in a container, behind a proxy).
   HOST: z.string().min(1).default('127.0.0.1'),
+  // The address clients reach the gateway at (behind a proxy, a LAN name): the integration
+  // page's examples and the collection carry it. Unset: http://127.0.0.1:$PORT.
+  GATEWAY_PUBLIC_URL: z
+    .string()
+    .url()
+    .refine((v) => /^https?:\/\//i.test(v), 'must be an http(s) address')
+    .optional(),
   DATABASE_URL: z.string().url().optional(),
   GATEWAY_REQUIRE_API_KEY: bool(true),
   GATEWAY_SECRET_KEY: base64Key,
@@ -156,4 +163,9 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
 /** `sandbox` when the built-in simulated registry is used, `productie` otherwise. */
 export function environmentName(config: Pick<Config, 'GATEWAY_REGISTRY_URL'>): 'sandbox' | 'productie' {
   return config.GATEWAY_REGISTRY_URL ? 'productie' : 'sandbox';
+}
+
+/** The address the integration examples show: GATEWAY_PUBLIC_URL without a trailing slash, or this host's loopback and port. */
+export function publicBaseUrl(config: Pick<Config, 'GATEWAY_PUBLIC_URL' | 'PORT'>): string {
+  return config.GATEWAY_PUBLIC_URL?.replace(/\/+$/, '') ?? `http://127.0.0.1:${config.PORT}`;
 }

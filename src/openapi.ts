@@ -2,6 +2,8 @@ import type { MiddlewareHandler } from 'hono';
 import type { RouterRoute } from 'hono/types';
 import { findTargetHandler } from 'hono/utils/handler';
 import { z } from 'zod';
+import { ErrorEnvelope, ShapeError } from './http/envelope';
+import { describedText, operationId, operationTags, requestExample, TAGS } from './openapi-meta';
 
 // The OpenAPI document is generated from the app's own routes: every route is declared with
 // `describeRoute({...})` as its first handler, next to the zod schemas that validate its body
@@ -31,6 +33,10 @@ export interface RouteDoc {
    * 401 and 413 of /v1, 422 of a body or query and 404 of a path id are added by the generator.
    */
   responses: Record<number, string | ResponseDoc>;
+  /** What the operation does beyond its summary: how to read the answer, what it never does. */
+  description?: string;
+  /** Served under /v1 without a key (mounted before the key check): no security, no 401. */
+  public?: boolean;
 }
 
 const documented = new WeakMap<object, RouteDoc>();
@@ -49,27 +55,6 @@ export function describeRoute(doc: RouteDoc): MiddlewareHandler {
 export function routeDoc(route: Pick<RouterRoute, 'handler'>): RouteDoc | undefined {
   return documented.get(findTargetHandler(route.handler));
 }
-
-const ContentErrorSchema = z.object({ field: z.string(), message: z.string(), cod: z.string(), problema: z.string(), cauza: z.string(), fix: z.string() });
-export const SubmissionResult = z.object({
-  submission_id: z.number().int().nullable(),
-  status: z.enum(['queued', 'needs_data', 'needs_mapping', 'error']),
-  erori: z.array(ContentErrorSchema),
-  nemapate: z.array(z.string()),
-  motiv: z.string().nullable(),
-  duplicate: z.boolean(),
-  reactivated: z.boolean(),
-});
-export const DryRunResult = z.object({
-  status_estimat: z.enum(['queued', 'needs_data', 'needs_mapping']),
-  respins: z.boolean(),
-  erori: z.array(ContentErrorSchema),
-  nemapate: z.array(z.string()),
-  motiv: z.string().nullable(),
-  prestatii: z.array(z.object({ cod_prestatie: z.string(), denumire: z.string(), cod_client: z.string(), sursa: z.string() })),
-});
-const ErrorEnvelope = z.object({ status: z.number(), cod: z.string(), problema: z.string(), cauza: z.string(), fix: z.string(), request_id: z.string().nullable() });
-const ShapeError = z.object({ detail: z.array(z.object({ type: z.string(), loc: z.array(z.union([z.string(), z.number()])), msg: z.string() })) });
 
 /** app.ts puts the API key check and the body limit on every path under /v1/. */
 const AUTHENTICATED = '/v1/';
@@ -98,7 +83,7 @@ function responseObject(status: number, value: string | ResponseDoc) {
 }
 
 function operationObject(method: string, path: string, params: string[], doc: RouteDoc) {
-  const authenticated = path.startsWith(AUTHENTICATED);
+  const authenticated = path.startsWith(AUTHENTICATED) && !doc.public;
   const parameters = [
     ...params.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
     ...Object.entries(doc.query?.shape ?? {}).map(([name, field]) => ({
@@ -116,22 +101,27 @@ function operationObject(method: string, path: string, params: string[], doc: Ro
   responses[422] = doc.body || doc.query ? 'Corp sau parametri invalizi' : 'Adresa conține un caracter nepermis (NUL)';
   if (params.length) responses[404] = 'Nu există (sau aparține altui cont)';
   Object.assign(responses, doc.responses);
+  const example = requestExample(method, path);
   const requestBody = doc.body
-    ? { required: true, ...json(doc.body) }
+    ? { required: true, content: { 'application/json': { schema: schema(doc.body), ...(example ? { example } : {}) } } }
     : doc.rawBody
       ? { required: true, content: { [doc.rawBody.contentType]: { schema: doc.rawBody.schema } } }
       : undefined;
   return {
+    operationId: operationId(method, path),
+    tags: operationTags(path),
     summary: doc.summary,
-    ...(authenticated ? { security: [{ apiKey: [] }, { bearer: [] }] } : {}),
+    description: doc.description ?? describedText(method, path) ?? doc.summary,
+    // A public operation says so: no key is needed (an absent `security` would mean the default).
+    security: authenticated ? [{ apiKey: [] }, { bearer: [] }] : [],
     ...(parameters.length ? { parameters } : {}),
     ...(requestBody ? { requestBody } : {}),
     responses: Object.fromEntries(Object.entries(responses).map(([status, value]) => [status, responseObject(Number(status), value)])),
   };
 }
 
-/** The document of every described route among `routes` (an app's `app.routes`). */
-export function openApiDocument(routes: readonly RouterRoute[]) {
+/** The document of every described route among `routes` (an app's `app.routes`), for the gateway at `base`. */
+export function openApiDocument(routes: readonly RouterRoute[], base: string) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     const doc = routeDoc(route);
@@ -143,6 +133,8 @@ export function openApiDocument(routes: readonly RouterRoute[]) {
   return {
     openapi: '3.1.0',
     info: { title: 'Gateway prezentări service', version: '1.0.0', description: 'Raportarea prezentărilor service către registru.' },
+    servers: [{ url: base, description: 'Acest gateway (GATEWAY_PUBLIC_URL)' }],
+    tags: TAGS.filter((t) => Object.values(paths).some((ops) => Object.values(ops).some((op) => (op as { tags: string[] }).tags.includes(t.name)))),
     components: {
       securitySchemes: {
         apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },

@@ -1,12 +1,32 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { z } from 'zod';
 import { CATALOG, type ErrorCode } from '../errors';
+
+const ERROR_CODES = Object.keys(CATALOG) as [ErrorCode, ...ErrorCode[]];
+
+/** The six keys of every HTTP error but a shape error; the OpenAPI document describes errors by it. */
+export const ErrorEnvelope = z.object({
+  status: z.number().int(),
+  cod: z.enum(ERROR_CODES),
+  problema: z.string(),
+  cauza: z.string(),
+  fix: z.string(),
+  request_id: z.string().nullable(),
+});
+export type ErrorEnvelope = z.infer<typeof ErrorEnvelope>;
+
+export const ShapeIssue = z.object({ type: z.string(), loc: z.array(z.union([z.string(), z.number()])), msg: z.string() });
+export type ShapeIssue = z.infer<typeof ShapeIssue>;
+/** The 422 of a malformed body, query or path: type, loc and msg of each problem, never the input. */
+export const ShapeError = z.object({ detail: z.array(ShapeIssue) });
+export type ShapeError = z.infer<typeof ShapeError>;
 
 /**
  * Every HTTP error but the shape errors (422) has the same six keys. A 404 carries no
  * request id, so a missing id and another account's id answer byte for byte the same.
  */
-export function errorBody(status: number, cod: ErrorCode, cauza: string, requestId: string | null) {
+export function errorBody(status: number, cod: ErrorCode, cauza: string, requestId: string | null): ErrorEnvelope {
   const { problema, fix } = CATALOG[cod];
   return { status, cod, problema, cauza, fix, request_id: requestId };
 }
@@ -21,13 +41,7 @@ export function notFound(c: Context) {
   return c.body(NOT_FOUND_BODY, 404, { 'Content-Type': 'application/json' });
 }
 
-export interface ShapeIssue {
-  type: string;
-  loc: Array<string | number>;
-  msg: string;
-}
-
 /** The 422 of a malformed body or query: type, loc and msg only, never the input. */
 export function shapeError(c: Context, detail: ShapeIssue[]) {
-  return c.json({ detail }, 422);
+  return c.json({ detail } satisfies ShapeError, 422);
 }

@@ -12,7 +12,7 @@ import { jurnalRoutes } from './jurnal/routes';
 import { loginRoutes } from './login/routes';
 import { mapariRoutes } from './mapari/routes';
 import { notice } from './notice';
-import { integrareRoutes } from './integrare';
+import { integrareRoutes } from './integrare/routes';
 import { formRefusal, guardForm } from './form';
 import { allowUpload, importRoutes, isUpload, UPLOAD_PATH } from './import/routes';
 import { webHeaders } from './security';
@@ -24,7 +24,7 @@ import { staticRoutes } from './static';
  * Every path the dashboard answers; the middleware is bound to these, never to /v1 or /healthz.
  * `/mapari/*` matches `/mapari` too: a path listed twice would run its middleware twice.
  */
-const SIGNED_IN_PATHS = ['/', '/mapari/*', '/jurnal', '/cont/*', '/integrare', '/_fragments/*', '/trimitere/*', '/trimiteri/*', '/import/*', '/_import/*'];
+const SIGNED_IN_PATHS = ['/', '/mapari/*', '/jurnal', '/cont/*', '/integrare/*', '/_fragments/*', '/trimitere/*', '/trimiteri/*', '/import/*', '/_import/*'];
 const WEB_PATHS = [...SIGNED_IN_PATHS, '/login', '/logout', '/static/*'];
 
 /** Whether a route path is the dashboard's (HTML for a browser), not the JSON API's the OpenAPI document describes. */
@@ -63,7 +63,7 @@ export function webRoutes(ctx: AppContext, refuseBody: RefuseBody) {
   app.route('/', jurnalRoutes(ctx));
   app.route('/', contRoutes(ctx));
   app.route('/', importRoutes(ctx, refuseBody));
-  app.route('/', integrareRoutes());
+  app.route('/', integrareRoutes(ctx));
   app.onError((error, c) => {
     if (error instanceof AppError) {
       const cauza = error.status === 404 ? 'Elementul cerut nu există sau nu aparține contului dvs.' : error.cauza;

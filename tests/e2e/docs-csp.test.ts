@@ -1,24 +1,22 @@
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/app';
 import { launchChromium, shot } from '../helpers/chromium';
-import { serveOnLoopback } from '../helpers/serve';
+import { startLiveGateway } from '../helpers/integrare';
 
 // Swagger UI at /docs under its Content-Security-Policy, in real Chromium: it must render the
 // operations and try one out with no CSP refusal (each is a console error the helper collects).
-let t: TestApp;
-let server: Awaited<ReturnType<typeof serveOnLoopback>>;
+// The document's server is GATEWAY_PUBLIC_URL: the gateway's own address here, as an operator sets it.
+let server: Awaited<ReturnType<typeof startLiveGateway>>;
 let browser: Awaited<ReturnType<typeof launchChromium>>;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  server = await serveOnLoopback(t.app.fetch);
+  server = await startLiveGateway();
   browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {
   await browser?.close();
   await server?.close();
-  await t?.close();
 });
 
 describe('/docs in Chromium', () => {
@@ -39,9 +37,37 @@ describe('/docs in Chromium', () => {
     await ping.locator('.opblock-summary').click();
     await ping.getByRole('button', { name: 'Try it out' }).click();
     await ping.getByRole('button', { name: 'Execute' }).click();
-    await ping.locator('.live-responses-table .response-col_status').first().waitFor();
+    await ping.locator('.live-responses-table tbody .response-col_status').first().waitFor();
     await shot(page, 'docs');
     expect(violations).toEqual([]);
     expect(problems).toEqual([]);
   });
+
+  it('"Try it out" with the document’s own examples: the dry run answers queued, the upload stages the file', async () => {
+    const { page, problems } = browser;
+    const key = await server.t.createKey(await server.t.createAccount('Service docs'));
+    await page.goto(`${server.base}/docs`);
+    await page.locator('.opblock-summary').first().waitFor();
+    // The key once, in Authorize, as a user would.
+    await page.getByRole('button', { name: 'Authorize' }).first().click();
+    await page.locator('.modal-ux input[type=text]').first().fill(key);
+    await page.locator('.modal-ux button.modal-btn.authorize').first().click();
+    await page.locator('.modal-ux button.btn-done').first().click();
+
+    const dryRun = page.locator('#operations-prezentari-dryRun');
+    await dryRun.locator('.opblock-summary').click();
+    await dryRun.getByRole('button', { name: 'Try it out' }).click();
+    await dryRun.getByRole('button', { name: 'Execute' }).click();
+    await expect.poll(() => dryRun.locator('.live-responses-table tbody .response-col_status').first().textContent()).toContain('200');
+    expect(await dryRun.locator('.live-responses-table tbody .response-col_description').first().textContent()).toContain('"status_estimat": "queued"');
+
+    const upload = page.locator('#operations-import-upload');
+    await upload.locator('.opblock-summary').click();
+    await upload.getByRole('button', { name: 'Try it out' }).click();
+    await upload.locator('input[type=file]').setInputFiles(join(import.meta.dirname, '..', '..', 'docs/examples/prestatii-exemplu.csv'));
+    await upload.getByRole('button', { name: 'Execute' }).click();
+    await expect.poll(() => upload.locator('.live-responses-table tbody .response-col_status').first().textContent()).toContain('201');
+    await shot(page, 'docs-try-upload');
+    expect(problems).toEqual([]);
+  }, 60_000);
 });

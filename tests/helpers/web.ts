@@ -33,6 +33,7 @@ export const WEB_FORM_PATHS = [
   '/_import/1/rand/1/editeaza',
   '/_import/1/rand/1/revizuire',
   '/_import/1/confirma',
+  '/integrare/test-cheie',
 ];
 
 /** The browser's upload: the one form whose body is read only after the session (web/import/routes.ts). */

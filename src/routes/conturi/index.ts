@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { z } from 'zod';
 import type { AppContext } from '../../context';
 import { environmentName } from '../../config';
 import { RegCredentials } from '../../domain/submission-input';
@@ -7,6 +8,20 @@ import { jsonBody } from '../../http/validate';
 import { describeRoute } from '../../openapi';
 import { clearRegCredentials, hasRegCredentials, saveRegCredentials } from '../../services/accounts/reg-creds';
 
+/** The answer of both reg-creds operations: whether the account now has durable credentials. */
+export const RegCredsState = z.object({ are_creds_rar: z.boolean() });
+export type RegCredsState = z.infer<typeof RegCredsState>;
+
+/** GET /v1/ping. */
+export const PingAnswer = z.object({
+  account_id: z.number().int(),
+  mediu: z.enum(['sandbox', 'productie']),
+  autentificat_cu_cheie: z.boolean(),
+  are_creds_rar: z.boolean(),
+  ts: z.iso.datetime(),
+});
+export type PingAnswer = z.infer<typeof PingAnswer>;
+
 export function conturiRoutes(ctx: AppContext) {
   const app = new Hono<AppEnv>();
   app.post(
@@ -14,37 +29,42 @@ export function conturiRoutes(ctx: AppContext) {
     describeRoute({
       summary: 'Salvează credențialele durabile ale registrului (criptate)',
       body: RegCredentials,
-      responses: { 200: 'Salvate' },
+      responses: { 200: { description: 'Salvate', schema: RegCredsState } },
     }),
     jsonBody(RegCredentials),
     async (c) => {
       await saveRegCredentials({ ctx, actor: c.get('actor'), creds: c.var.body, requestId: c.get('requestId') });
-      return c.json({ are_creds_rar: true });
+      return c.json({ are_creds_rar: true } satisfies RegCredsState);
     },
   );
   app.delete(
     '/reg-creds',
     describeRoute({
       summary: 'Șterge credențialele durabile',
-      responses: { 200: 'Șterse' },
+      responses: { 200: { description: 'Șterse', schema: RegCredsState } },
     }),
     async (c) => {
       await clearRegCredentials({ ctx, actor: c.get('actor'), requestId: c.get('requestId') });
-      return c.json({ are_creds_rar: false });
+      return c.json({ are_creds_rar: false } satisfies RegCredsState);
     },
   );
   return app;
 }
 
 export function pingRoutes(ctx: AppContext) {
-  return new Hono<AppEnv>().get('/', describeRoute({ summary: 'Verifică cheia și mediul', responses: { 200: 'Contul cheii și mediul' } }), async (c) => {
-    const actor = c.get('actor');
-    return c.json({
-      account_id: actor.accountId,
-      mediu: environmentName(ctx.config),
-      autentificat_cu_cheie: actor.kind === 'key',
-      are_creds_rar: await hasRegCredentials(ctx, actor.accountId),
-      ts: ctx.clock().toISOString(),
-    });
-  });
+  return new Hono<AppEnv>().get(
+    '/',
+    describeRoute({ summary: 'Verifică cheia și mediul', responses: { 200: { description: 'Contul cheii și mediul', schema: PingAnswer } } }),
+    async (c) => {
+      const actor = c.get('actor');
+      const answer: PingAnswer = {
+        account_id: actor.accountId,
+        mediu: environmentName(ctx.config),
+        autentificat_cu_cheie: actor.kind === 'key',
+        are_creds_rar: await hasRegCredentials(ctx, actor.accountId),
+        ts: ctx.clock().toISOString(),
+      };
+      return c.json(answer);
+    },
+  );
 }

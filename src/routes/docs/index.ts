@@ -34,14 +34,14 @@ const docsHeaders = secureHeaders({
   crossOriginOpenerPolicy: false,
 });
 
-/** `routes` gives the whole app's routes; the document is built from them at its first request, once all are registered. */
-export function docsRoutes(routes: () => readonly RouterRoute[]) {
+/** `routes` gives the whole app's routes (`base`: the public address, the document's server); the document is built from them at its first request, once all are registered. */
+export function docsRoutes(routes: () => readonly RouterRoute[], base: string) {
   const app = new Hono<AppEnv>();
   let document: string | undefined;
   // `/docs/*` covers /docs too; a middleware on an exact path would be an undocumented route.
   app.use('/docs/*', docsHeaders);
   app.get('/openapi.json', describeRoute({ summary: 'Acest document OpenAPI', responses: { 200: 'Documentul OpenAPI 3.1' } }), (c) => {
-    document ??= JSON.stringify(openApiDocument(routes()));
+    document ??= JSON.stringify(openApiDocument(routes(), base));
     return c.body(document, 200, { 'Content-Type': 'application/json', 'X-Content-Type-Options': 'nosniff' });
   });
   app.get(

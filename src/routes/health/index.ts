@@ -2,7 +2,22 @@ import { Hono } from 'hono';
 import type { AppContext } from '../../context';
 import type { AppEnv } from '../../http/env';
 import { WORKER_ALIVE_S } from '../../metrics';
+import { z } from 'zod';
 import { describeRoute } from '../../openapi';
+
+/** GET /healthz, in both its statuses. */
+export const HealthAnswer = z.object({
+  status: z.enum(['ok', 'degradat']),
+  database: z.boolean(),
+  worker_alive: z.boolean(),
+  last_registry_login: z.iso.datetime().nullable(),
+  queue_size: z.number().int(),
+  sending: z.number().int(),
+  registry_available: z.boolean(),
+  /** Every worker of the deployment seen in the last hour, newest heartbeat first. */
+  workers: z.array(z.object({ id: z.string(), alive: z.boolean(), last_heartbeat: z.iso.datetime() })),
+});
+export type HealthAnswer = z.infer<typeof HealthAnswer>;
 
 export function healthRoutes(ctx: AppContext) {
   const app = new Hono<AppEnv>();
@@ -11,7 +26,10 @@ export function healthRoutes(ctx: AppContext) {
     '/healthz',
     describeRoute({
       summary: 'Starea serviciului: baza de date, worker-ii întregii instalări, coada',
-      responses: { 200: 'Totul funcționează (JSON)', 503: 'Degradat: niciun worker viu în toată instalarea (JSON, aceleași câmpuri)' },
+      responses: {
+        200: { description: 'Totul funcționează', schema: HealthAnswer },
+        503: { description: 'Degradat: niciun worker viu în toată instalarea (aceleași câmpuri)', schema: HealthAnswer },
+      },
     }),
     async (c) => {
       const [row] = await ctx.sql<{ worker_alive: boolean; last_registry_login: Date | null; queue_size: number; sending: number; registry_available: boolean }[]>`
@@ -30,7 +48,7 @@ export function healthRoutes(ctx: AppContext) {
       // A monitor sees a gateway whose submissions are not being delivered as unhealthy.
       return c.json(
         {
-          status: workerAlive ? 'ok' : 'degradat',
+          status: workerAlive ? ('ok' as const) : ('degradat' as const),
           database: true,
           worker_alive: workerAlive,
           last_registry_login: row?.last_registry_login ? new Date(row.last_registry_login).toISOString() : null,
@@ -38,7 +56,7 @@ export function healthRoutes(ctx: AppContext) {
           sending: row?.sending ?? 0,
           registry_available: row?.registry_available ?? false,
           workers: workers.map((w) => ({ id: w.worker_id, alive: w.alive, last_heartbeat: new Date(w.heartbeat_at).toISOString() })),
-        },
+        } satisfies HealthAnswer,
         workerAlive ? 200 : 503,
       );
     },

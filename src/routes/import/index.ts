@@ -2,6 +2,7 @@ import { Hono, type Context } from 'hono';
 import { actorLabel, type Actor, type AppContext } from '../../context';
 import { streamDownload } from '../../http/download';
 import { shapeError } from '../../http/envelope';
+import { multipartBoundary, quoteBareParameters } from '../../http/multipart-compat';
 import type { AppEnv } from '../../http/env';
 import { jsonBody, parseQuery } from '../../http/validate';
 import { hasUnstorableChar, replaceUnstorable } from '../../domain/text';
@@ -15,8 +16,23 @@ import { previewImportBatch } from '../../services/import/preview';
 import { createImportBatch } from '../../services/import/upload';
 import { idParam, INT4_MAX } from '../params';
 import { presentBatch, presentColumnMapping, presentCommit, presentPreview, presentRowChange } from './present';
+import { BatchAnswer, ColumnMappingAnswer, CommitAnswer, PreviewAnswer, RowChangeAnswer } from './answers';
 import { ColumnMappingBody, CommitBody, ExportFailedQuery, PreviewQuery, RowEditBody, RowReviewBody, UploadForm } from './schemas';
 import { journalActor } from '../../journal/actor';
+
+/** The upload's form; a body .NET wrote (bare `name=file`) is read on a second try, its part headers quoted. */
+async function parseMultipart(c: Context<AppEnv>): Promise<FormData> {
+  const type = c.req.header('content-type')!;
+  const bytes = c.get('rawBody') ?? Buffer.from(await c.req.arrayBuffer());
+  try {
+    return await new Response(bytes, { headers: { 'content-type': type } }).formData();
+  } catch (error) {
+    const boundary = multipartBoundary(type);
+    const quoted = boundary ? quoteBareParameters(bytes, boundary) : null;
+    if (!quoted) throw error;
+    return new Response(quoted, { headers: { 'content-type': type } }).formData();
+  }
+}
 
 /** Reads the multipart upload: one file in `file`, optional `sheet` fields naming the sheets to stage. */
 async function readUpload(c: Context<AppEnv>): Promise<{ ok: true; name: string; bytes: Buffer; sheets: string[] } | { ok: false; response: Response }> {
@@ -26,8 +42,7 @@ async function readUpload(c: Context<AppEnv>): Promise<{ ok: true; name: string;
   }
   let form: FormData;
   try {
-    const bytes = c.get('rawBody');
-    form = bytes ? await new Response(bytes, { headers: { 'content-type': c.req.header('content-type')! } }).formData() : await c.req.formData();
+    form = await parseMultipart(c);
     // The file is in the form now: the body's copy goes (an upload is held in memory once).
     c.set('rawBody', undefined);
   } catch {
@@ -37,7 +52,8 @@ async function readUpload(c: Context<AppEnv>): Promise<{ ok: true; name: string;
   if (files.length > 1) return fail('too_many_files', ['body', 'file'], 'Se încarcă un singur fișier o dată.');
   const file = files[0];
   if (!(file instanceof File)) return fail('file_missing', ['body', 'file'], 'Câmpul file lipsește sau nu conține un fișier.');
-  const sheets = form.getAll('sheet');
+  // An empty `sheet=` (Swagger UI's "Try it out", a form with the field left blank) names no sheet.
+  const sheets = form.getAll('sheet').filter((s) => s !== '');
   if (sheets.some((s) => typeof s !== 'string' || s.length > 200)) return fail('sheet_invalid', ['body', 'sheet'], 'sheet este numele unei foi (text).');
   if (sheets.some((s) => hasUnstorableChar(s as string)))
     return fail('unstorable_char', ['body', 'sheet'], 'Numele foii conține un caracter nepermis (NUL sau un surogat UTF-16 fără pereche).');
@@ -62,7 +78,11 @@ export function importRoutes(ctx: AppContext) {
       summary: 'Încarcă un fișier xlsx sau csv (rândurile sunt puse deoparte pentru previzualizare)',
       rawBody: UploadForm,
       responses: {
-        201: 'Importul creat, cu antetul și maparea coloanelor: status „staged” (toate rândurile încărcate) sau, pentru un fișier mare, „staging” (primele rânduri încărcate, restul se încarcă în fundal; așteptați cu GET /v1/import/{id} până la „staged” sau „failed”)',
+        201: {
+          schema: BatchAnswer,
+          description:
+            'Importul creat, cu antetul și maparea coloanelor: status „staged” (toate rândurile încărcate) sau, pentru un fișier mare, „staging” (primele rânduri încărcate, restul se încarcă în fundal; așteptați cu GET /v1/import/{id} până la „staged” sau „failed”)',
+        },
         413: 'Fișier sau conținut peste limite',
         415: 'Tip de fișier nesuportat',
         422: 'Fișier care nu poate fi importat (gol, fără antet, parolat, corupt) sau corp multipart greșit',
@@ -84,7 +104,7 @@ export function importRoutes(ctx: AppContext) {
     '/:id',
     describeRoute({
       summary: 'Importul, ca la încărcare: status („staging”, „staged”, „committed”, „failed”), rows_staged cât se încarcă, error când a eșuat',
-      responses: { 200: 'Importul' },
+      responses: { 200: { description: 'Importul', schema: BatchAnswer } },
     }),
     async (c) => c.json(presentBatch(await getImportBatch({ ctx, accountId: c.get('actor').accountId, batchId: batchId(c) }))),
   );
@@ -93,7 +113,7 @@ export function importRoutes(ctx: AppContext) {
     '/:id/column-mapping',
     describeRoute({
       summary: 'Maparea coloanelor importului',
-      responses: { 200: 'Antetul și maparea' },
+      responses: { 200: { description: 'Antetul și maparea', schema: ColumnMappingAnswer } },
     }),
     async (c) => c.json(presentColumnMapping(await getImportBatch({ ctx, accountId: c.get('actor').accountId, batchId: batchId(c) }))),
   );
@@ -103,7 +123,7 @@ export function importRoutes(ctx: AppContext) {
     describeRoute({
       summary: 'Salvează maparea coloanelor (reclasifică rândurile)',
       body: ColumnMappingBody,
-      responses: { 200: 'Maparea salvată', 409: NOT_EDITABLE },
+      responses: { 200: { description: 'Maparea salvată', schema: ColumnMappingAnswer }, 409: NOT_EDITABLE },
     }),
     jsonBody(ColumnMappingBody),
     async (c) => {
@@ -120,7 +140,11 @@ export function importRoutes(ctx: AppContext) {
       summary: 'Previzualizarea rândurilor, cu stare și rows_hash',
       query: PreviewQuery,
       responses: {
-        200: 'O pagină de rânduri și totalurile; cât timp status este „staging”, doar din rândurile încărcate până acum (rows_staged), iar pentru „failed” niciun rând și error',
+        200: {
+          schema: PreviewAnswer,
+          description:
+            'O pagină de rânduri și totalurile; cât timp status este „staging”, doar din rândurile încărcate până acum (rows_staged), iar pentru „failed” niciun rând și error',
+        },
       },
     }),
     async (c) => {
@@ -136,7 +160,7 @@ export function importRoutes(ctx: AppContext) {
     describeRoute({
       summary: 'Corectează câmpuri ale unui rând',
       body: RowEditBody,
-      responses: { 200: 'Rândul reclasificat', 409: NOT_EDITABLE },
+      responses: { 200: { description: 'Rândul reclasificat', schema: RowChangeAnswer }, 409: NOT_EDITABLE },
     }),
     jsonBody(RowEditBody),
     async (c) => {
@@ -151,7 +175,7 @@ export function importRoutes(ctx: AppContext) {
     describeRoute({
       summary: 'Include sau exclude un rând de revizuit',
       body: RowReviewBody,
-      responses: { 200: 'Rândul', 409: NOT_EDITABLE },
+      responses: { 200: { description: 'Rândul', schema: RowChangeAnswer }, 409: NOT_EDITABLE },
     }),
     jsonBody(RowReviewBody),
     async (c) => {
@@ -167,7 +191,7 @@ export function importRoutes(ctx: AppContext) {
       summary: 'Confirmă importul: rândurile gata devin prezentări',
       body: CommitBody,
       responses: {
-        200: 'Rezultatul confirmării',
+        200: { description: 'Rezultatul confirmării', schema: CommitAnswer },
         409: 'Confirmat deja, încă în curs de încărcare (IMPORT_IN_CURS) sau eșuat (IMPORT_ESUAT), ori număr/rows_hash care nu mai corespund',
       },
     }),

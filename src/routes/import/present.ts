@@ -6,6 +6,7 @@ import type { RowChange } from '../../services/import/edit';
 import type { ImportPreview, ImportRowRecord } from '../../services/import/preview';
 import type { StagingFailure } from '../../services/import/staging-failure';
 import type { BatchSummary, OperationToMap } from '../../services/import/states';
+import type { BatchAnswer, ColumnMappingAnswer, CommitAnswer, PreviewAnswer, RowChangeAnswer, RowView } from './answers';
 
 // The API's forms of the import records: issue 4's field names, ISO timestamps.
 
@@ -29,7 +30,7 @@ function stagingState(batch: LoadedBatch): { rows_staged?: number; error?: Retur
 }
 
 /** The column mapping of a batch (`GET`/`POST /v1/import/{id}/column-mapping`). */
-export function presentColumnMapping(batch: LoadedBatch) {
+export function presentColumnMapping(batch: LoadedBatch): ColumnMappingAnswer {
   const { mapping, source, drift, observatii } = batch.mappingState;
   return {
     batch_id: batch.id,
@@ -51,7 +52,7 @@ export function presentColumnMapping(batch: LoadedBatch) {
  * While `staging`, `row_count` (as `rows_staged`) counts the rows staged so far and `sheets`
  * describes the first part; both are the file's once `staged`.
  */
-export function presentBatch(batch: LoadedBatch) {
+export function presentBatch(batch: LoadedBatch): BatchAnswer {
   const { kind, encoding, delimiter, size } = batch.fileMeta;
   return {
     ...presentColumnMapping(batch),
@@ -69,7 +70,7 @@ export function presentBatch(batch: LoadedBatch) {
 
 const presentOperation = (op: OperationToMap) => ({ cod_op_service: op.codOpService, denumire: op.denumire, rows: op.rows, sugestie: op.suggestion });
 
-function presentRow(row: ImportRowRecord) {
+function presentRow(row: ImportRowRecord): RowView {
   return {
     row_index: row.rowIndex,
     sheet: row.sheet,
@@ -90,7 +91,7 @@ function presentRow(row: ImportRowRecord) {
 
 const presentTotals = (s: BatchSummary) => ({ counts: s.counts, n_to_commit: s.nToCommit, rows_hash: s.rowsHash });
 
-export function presentPreview(p: ImportPreview) {
+export function presentPreview(p: ImportPreview): PreviewAnswer {
   return {
     batch_id: p.batch.id,
     status: p.batch.status,
@@ -108,9 +109,9 @@ export function presentPreview(p: ImportPreview) {
 }
 
 /** A row after an edit or a review choice, with the batch's new totals. */
-export const presentRowChange = (change: RowChange) => ({ row: presentRow(change.row), ...presentTotals(change.summary) });
+export const presentRowChange = (change: RowChange): RowChangeAnswer => ({ row: presentRow(change.row), ...presentTotals(change.summary) });
 
-export function presentCommit(commit: ImportCommit) {
+export function presentCommit(commit: ImportCommit): CommitAnswer {
   const { attestation } = commit;
   return {
     batch_id: commit.batchId,

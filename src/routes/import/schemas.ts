@@ -66,7 +66,13 @@ export const UploadForm = {
     required: ['file'],
     properties: {
       file: { type: 'string', format: 'binary', description: 'Fișierul xlsx sau csv (unul singur).' },
-      sheet: { type: 'array', items: { type: 'string', maxLength: 200 }, description: 'Foile de importat (implicit: prima foaie cu date).' },
+      // No sheet by default: "Try it out" would otherwise send Swagger UI's sample "string" as a sheet's name.
+      sheet: {
+        type: 'array',
+        items: { type: 'string', maxLength: 200 },
+        default: [],
+        description: 'Foile de importat, după nume (implicit, ori cu un câmp gol: prima foaie cu date).',
+      },
     },
   },
 };

@@ -6,13 +6,14 @@ import { jsonBody } from '../../http/validate';
 import { describeRoute } from '../../openapi';
 import { deleteMapping, listMappings, listNomenclator, pendingOperations, saveMapping } from '../../services/operations/mappings';
 import { presentMapping, presentNomenclatorEntry, presentPending } from './present';
+import { listOf, MappingSaved, MappingView, NomenclatorEntryView, PendingView, Removed } from './schemas';
 
 export function nomenclatorRoutes(ctx: AppContext) {
   return new Hono<AppEnv>().get(
     '/',
     describeRoute({
       summary: 'Nomenclatorul global al registrului',
-      responses: { 200: 'Codurile registrului' },
+      responses: { 200: { description: 'Codurile registrului', schema: listOf(NomenclatorEntryView) } },
     }),
     async (c) => c.json({ items: (await listNomenclator(ctx)).map(presentNomenclatorEntry) }),
   );
@@ -24,7 +25,7 @@ export function mapariRoutes(ctx: AppContext) {
     '/',
     describeRoute({
       summary: 'Mapările contului',
-      responses: { 200: 'Mapările' },
+      responses: { 200: { description: 'Mapările', schema: listOf(MappingView) } },
     }),
     async (c) => c.json({ items: (await listMappings({ ctx, accountId: c.get('actor').accountId })).map(presentMapping) }),
   );
@@ -32,7 +33,7 @@ export function mapariRoutes(ctx: AppContext) {
     '/pending',
     describeRoute({
       summary: 'Coduri nemapate, cu sugestie preselectată',
-      responses: { 200: 'Codurile nemapate' },
+      responses: { 200: { description: 'Codurile nemapate', schema: listOf(PendingView) } },
     }),
     async (c) => c.json({ items: (await pendingOperations({ ctx, accountId: c.get('actor').accountId })).map(presentPending) }),
   );
@@ -41,7 +42,7 @@ export function mapariRoutes(ctx: AppContext) {
     describeRoute({
       summary: 'Salvează o mapare și reclasifică trimiterile blocate',
       body: MappingInput,
-      responses: { 200: 'Maparea salvată', 400: 'Codul nu există în nomenclator' },
+      responses: { 200: { description: 'Maparea salvată', schema: MappingSaved }, 400: 'Codul nu există în nomenclator' },
     }),
     jsonBody(MappingInput),
     async (c) => {
@@ -52,12 +53,16 @@ export function mapariRoutes(ctx: AppContext) {
         requestId: c.get('requestId'),
         actor: c.get('actor'),
       });
-      return c.json({ mapare: { cod_op_service: mapping.codOpService, cod_prestatie: mapping.codPrestatie, auto_send: mapping.autoSend }, reclasificate: reResolution });
+      const saved: MappingSaved = {
+        mapare: { cod_op_service: mapping.codOpService, cod_prestatie: mapping.codPrestatie, auto_send: mapping.autoSend },
+        reclasificate: reResolution,
+      };
+      return c.json(saved);
     },
   );
-  app.delete('/:code', describeRoute({ summary: 'Șterge o mapare', responses: { 200: 'Ștearsă' } }), async (c) => {
+  app.delete('/:code', describeRoute({ summary: 'Șterge o mapare', responses: { 200: { description: 'Ștearsă', schema: Removed } } }), async (c) => {
     await deleteMapping({ ctx, accountId: c.get('actor').accountId, code: c.req.param('code'), requestId: c.get('requestId'), actor: c.get('actor') });
-    return c.json({ deleted: true });
+    return c.json({ deleted: true } satisfies Removed);
   });
   return app;
 }

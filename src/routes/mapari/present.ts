@@ -1,8 +1,9 @@
 import type { MappingRecord, NomenclatorEntry, PendingOperation } from '../../services/operations/mappings';
 import type { TextRuleRecord } from '../../services/operations/text-rules';
+import type { MappingView, NomenclatorEntryView, PendingView, TextRuleView } from './schemas';
 
 /** The API's forms of the operations records (the spec's field names, ISO timestamps). */
-export const presentMapping = (m: MappingRecord) => ({
+export const presentMapping = (m: MappingRecord): MappingView => ({
   cod_op_service: m.codOpService,
   cod_prestatie: m.codPrestatie,
   denumire_prestatie: m.denumirePrestatie,
@@ -10,9 +11,9 @@ export const presentMapping = (m: MappingRecord) => ({
   updated_at: m.updatedAt.toISOString(),
 });
 
-export const presentPending = (p: PendingOperation) => ({ cod_op_service: p.codOpService, denumire: p.denumire, trimiteri: p.submissions, sugestie: p.suggestion });
+export const presentPending = (p: PendingOperation): PendingView => ({ cod_op_service: p.codOpService, denumire: p.denumire, trimiteri: p.submissions, sugestie: p.suggestion });
 
-export const presentTextRule = (r: TextRuleRecord) => ({
+export const presentTextRule = (r: TextRuleRecord): TextRuleView => ({
   id: r.id,
   pattern: r.pattern,
   cod_prestatie: r.codPrestatie,
@@ -20,4 +21,9 @@ export const presentTextRule = (r: TextRuleRecord) => ({
   created_at: r.createdAt.toISOString(),
 });
 
-export const presentNomenclatorEntry = (e: NomenclatorEntry) => ({ cod: e.cod, denumire: e.denumire, sursa: e.source, updated_at: e.updatedAt.toISOString() });
+export const presentNomenclatorEntry = (e: NomenclatorEntry): NomenclatorEntryView => ({
+  cod: e.cod,
+  denumire: e.denumire,
+  sursa: e.source,
+  updated_at: e.updatedAt.toISOString(),
+});

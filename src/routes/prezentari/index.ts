@@ -8,12 +8,13 @@ import { errorResponse } from '../../http/envelope';
 import { BadRequestError } from '../../errors';
 import type { AppEnv } from '../../http/env';
 import { IsoDateParam, jsonBody, validQuery } from '../../http/validate';
-import { describeRoute, DryRunResult, SubmissionResult } from '../../openapi';
+import { describeRoute } from '../../openapi';
+import { Deleted, DryRunResult, Requeued, SubmissionPageView, SubmissionResult, SubmissionView } from './schemas';
 import { classifyForAccount } from '../../services/submissions/classify';
 import { createSubmission } from '../../services/submissions/create';
 import { deleteSubmission, requeueSubmission } from '../../services/submissions/lifecycle';
 import { getSubmission, listSubmissions } from '../../services/submissions/read';
-import { decodeCursor, presentOutcome, presentPage, presentSubmission } from './present';
+import { decodeCursor, presentDryRun, presentOutcome, presentPage, presentSubmission } from './present';
 import { idParam } from '../params';
 import { journalActor } from '../../journal/actor';
 
@@ -89,15 +90,7 @@ export function prezentariRoutes(ctx: AppContext) {
     async (c) => {
       const verdict = await classifyForAccount({ ctx, exec: ctx.db, accountId: c.get('actor').accountId, input: c.var.body });
       audit(c, { op: 'dry_run', status: verdict.status });
-      return c.json({
-        // A payload that the real POST would reject outright is estimated as needs_mapping.
-        status_estimat: verdict.status === 'error' ? 'needs_mapping' : verdict.status,
-        respins: verdict.status === 'error',
-        erori: verdict.erori,
-        nemapate: verdict.nemapate,
-        motiv: verdict.motiv,
-        prestatii: verdict.prestatii,
-      });
+      return c.json(presentDryRun(verdict));
     },
   );
 
@@ -106,7 +99,7 @@ export function prezentariRoutes(ctx: AppContext) {
     describeRoute({
       summary: 'Lista prezentărilor contului (paginare cu cursor)',
       query: ListQuery,
-      responses: { 200: 'O pagină de prezentări', 400: 'account_id al altui cont sau cursor invalid' },
+      responses: { 200: { description: 'O pagină de prezentări', schema: SubmissionPageView }, 400: 'account_id al altui cont sau cursor invalid' },
     }),
     validQuery(ListQuery),
     async (c) => {
@@ -124,23 +117,27 @@ export function prezentariRoutes(ctx: AppContext) {
     },
   );
 
-  app.get('/:id', describeRoute({ summary: 'O prezentare (câmpuri permise, inclusiv reg_error)', responses: { 200: 'Prezentarea' } }), async (c) => {
-    const id = idParam(c.req.param('id'));
-    audit(c, { op: 'get', submission_id: id });
-    return c.json(presentSubmission(await getSubmission({ ctx, accountId: c.get('actor').accountId, id })));
-  });
+  app.get(
+    '/:id',
+    describeRoute({ summary: 'O prezentare (câmpuri permise, inclusiv reg_error)', responses: { 200: { description: 'Prezentarea', schema: SubmissionView } } }),
+    async (c) => {
+      const id = idParam(c.req.param('id'));
+      audit(c, { op: 'get', submission_id: id });
+      return c.json(presentSubmission(await getSubmission({ ctx, accountId: c.get('actor').accountId, id })));
+    },
+  );
 
   app.delete(
     '/:id',
     describeRoute({
       summary: 'Șterge o prezentare (queued, needs_data, needs_mapping, error)',
-      responses: { 200: 'Ștearsă', 409: 'Starea nu permite ștergerea' },
+      responses: { 200: { description: 'Ștearsă', schema: Deleted }, 409: 'Starea nu permite ștergerea' },
     }),
     async (c) => {
       const id = idParam(c.req.param('id'));
       audit(c, { op: 'delete', submission_id: id });
       const { previousStatus } = await deleteSubmission({ ctx, accountId: c.get('actor').accountId, id, requestId: c.get('requestId'), actor: c.get('actor') });
-      return c.json({ submission_id: id, deleted: true, previous_status: previousStatus });
+      return c.json({ submission_id: id, deleted: true, previous_status: previousStatus } satisfies Deleted);
     },
   );
 
@@ -148,13 +145,13 @@ export function prezentariRoutes(ctx: AppContext) {
     '/:id/repune',
     describeRoute({
       summary: 'Repune în coadă o prezentare blocată (needs_data, needs_mapping, error)',
-      responses: { 200: 'Repusă în coadă', 409: 'Starea nu permite repunerea' },
+      responses: { 200: { description: 'Repusă în coadă', schema: Requeued }, 409: 'Starea nu permite repunerea' },
     }),
     async (c) => {
       const id = idParam(c.req.param('id'));
       audit(c, { op: 'requeue', submission_id: id });
       const { previousStatus } = await requeueSubmission({ ctx, accountId: c.get('actor').accountId, id, requestId: c.get('requestId'), actor: c.get('actor') });
-      return c.json({ submission_id: id, status: 'queued', previous_status: previousStatus });
+      return c.json({ submission_id: id, status: 'queued', previous_status: previousStatus } satisfies Requeued);
     },
   );
 

@@ -1,8 +1,10 @@
 import type { SubmissionOutcome } from '../../services/submissions/create';
 import type { SubmissionPage, SubmissionRecord } from '../../services/submissions/read';
+import type { DryRunResult, SubmissionPageView, SubmissionResult, SubmissionView } from './schemas';
+import type { Classification } from '../../domain/classify';
 
 /** A submission as `/v1/prezentari` writes it: the spec's field names, ISO timestamps. */
-export function presentSubmission(record: SubmissionRecord) {
+export function presentSubmission(record: SubmissionRecord): SubmissionView {
   return {
     submission_id: record.id,
     status: record.status,
@@ -26,9 +28,21 @@ export function presentSubmission(record: SubmissionRecord) {
 }
 
 /** The answer to `POST /v1/prezentari`. */
-export const presentOutcome = ({ id, ...rest }: SubmissionOutcome) => ({ submission_id: id, ...rest });
+export const presentOutcome = ({ id, ...rest }: SubmissionOutcome): SubmissionResult => ({ submission_id: id, ...rest });
 
-export function presentPage(page: SubmissionPage) {
+/** The answer to the dry run: a payload the real POST would reject outright is estimated as needs_mapping. */
+export function presentDryRun(verdict: Pick<Classification, 'status' | 'erori' | 'nemapate' | 'motiv' | 'prestatii'>): DryRunResult {
+  return {
+    status_estimat: verdict.status === 'error' ? 'needs_mapping' : verdict.status,
+    respins: verdict.status === 'error',
+    erori: verdict.erori,
+    nemapate: verdict.nemapate,
+    motiv: verdict.motiv,
+    prestatii: verdict.prestatii,
+  };
+}
+
+export function presentPage(page: SubmissionPage): SubmissionPageView {
   return { items: page.items.map(presentSubmission), next_cursor: page.nextAfter === null ? null : encodeCursor(page.nextAfter) };
 }
 

@@ -5,10 +5,11 @@ import { presentTextRule } from '../mapari/present';
 import type { AppEnv } from '../../http/env';
 import { jsonBody } from '../../http/validate';
 import { describeRoute } from '../../openapi';
+import { listOf, Removed, TextRuleSaved, TextRuleView } from '../mapari/schemas';
 import { deleteTextRule, listTextRules, saveTextRule } from '../../services/operations/text-rules';
 import { INT4_MAX, idParam } from '../params';
 
-const presentSaved = ({ rule, reResolution }: Awaited<ReturnType<typeof saveTextRule>>) => ({ regula: presentTextRule(rule), reclasificate: reResolution });
+const presentSaved = ({ rule, reResolution }: Awaited<ReturnType<typeof saveTextRule>>): TextRuleSaved => ({ regula: presentTextRule(rule), reclasificate: reResolution });
 
 export function reguliTextRoutes(ctx: AppContext) {
   const app = new Hono<AppEnv>();
@@ -16,7 +17,7 @@ export function reguliTextRoutes(ctx: AppContext) {
     '/',
     describeRoute({
       summary: 'Regulile text ale contului',
-      responses: { 200: 'Regulile' },
+      responses: { 200: { description: 'Regulile', schema: listOf(TextRuleView) } },
     }),
     async (c) => c.json({ items: (await listTextRules({ ctx, accountId: c.get('actor').accountId })).map(presentTextRule) }),
   );
@@ -25,7 +26,7 @@ export function reguliTextRoutes(ctx: AppContext) {
     describeRoute({
       summary: 'Adaugă o regulă text',
       body: TextRuleInput,
-      responses: { 201: 'Regula creată', 400: 'Codul nu există în nomenclator' },
+      responses: { 201: { description: 'Regula creată', schema: TextRuleSaved }, 400: 'Codul nu există în nomenclator' },
     }),
     jsonBody(TextRuleInput),
     async (c) =>
@@ -36,7 +37,7 @@ export function reguliTextRoutes(ctx: AppContext) {
     describeRoute({
       summary: 'Înlocuiește o regulă text',
       body: TextRuleInput,
-      responses: { 200: 'Regula înlocuită', 400: 'Codul nu există în nomenclator' },
+      responses: { 200: { description: 'Regula înlocuită', schema: TextRuleSaved }, 400: 'Codul nu există în nomenclator' },
     }),
     jsonBody(TextRuleInput),
     async (c) => {
@@ -44,10 +45,10 @@ export function reguliTextRoutes(ctx: AppContext) {
       return c.json(presentSaved(await saveTextRule({ ctx, accountId: c.get('actor').accountId, input: c.var.body, id, requestId: c.get('requestId'), actor: c.get('actor') })));
     },
   );
-  app.delete('/:id', describeRoute({ summary: 'Șterge o regulă text', responses: { 200: 'Ștearsă' } }), async (c) => {
+  app.delete('/:id', describeRoute({ summary: 'Șterge o regulă text', responses: { 200: { description: 'Ștearsă', schema: Removed } } }), async (c) => {
     const id = idParam(c.req.param('id'), INT4_MAX);
     await deleteTextRule({ ctx, accountId: c.get('actor').accountId, id, requestId: c.get('requestId'), actor: c.get('actor') });
-    return c.json({ deleted: true });
+    return c.json({ deleted: true } satisfies Removed);
   });
   return app;
 }

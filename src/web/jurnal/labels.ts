@@ -8,6 +8,7 @@ export const EVENT_LABEL: Record<string, string> = {
   api_auth_esuat: 'cheie API respinsă',
   api_auth_esuat_rezumat: 'chei API respinse (rezumat)',
   api_auth_limitat: 'prea multe chei API respinse',
+  web_test_cheie: 'cheie API verificată în Integrare',
   corp_ilizibil_rezumat: 'cereri ilizibile (rezumat)',
   corp_ilizibil_limitat: 'prea multe cereri ilizibile',
   rar_login: 'autentificare la registru',

@@ -1,0 +1,54 @@
+import { type Context, Hono } from 'hono';
+import { publicBaseUrl } from '../../config';
+import type { AppContext } from '../../context';
+import { clientAddress } from '../../http/auth';
+import { keyOwner, MAX_KEY_LENGTH } from '../../services/accounts/key-check';
+import type { WebEnv } from '../env';
+import { readForm } from '../form';
+import { createKeyTestLimits } from './key-limits';
+import { KeyResult, type KeyVerdict } from './key-tester';
+import { IntegrarePage } from './page';
+
+/** Integrare: the examples page, and the key tester (htmx swaps its answer in; without htmx, the page again). */
+export function integrareRoutes(ctx: AppContext) {
+  const app = new Hono<WebEnv>();
+  const limits = createKeyTestLimits();
+  const base = publicBaseUrl(ctx.config);
+
+  function answer(c: Context<WebEnv>, verdict: KeyVerdict | undefined, status: 200 | 422 | 429 = 200) {
+    if (c.req.header('hx-request')) return c.html(<KeyResult verdict={verdict} />, status);
+    const { user, csrfToken } = c.get('session');
+    return c.html(<IntegrarePage user={user} csrfToken={csrfToken} alerts={c.get('alerts')} base={base} verdict={verdict} />, status);
+  }
+
+  app.get('/integrare', (c) => answer(c, undefined));
+
+  app.post('/integrare/test-cheie', async (c) => {
+    const { user } = c.get('session');
+    const admission = limits.admit(user.userId, clientAddress(c, ctx.config.GATEWAY_TRUST_PROXY));
+    if (!admission.admitted) {
+      c.header('Retry-After', String(admission.retryAfterS));
+      const cauza = `Ați verificat prea multe chei într-un minut; reîncercați peste ${admission.retryAfterS} s.`;
+      return answer(c, { kind: 'refused', cod: 'PREA_MULTE_CERERI', cauza }, 429);
+    }
+    const field = (await readForm(c)).cheie;
+    const key = typeof field === 'string' ? field.trim() : '';
+    // The key is never part of an answer: a refusal says what is wrong, not what was sent.
+    if (key === '') return answer(c, { kind: 'refused', cod: 'CERERE_INVALIDA', cauza: 'Introduceți cheia API de verificat.' }, 422);
+    if (key.length > MAX_KEY_LENGTH) {
+      return answer(c, { kind: 'refused', cod: 'CERERE_INVALIDA', cauza: `O cheie API are cel mult ${MAX_KEY_LENGTH} de caractere; textul trimis nu este o cheie.` }, 422);
+    }
+    const owner = await keyOwner(ctx, key);
+    ctx.journal.write({
+      event: 'web_test_cheie',
+      requestId: c.get('requestId'),
+      accountId: user.accountId,
+      data: { rezultat: owner === null ? 'invalida' : owner.accountId === user.accountId ? 'contul_propriu' : 'alt_cont', user_id: user.userId },
+    });
+    if (owner === null) return answer(c, { kind: 'invalid' });
+    if (owner.accountId === user.accountId) return answer(c, { kind: 'own', ...owner });
+    // Another workshop's key: only an administrator (who sees every account anyway) learns whose.
+    return answer(c, user.admin ? { kind: 'other-named', ...owner } : { kind: 'other' });
+  });
+  return app;
+}
