@@ -142,8 +142,15 @@ describe('session cache and reactivation', () => {
     const sent = [];
     for (const vin of ['WDB1234561A300021', 'WDB1234561A300022', 'WDB1234561A300023']) sent.push(await h.submit(accountId, { vin, reg_credentials: null }));
     for (const s of sent) await h.waitForStatus(s.id, 'error', 5_000);
-    await h.app.journal.flush();
-    const refused = await accountAlerts({ ctx: h.app, accountId });
+    // The refused login is the worker's journal row, written with its next flush.
+    const refused = await waitFor(
+      async () => {
+        const alerts = await accountAlerts({ ctx: h.app, accountId });
+        return alerts.loginRefused ? alerts : undefined;
+      },
+      5_000,
+      'the refused login in the journal',
+    );
     expect(refused.refusedAtLogin).toBe(3);
     expect(refused.loginRefused?.cauza).toContain('HTTP 401');
 
@@ -151,7 +158,7 @@ describe('session cache and reactivation', () => {
     const { requeued } = await saveRegCredentials({ ctx: h.app, actor, creds: { username: 'alt', password: 'secret' }, requestId: 'req-fix', requeueLoginRefused: true });
     expect(requeued).toBe(3);
     for (const s of sent) await h.waitForStatus(s.id, 'sent', 5_000);
-    await h.app.journal.flush();
+    await waitFor(async () => (await accountAlerts({ ctx: h.app, accountId })).refusedAtLogin === 0 || undefined, 5_000, 'no refused submission left');
     expect(await accountAlerts({ ctx: h.app, accountId })).toMatchObject({ refusedAtLogin: 0, loginRefused: null });
   });
 });
