@@ -43,6 +43,8 @@ function Head({ title, csrfToken }: { title: string; csrfToken?: string }) {
       <link rel="stylesheet" href="/static/app.css" />
       <script src="/static/htmx.min.js" defer></script>
       <script src="/static/app.js" defer></script>
+      <script src="/static/import.js" defer></script>
+      <script src="/static/integrare.js" defer></script>
     </head>
   );
 }

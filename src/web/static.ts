@@ -22,7 +22,13 @@ export function staticRoutes() {
   const dir = publicDir();
   const htmx = join(dirname(createRequire(import.meta.url).resolve('htmx.org/package.json')), 'dist', 'htmx.min.js');
   const files = new Map(
-    Object.entries({ 'htmx.min.js': htmx, 'app.js': join(dir, 'app.js'), 'app.css': join(dir, 'app.css') }).map(([name, path]) => {
+    Object.entries({
+      'htmx.min.js': htmx,
+      'app.js': join(dir, 'app.js'),
+      'import.js': join(dir, 'import.js'),
+      'integrare.js': join(dir, 'integrare.js'),
+      'app.css': join(dir, 'app.css'),
+    }).map(([name, path]) => {
       const body = readFileSync(path);
       return [name, { body, type: TYPES[name.split('.').pop()!]!, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 16)}"` }];
     }),
