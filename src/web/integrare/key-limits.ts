@@ -1,4 +1,5 @@
-import { createWindowCounter } from '../../http/rate-limit';
+import { windowCounter } from '../../http/rate-limit';
+import type { WindowSync } from '../../http/window-sync';
 
 const MINUTE_MS = 60_000;
 /** A person checks a key or two; more is someone guessing keys through the dashboard. */
@@ -9,11 +10,12 @@ export const KEY_TESTS_PER_ADDRESS = 30;
 /**
  * The key tester's limits, per signed-in user and per client address, each a one-minute window.
  * Every test counts, valid or not: a guesser learns as much from a valid answer as from an
- * invalid one. Past either limit the answer is 429 with the seconds to wait.
+ * invalid one. Past either limit the answer is 429 with the seconds to wait. With `sync` (every
+ * server), the counts are the deployment's (http/window-sync.ts).
  */
-export function createKeyTestLimits() {
-  const perUser = createWindowCounter({ windowMs: MINUTE_MS });
-  const perAddress = createWindowCounter({ windowMs: MINUTE_MS });
+export function createKeyTestLimits(sync?: WindowSync) {
+  const perUser = windowCounter({ windowMs: MINUTE_MS, scope: 'test_cheie_utilizator', sync });
+  const perAddress = windowCounter({ windowMs: MINUTE_MS, scope: 'test_cheie_adresa', sync });
   return {
     admit(userId: number, address: string): { admitted: true } | { admitted: false; retryAfterS: number } {
       const user = perUser.hit(String(userId));

@@ -12,7 +12,7 @@ import { IntegrarePage } from './page';
 /** Integrare: the examples page, and the key tester (htmx swaps its answer in; without htmx, the page again). */
 export function integrareRoutes(ctx: AppContext) {
   const app = new Hono<WebEnv>();
-  const limits = createKeyTestLimits();
+  const limits = createKeyTestLimits(ctx.windows);
   const base = publicBaseUrl(ctx.config);
 
   function answer(c: Context<WebEnv>, verdict: KeyVerdict | undefined, status: 200 | 422 | 429 = 200) {
