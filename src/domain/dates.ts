@@ -44,3 +44,11 @@ export function parseTypedDate(text: string): string | null {
   const iso = shown ? `${shown[3]}-${shown[2]!.padStart(2, '0')}-${shown[1]!.padStart(2, '0')}` : trimmed;
   return isIsoDate(iso) ? iso : null;
 }
+
+/** `YYYY-MM-DD` (or a Date at UTC midnight, as a DATE column arrives) → `dd.mm.yyyy`, as every screen and export writes a day; anything else unchanged. */
+export function formatDate(value: string | Date | null): string {
+  if (value === null) return '';
+  const iso = value instanceof Date ? value.toISOString().slice(0, 10) : value;
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(iso);
+  return match ? `${match[3]}.${match[2]}.${match[1]}` : iso;
+}

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { formatDate } from './dates';
 import { isSubmissionStatus, STATUS_LABEL } from './statuses';
 
 /** An import batch: `staging` while the rest of a large file is staged in the background. */
@@ -100,8 +101,6 @@ export interface OutcomeForReason {
   odometruFinal: number | null;
 }
 
-/** An ISO day as the screens write it (dd.mm.yyyy); anything else as it is. */
-const shownDay = (iso: string | undefined) => (iso && /^\d{4}-\d{2}-\d{2}$/.test(iso) ? iso.split('-').reverse().join('.') : iso);
 const shownStatus = (status: string | undefined) => (status && isSubmissionStatus(status) ? STATUS_LABEL[status].toLowerCase() : status);
 
 /** Why a row is in its state, in the words the dashboard and the failed-rows CSV use. */
@@ -112,9 +111,9 @@ export function stateReason(outcome: OutcomeForReason, verdictMotiv: string | nu
     case 'duplicate_in_file':
       return `Identic cu rândul ${outcome.duplicateOf} din fișier.`;
     case 'needs_review':
-      return `Odometrul ${outcome.odometruFinal} este mai mic decât ${outcome.review?.odometru} înregistrat pentru acest VIN la ${shownDay(outcome.review?.data)}; includeți rândul explicit dacă valoarea este corectă.`;
+      return `Odometrul ${outcome.odometruFinal} este mai mic decât ${outcome.review?.odometru} înregistrat pentru acest VIN la ${formatDate(outcome.review?.data ?? null)}; includeți rândul explicit dacă valoarea este corectă.`;
     case 'ok':
-      return outcome.review ? `Inclus după verificare: odometrul este mai mic decât ${outcome.review.odometru} înregistrat la ${shownDay(outcome.review.data)}.` : null;
+      return outcome.review ? `Inclus după verificare: odometrul este mai mic decât ${outcome.review.odometru} înregistrat la ${formatDate(outcome.review.data)}.` : null;
     default:
       return verdictMotiv;
   }

@@ -12,13 +12,7 @@ const BUCHAREST = new Intl.DateTimeFormat('en-GB', {
   hourCycle: 'h23',
 });
 
-/** `YYYY-MM-DD` (or a Date at UTC midnight, as a DATE column arrives) → `dd.mm.yyyy`; anything else unchanged. */
-export function formatDate(value: string | Date | null): string {
-  if (value === null) return '';
-  const iso = value instanceof Date ? value.toISOString().slice(0, 10) : value;
-  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(iso);
-  return match ? `${match[3]}.${match[2]}.${match[1]}` : iso;
-}
+export { formatDate } from '../../domain/dates';
 
 // Bucharest's offset from UTC changes only on the hour (summer time starts and ends at 03:00
 // and 04:00 local): it is looked up once per hour of UTC time, not once per cell.
