@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { accountOf } from '../../../db/account-scope';
 import type { Executor } from '../../../db/client';
 import type { AppContext } from '../../context';
+import { CREDENTIAL_WAIT } from '../../domain/statuses';
 
 /** The registry refused the account's last login: when, and the registry's words. */
 export interface LoginRefusal {
@@ -41,8 +42,8 @@ const asDate = (v: Date | string) => (v instanceof Date ? v : new Date(v));
 export async function accountAlerts({ ctx, accountId, executor = ctx.db }: { ctx: AppContext; accountId: number; executor?: Executor }): Promise<AccountAlerts> {
   const result = await executor.execute(sql`
     SELECT a.reg_creds_enc IS NOT NULL AS has_creds, a.reg_creds_set_at AS creds_set_at,
-      (SELECT count(*)::int FROM submissions WHERE ${accountOf()} = ${accountId} AND status = 'queued'
-         AND reg_error IS NOT NULL AND reg_error ->> 'cod' = 'REG_CREDENTIALE_LIPSA') AS waiting,
+      (SELECT count(*)::int FROM submissions WHERE ${accountOf()} = ${accountId} AND status = ${CREDENTIAL_WAIT.status}
+         AND reg_error IS NOT NULL AND reg_error ->> 'cod' = ${CREDENTIAL_WAIT.cod}) AS waiting,
       (SELECT count(*)::int FROM submissions WHERE ${accountOf()} = ${accountId} AND status = 'error'
          AND reg_error IS NOT NULL AND reg_error ->> 'cod' = 'REG_LOGIN_RESPINS') AS refused,
       login.ts AS login_at, login.data AS login_data
