@@ -25,8 +25,8 @@ const result = await build({
     accounts: 'src/cli/accounts.ts',
     keys: 'src/cli/keys.ts',
     users: 'src/cli/users.ts',
-    // The import's chunk thread (src/services/import/chunk-thread.ts), loaded from beside main.js.
-    'import-chunk-thread': 'src/services/import/chunk-thread-entry.ts',
+    // The import's rest thread (src/services/import/rest-thread.ts), loaded from beside main.js.
+    'import-rest-thread': 'src/services/import/rest-thread-entry.ts',
   },
   outdir: out,
   bundle: true,

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
 import { csvFile, HEADER } from './import-files';
 
 // Many uploads of one large file at once to a running server, while another account lists its
@@ -64,11 +65,52 @@ function latencies(ms: number[]): Latencies {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function timedList(base: string, key: string): Promise<{ ms: number; ok: boolean }> {
+// The other account is another workshop's client: its calls run on their own thread, so what
+// they measure is the server, not this process's event loop, busy sending twenty 15 MB bodies.
+const OTHER_CLIENT = `
+const { parentPort, workerData: { base, key } } = require('node:worker_threads');
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+async function timedList() {
   const started = performance.now();
-  const res = await fetch(`${base}/v1/prezentari?limit=20`, { headers: { 'X-API-Key': key } });
+  const res = await fetch(base + '/v1/prezentari?limit=20', { headers: { 'X-API-Key': key } });
   await res.arrayBuffer();
   return { ms: performance.now() - started, ok: res.status === 200 };
+}
+let looping = false;
+parentPort.on('message', async (order) => {
+  if (order === 'stop') return void (looping = false);
+  const ms = [];
+  let failures = 0;
+  const record = (call) => {
+    ms.push(call.ms);
+    if (!call.ok) failures += 1;
+  };
+  if (order.calls !== undefined) for (let i = 0; i < order.calls; i++) record(await timedList());
+  else for (looping = true; looping; await sleep(20)) record(await timedList());
+  parentPort.postMessage({ ms, failures });
+});`;
+
+/** The other account's client: `calls` list calls in a row, or calls every 20 ms from `loop()` until its `stop()`. */
+function otherClient(base: string, key: string) {
+  const thread = new Worker(OTHER_CLIENT, { eval: true, workerData: { base, key } });
+  const answer = () => new Promise<{ ms: number[]; failures: number }>((resolve) => thread.once('message', resolve));
+  return {
+    calls(calls: number) {
+      thread.postMessage({ calls });
+      return answer();
+    },
+    loop() {
+      thread.postMessage({});
+      const done = answer();
+      return {
+        stop() {
+          thread.postMessage('stop');
+          return done;
+        },
+      };
+    },
+    close: () => thread.terminate(),
+  };
 }
 
 async function uploadOnce(base: string, key: string, file: Buffer, name: string): Promise<Omit<UploadOutcome, 'finalStatus'>> {
@@ -114,25 +156,17 @@ export async function uploadStorm(options: {
   settleTimeoutMs?: number;
 }): Promise<StormResult> {
   const { base, pid, keys, otherKey, file } = options;
-  const quiet: number[] = [];
-  for (let i = 0; i < (options.quietCalls ?? 100); i++) quiet.push((await timedList(base, otherKey)).ms);
-
-  let peak = rssMb(pid, 'VmRSS');
-  const sampler = setInterval(() => {
-    peak = Math.max(peak, rssMb(pid, 'VmRSS'));
-  }, 50);
-  let storming = true;
-  const loaded: number[] = [];
-  let otherFailures = 0;
-  const other = (async () => {
-    while (storming) {
-      const call = await timedList(base, otherKey);
-      loaded.push(call.ms);
-      if (!call.ok) otherFailures += 1;
-      await sleep(20);
-    }
-  })();
+  const other = otherClient(base, otherKey);
+  let peak = 0;
+  let sampler: NodeJS.Timeout | undefined;
+  let loop: { stop(): Promise<{ ms: number[]; failures: number }> } | null = null;
   try {
+    const quiet = await other.calls(options.quietCalls ?? 100);
+    peak = rssMb(pid, 'VmRSS');
+    sampler = setInterval(() => {
+      peak = Math.max(peak, rssMb(pid, 'VmRSS'));
+    }, 50);
+    loop = other.loop();
     const answered = await Promise.all(Array.from({ length: options.uploads }, (_, i) => uploadOnce(base, keys[i % keys.length]!, file, `export-${i}.csv`)));
     const uploads = await Promise.all(
       answered.map(async (u, i) => ({
@@ -140,15 +174,16 @@ export async function uploadStorm(options: {
         finalStatus: u.batchId === null ? null : await settledStatus(base, keys[i % keys.length]!, u.batchId, options.settleTimeoutMs ?? 120_000),
       })),
     );
-    storming = false;
-    await other;
+    const loaded = await loop.stop();
+    loop = null;
     clearInterval(sampler);
     peak = Math.max(peak, rssMb(pid, 'VmHWM'));
     await sleep(2_000);
-    return { uploads, quiet: latencies(quiet), loaded: latencies(loaded), otherFailures, peakRssMb: peak, rssAfterMb: rssMb(pid, 'VmRSS') };
+    return { uploads, quiet: latencies(quiet.ms), loaded: latencies(loaded.ms), otherFailures: loaded.failures, peakRssMb: peak, rssAfterMb: rssMb(pid, 'VmRSS') };
   } finally {
-    storming = false;
     clearInterval(sampler);
+    await loop?.stop();
+    await other.close();
   }
 }
 

@@ -5,8 +5,8 @@ import { vinHasher } from './readings';
 import { classifyCells, type RowSetting } from './rows';
 
 /**
- * What every row of a staging is derived with. Plain data: it crosses to the chunk thread
- * (chunk-thread.ts) as a structured clone.
+ * What every row of a staging is derived with. Plain data: it crosses to the rest thread
+ * (rest-thread.ts) as a structured clone.
  */
 export interface ChunkContext {
   batchId: number;
@@ -31,7 +31,7 @@ export interface StagedChunk {
 /**
  * Each row of a chunk through the API's own path (classifyCells) into its COPY line, with its
  * non-personal facts (facts.ts). The same function stages a chunk on the event loop and in
- * the chunk thread, so a row is staged alike wherever it ran.
+ * the rest thread, so a row is staged alike wherever it ran.
  */
 export function createChunkStager(context: ChunkContext): (rows: readonly ChunkRow[]) => StagedChunk {
   const { batchId, purgeAfter, setting, resolution, now } = context;

@@ -56,21 +56,25 @@ interface SealedBlock {
   enc: string;
 }
 
+/** A block deflated, not yet encrypted: what the rest thread (rest-thread.ts) hands back, to be sealed here. */
+export interface PackedBlock {
+  no: number;
+  deflated: Uint8Array;
+}
+
 /**
- * Collects an upload's rows in order and seals each full block. An upload staged in several
- * transactions takes its blocks at the end of each: the block still filling is sealed as it is
- * then, so its rows can be read at once, and written again, fuller, by the next take.
- * Blocks are deflated on libuv's thread pool, beside the rows being read and classified: on
- * the event loop, that was ~0.1 s of a 100,000-row upload.
+ * Collects rows in order, from block `firstBlock` on, and deflates each full block. Blocks are
+ * deflated on libuv's thread pool, beside the rows being read and classified: on the event
+ * loop, that was ~0.1 s of a 100,000-row upload.
  */
-export function createBlockSealer(keyring: Keyring) {
+export function createBlockPacker(firstBlock = 0) {
   let rows: Array<{ l: number; c: readonly CellValue[] }> = [];
-  let filling = 0;
-  let sealed: Array<Promise<SealedBlock>> = [];
+  let filling = firstBlock;
+  let packed: Array<Promise<PackedBlock>> = [];
   // Level 1: a block of similar rows still shrinks several times, at a fraction of the CPU.
-  const seal = (): Promise<SealedBlock> => {
+  const pack = (): Promise<PackedBlock> => {
     const no = filling;
-    const block = deflate(JSON.stringify(rows)).then((deflated) => ({ no, enc: keyring.encryptBytes(deflated) }));
+    const block = deflate(JSON.stringify(rows)).then((deflated) => ({ no, deflated }));
     // Awaited by `take`; a staging that fails before then leaves it unawaited, not unhandled.
     block.catch(() => undefined);
     return block;
@@ -79,17 +83,36 @@ export function createBlockSealer(keyring: Keyring) {
     add(line: number, cells: readonly CellValue[]) {
       rows.push({ l: line, c: cells });
       if (rows.length === ROWS_PER_BLOCK) {
-        sealed.push(seal());
+        packed.push(pack());
         rows = [];
         filling += 1;
       }
     },
-    /** The blocks filled since the last take, and the one still filling. */
-    async take(): Promise<SealedBlock[]> {
-      const taken = rows.length > 0 ? [...sealed, seal()] : sealed;
-      sealed = [];
+    /** The blocks filled since the last take; with `partial`, the one still filling too, as it is now. */
+    async take(partial: boolean): Promise<PackedBlock[]> {
+      const taken = partial && rows.length > 0 ? [...packed, pack()] : packed;
+      packed = [];
       return Promise.all(taken);
     },
+  };
+}
+
+/**
+ * Collects an upload's rows in order and seals each full block. An upload staged in several
+ * transactions takes its blocks at the end of each: the block still filling is sealed as it is
+ * then, so its rows can be read at once, and written again, fuller, by the next take. A staging
+ * that hands its rest to a thread takes only its full blocks: the thread packs the one filling.
+ */
+export function createBlockSealer(keyring: Keyring) {
+  const packer = createBlockPacker();
+  const seal = (blocks: readonly PackedBlock[]): SealedBlock[] => blocks.map((b) => ({ no: b.no, enc: keyring.encryptBytes(b.deflated) }));
+  return {
+    add: packer.add,
+    async take(partial = true): Promise<SealedBlock[]> {
+      return seal(await packer.take(partial));
+    },
+    /** Blocks packed elsewhere (the rest thread), sealed with this batch's. */
+    seal,
   };
 }
 export type BlockSealer = ReturnType<typeof createBlockSealer>;

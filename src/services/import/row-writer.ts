@@ -1,13 +1,14 @@
-import { AppError } from '../../errors';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Writable } from 'node:stream';
 import type postgres from 'postgres';
 import type { Executor } from '../../../db/client';
 import type { ResolutionContext } from '../../domain/resolve';
+import type { ImportLimits } from '../../import/types';
 import { createChunkStager, type ChunkContext, type ChunkRow, type StagedChunk } from './chunk-stager';
-import { startChunkThread, type ChunkThread } from './chunk-thread';
 import { copyText, FACT_COLUMNS } from './facts';
-import { insertBlocks, type BlockSealer } from './raw-blocks';
+import { insertBlocks, type BlockSealer, type PackedBlock } from './raw-blocks';
+import { stageInThread } from './rest-thread';
+import { interrupted, tooManyRows } from './staging-errors';
 import { applyReadings, readingsForVins, type VinHasher } from './readings';
 import type { RowSetting } from './rows';
 import { linkVinSubmissions, submissionsForVins } from './sent-records';
@@ -81,7 +82,7 @@ export interface Staging {
 // staging tells its progress this often.
 const TURN_EVERY = 32;
 const PROGRESS_EVERY = 5_000;
-// Rows staged together (on the event loop or in the chunk thread), a COPY write each.
+// Rows staged together on the event loop, a COPY write each.
 const CHUNK_ROWS = 512;
 
 interface StageOptions {
@@ -89,12 +90,10 @@ interface StageOptions {
   signal?: AbortSignal;
   /**
    * Staging beside requests: they get a turn now and then, and `progress` hears how far it got.
-   * Past `threadAfter` rows (0: never), a chunk thread shares the rest (chunk-thread.ts).
+   * Past `threadAfter` rows (0: never), a thread stages the rest of `file` (rest-thread.ts).
    */
-  background?: { progress(staged: number): void; threadAfter: number };
+  background?: { progress(staged: number): void; threadAfter: number; file: { bytes: Buffer; chosen: readonly string[]; limits: ImportLimits } };
 }
-
-export const interrupted = (cauza: string) => new AppError('IMPORT_INTRERUPT', cauza);
 
 /**
  * Stages the walk's next rows in `exec`'s transaction until `until` rows are staged or the
@@ -102,10 +101,11 @@ export const interrupted = (cauza: string) => new AppError('IMPORT_INTRERUPT', c
  * Postgres writing; each is classified in the same pass, while its plaintext is at hand, and
  * its non-personal facts (facts.ts) are stored in its row: the preview never decrypts the
  * batch. Then the raw cells, sealed in blocks (raw-blocks.ts), and the readings and sent
- * submissions of these rows' VINs (one query each). A background staging's chunks are
- * shared with a chunk thread, when it has one: what it staged is returned.
+ * submissions of these rows' VINs (one query each). A background staging past `threadAfter`
+ * rows hands the rest to a thread, which reads the file again from there: the rows it staged
+ * are returned.
  */
-export async function stageRows(exec: Executor, staging: Staging, walk: FileWalk, until: number, options: StageOptions = {}): Promise<ReturnType<ChunkThread['report']> | null> {
+export async function stageRows(exec: Executor, staging: Staging, walk: FileWalk, until: number, options: StageOptions = {}): Promise<{ rows: number } | null> {
   const { batchId, vinHmac } = staging;
   const context: ChunkContext = {
     batchId,
@@ -128,60 +128,82 @@ export async function stageRows(exec: Executor, staging: Staging, walk: FileWalk
     const behind = copy.line(staged.copy);
     if (behind) await behind;
   };
-  const threadAfter = options.background?.threadAfter ?? 0;
-  let thread: ChunkThread | null = null;
-  // Chunks out to the thread, each written when it is back.
-  const out: Array<Promise<void>> = [];
+  const first = staging.staged;
+  const background = options.background;
+  const handOverAt = background && background.threadAfter > 0 ? first + background.threadAfter : Infinity;
   let chunk: ChunkRow[] = [];
+  // In slices, with other requests let in between: a chunk classified in one go held the event
+  // loop for tens of milliseconds.
   const dispatch = async () => {
-    if (thread?.free) {
-      const written = thread.stage(chunk).then(write);
-      // Awaited below; a staging that fails first leaves it unawaited, not unhandled.
-      written.catch(() => undefined);
-      out.push(written);
-    } else {
-      // In slices, with other requests let in between: a chunk classified in one go held the
-      // event loop for tens of milliseconds.
-      for (let at = 0; at < chunk.length; at += TURN_EVERY) {
-        await write(stageHere(chunk.slice(at, at + TURN_EVERY)));
-        if (at + TURN_EVERY < chunk.length) await nextTurn();
-      }
+    for (let at = 0; at < chunk.length; at += TURN_EVERY) {
+      await write(stageHere(chunk.slice(at, at + TURN_EVERY)));
+      if (at + TURN_EVERY < chunk.length) await nextTurn();
     }
     chunk = [];
   };
-  const first = staging.staged;
   let sheet = { name: '', text: '' };
+  let threadRows: PackedBlock[] | null = null;
   try {
-    while (staging.staged < until) {
+    while (staging.staged < until && staging.staged < handOverAt) {
       const next = await walk.next();
       if (next.done) break;
       const row = next.value;
       if (options.signal?.aborted) throw interrupted('Serverul s-a oprit în timpul încărcării.');
       const rowIndex = ++staging.staged;
-      if (rowIndex > staging.maxRows) {
-        throw new AppError('IMPORT_PREA_MULTE_RANDURI', `Fișierul are peste ${staging.maxRows} rânduri de date (limita).`);
-      }
+      if (rowIndex > staging.maxRows) throw tooManyRows(staging.maxRows);
       if (row.sheet !== sheet.name) sheet = { name: row.sheet, text: copyText(row.sheet) };
       staging.blocks.add(row.line, row.cells);
       chunk.push([rowIndex, sheet.text, row.cells]);
       if (chunk.length === CHUNK_ROWS) await dispatch();
       if (rowIndex % TURN_EVERY === 0) await nextTurn();
-      if (options.background) {
-        if (rowIndex % PROGRESS_EVERY === 0) options.background.progress(rowIndex);
-        if (rowIndex - first === threadAfter) thread = startChunkThread(context, stageHere);
-      }
+      if (background && rowIndex % PROGRESS_EVERY === 0) background.progress(rowIndex);
     }
     if (chunk.length > 0) await dispatch();
-    await Promise.all(out);
+    if (background && staging.staged === handOverAt && (await walk.more())) threadRows = await stageRestInThread(staging, context, walk, write, background, options.signal);
   } catch (error) {
     copy.destroy();
     throw error;
-  } finally {
-    await thread?.close();
   }
   await copy.finish();
-  await insertBlocks(exec, batchId, staging.purgeAfter, await staging.blocks.take());
+  // The thread packed the block the event loop's rows ended in again, fuller.
+  const blocks = threadRows ? [...(await staging.blocks.take(false)), ...staging.blocks.seal(threadRows)] : await staging.blocks.take();
+  await insertBlocks(exec, batchId, staging.purgeAfter, blocks);
   await applyReadings(exec, vinHmac, batchId, await readingsForVins(exec, staging.accountId, [...vins]));
   await linkVinSubmissions(exec, vinHmac, batchId, await submissionsForVins(exec, staging.accountId, [...vins]));
-  return thread?.report() ?? null;
+  return threadRows ? { rows: staging.staged - handOverAt } : null;
+}
+
+/**
+ * The rest of the file, staged by a thread (rest-thread.ts) from the row after `staging.staged`:
+ * the event loop's reader is closed (the thread reads its own), each chunk the thread sends is
+ * written to the COPY, and the walk's sheet summaries become the thread's, of the whole file.
+ * Returns the blocks the thread packed.
+ */
+async function stageRestInThread(
+  staging: Staging,
+  context: ChunkContext,
+  walk: FileWalk,
+  write: (staged: StagedChunk) => Promise<void>,
+  background: NonNullable<StageOptions['background']>,
+  signal: AbortSignal | undefined,
+): Promise<PackedBlock[]> {
+  await walk.close();
+  const packed: PackedBlock[] = [];
+  const input = { ...background.file, skip: staging.staged, maxRows: staging.maxRows, context };
+  const done = await stageInThread(
+    input,
+    async (rows) => {
+      packed.push(...rows.blocks);
+      // At each multiple of PROGRESS_EVERY crossed, as on the event loop.
+      const crossed = Math.floor(rows.staged / PROGRESS_EVERY);
+      if (crossed > Math.floor(staging.staged / PROGRESS_EVERY)) background.progress(crossed * PROGRESS_EVERY);
+      staging.staged = rows.staged;
+      await write(rows);
+    },
+    signal,
+    () => interrupted('Serverul s-a oprit în timpul încărcării.'),
+  );
+  staging.staged = done.staged;
+  walk.adopt(done.summaries);
+  return packed;
 }

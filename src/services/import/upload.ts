@@ -5,6 +5,7 @@ import { importBatches } from '../../../db/schema';
 import { actorLabel, type Actor, type AppContext } from '../../context';
 import { preferRegistryCodes } from '../../domain/registry-code-column';
 import { openSpreadsheet } from '../../import/open';
+import type { ImportLimits } from '../../import/types';
 import { loadResolutionContext } from '../operations/context';
 import { importPurgeAfter, loadBatch, type FileMeta } from './batch';
 import { fingerprint } from './fingerprint';
@@ -12,7 +13,8 @@ import { importLimits } from './limits';
 import { initialMappingState } from './mapping-store';
 import { createBlockSealer } from './raw-blocks';
 import { newVinKey, readingsWatermark, vinHasher } from './readings';
-import { interrupted, stageRows, type Staging } from './row-writer';
+import { stageRows, type Staging } from './row-writer';
+import { interrupted } from './staging-errors';
 import { nothingStaged, walkFile, type FileWalk, type SheetSummary } from './sheet-walk';
 import { failStaging } from './staging-failure';
 import { releaseLease, takeLease, type UploadAdmission } from './stagings';
@@ -124,6 +126,9 @@ function progressWriter(ctx: AppContext, batchId: number) {
   };
 }
 
+/** The upload's file, as the rest thread opens it again (rest-thread.ts). */
+type UploadedFile = { bytes: Buffer; chosen: readonly string[]; limits: ImportLimits };
+
 /**
  * The rows after the first part, in one transaction of their own on the upload's connection:
  * COPY and the end of it cost as when the upload staged everything (a transaction per slice of
@@ -132,12 +137,12 @@ function progressWriter(ctx: AppContext, batchId: number) {
  * back, fails the batch and removes its first rows (staging-failure.ts), then rejects. Nothing
  * here waits for a second connection: the progress writes go to the pool unawaited.
  */
-async function stageRest(ctx: AppContext, own: OwnConnection, staging: Staging, walk: FileWalk, signal: AbortSignal, requestId: string | null): Promise<void> {
+async function stageRest(ctx: AppContext, own: OwnConnection, staging: Staging, walk: FileWalk, file: UploadedFile, signal: AbortSignal, requestId: string | null): Promise<void> {
   const started = performance.now();
   const progress = progressWriter(ctx, staging.batchId);
   try {
     const thread = await own.transaction(async (exec) => {
-      const background = { progress: progress.report, threadAfter: ctx.config.GATEWAY_IMPORT_THREAD_AFTER };
+      const background = { progress: progress.report, threadAfter: ctx.config.GATEWAY_IMPORT_THREAD_AFTER, file };
       const report = await stageRows(exec, staging, walk, Infinity, { signal, background });
       await recordProgress(exec, staging, walk.summaries, true);
       return report;
@@ -150,8 +155,8 @@ async function stageRest(ctx: AppContext, own: OwnConnection, staging: Staging, 
         batch_id: staging.batchId,
         rows: staging.staged,
         ms: Math.round(performance.now() - started),
-        // The rows its chunk thread staged; a thread that failed left its chunks to the event loop.
-        ...(thread ? { rows_in_thread: thread.rows, ...(thread.failure ? { thread_failure: thread.failure } : {}) } : {}),
+        // The rows its rest thread staged.
+        ...(thread ? { rows_in_thread: thread.rows } : {}),
       },
     });
   } catch (error) {
@@ -193,7 +198,8 @@ export async function createImportBatch({
   sheets: string[];
   requestId: string;
 }) {
-  const source = await openSpreadsheet(bytes, importLimits(ctx.config));
+  const file: UploadedFile = { bytes, chosen, limits: importLimits(ctx.config) };
+  const source = await openSpreadsheet(bytes, file.limits);
   const unknown = chosen.filter((name) => !source.sheets.some((s) => s.name === name));
   if (unknown.length > 0) {
     throw new AppError('IMPORT_FOAIE', `O foaie aleasă în câmpul sheet nu există în fișier; foile fișierului: ${source.sheets.map((s) => s.name).join(', ')}.`);
@@ -210,7 +216,7 @@ export async function createImportBatch({
     if (!more) return batch;
     const rest = own;
     own = null;
-    const run = ctx.importStagings.run(admission, (signal) => stageRest(ctx, rest, staging, walk, signal, requestId));
+    const run = ctx.importStagings.run(admission, (signal) => stageRest(ctx, rest, staging, walk, file, signal, requestId));
     if (run.background) return batch;
     await run.done;
     return await loadBatch(ctx.db, accountId, staging.batchId);

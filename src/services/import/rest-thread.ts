@@ -1,0 +1,100 @@
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { AppError, type RequestErrorCode } from '../../errors';
+import type { ImportLimits } from '../../import/types';
+import type { ChunkContext } from './chunk-stager';
+import type { PackedBlock } from './raw-blocks';
+import type { SheetSummary } from './sheet-walk';
+
+let fromSources: Promise<string> | null = null;
+
+/**
+ * The thread's code. Built, it is bundled beside dist/main.js (scripts/build.mjs). From the
+ * TypeScript sources (tsx, the tests), where a worker thread would get no TypeScript loader,
+ * esbuild bundles it once per process, in memory (a loader in the thread cost ~0.5 s and
+ * ~50 MB more).
+ */
+function threadCode(): Promise<URL | string> {
+  if (!import.meta.url.endsWith('.ts')) return Promise.resolve(new URL('./import-rest-thread.js', import.meta.url));
+  fromSources ??= import('esbuild').then(async ({ build }) => {
+    const entry = fileURLToPath(new URL('./rest-thread-entry.ts', import.meta.url));
+    const built = await build({ entryPoints: [entry], bundle: true, platform: 'node', format: 'cjs', target: 'node20', write: false, logLevel: 'silent' });
+    return built.outputFiles[0]!.text;
+  });
+  return fromSources;
+}
+
+/** The thread's heap, at most: a file of GATEWAY_MAX_BODY_BYTES read as text, with room to parse it. A thread past it ends, and its staging fails. */
+const THREAD_HEAP_MB = 256;
+
+/** What the thread stages: the upload's file, past the rows the event loop staged. Plain data (a structured clone). */
+export interface RestInput {
+  bytes: Uint8Array;
+  chosen: readonly string[];
+  limits: ImportLimits;
+  /** Rows already staged: the thread reads past them. */
+  skip: number;
+  maxRows: number;
+  context: ChunkContext;
+}
+
+/** From the thread: a chunk staged (`staged`: the last row index in it), then `done`, or `failed`. */
+export type RestMessage =
+  | { kind: 'rows'; copy: string; vins: string[]; staged: number; blocks: PackedBlock[] }
+  | { kind: 'done'; staged: number; summaries: SheetSummary[] }
+  | { kind: 'failed'; cod: RequestErrorCode | null; cauza: string; field?: string };
+
+export type StagedRows = Extract<RestMessage, { kind: 'rows' }>;
+
+/**
+ * Stages the rest of an upload in a worker thread, so the event loop, which answers every
+ * account's requests, only writes what the thread sends: reading the file, classifying each row
+ * and packing its raw cells run beside it (on two cores, a 100,000-row csv used to keep the
+ * event loop busy more than half of its staging). `write` takes each chunk in order; the
+ * thread sends the next ones only as they are written. Resolves with the thread's walk of
+ * the whole file; rejects with the thread's error (an AppError as such), or `aborted()` when
+ * `signal` aborts, the thread stopped either way.
+ */
+export async function stageInThread(
+  input: RestInput,
+  write: (rows: StagedRows) => Promise<void>,
+  signal: AbortSignal | undefined,
+  aborted: () => Error,
+): Promise<{ staged: number; summaries: SheetSummary[] }> {
+  const code = await threadCode();
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(code, { eval: typeof code === 'string', workerData: input, resourceLimits: { maxOldGenerationSizeMb: THREAD_HEAP_MB } });
+    let written = Promise.resolve();
+    let settled = false;
+    const settle = (end: () => void) => {
+      if (settled) return;
+      settled = true;
+      signal?.removeEventListener('abort', onAbort);
+      void worker.terminate();
+      end();
+    };
+    const onAbort = () => settle(() => reject(aborted()));
+    signal?.addEventListener('abort', onAbort, { once: true });
+    if (signal?.aborted) onAbort();
+    worker.on('message', (message: RestMessage) => {
+      if (message.kind === 'rows') {
+        // In order; after a failed write, the chain stays rejected and writes nothing more.
+        written = written.then(async () => {
+          if (settled) return;
+          await write(message);
+          if (!settled) worker.postMessage('ack');
+        });
+        written.catch((error: unknown) => settle(() => reject(error)));
+      } else if (message.kind === 'done') {
+        written.then(
+          () => settle(() => resolve(message)),
+          () => undefined,
+        );
+      } else {
+        settle(() => reject(message.cod ? new AppError(message.cod, message.cauza, message.field) : new Error(message.cauza)));
+      }
+    });
+    worker.on('error', (error) => settle(() => reject(error)));
+    worker.on('exit', (exitCode) => settle(() => reject(new Error(`the import thread exited (${exitCode})`))));
+  });
+}
