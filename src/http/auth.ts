@@ -2,6 +2,7 @@ import { and, eq, isNull } from 'drizzle-orm';
 import type { Context, MiddlewareHandler } from 'hono';
 import { apiKeys } from '../../db/schema';
 import type { AppContext, Actor } from '../context';
+import { DEFAULT_ACCOUNT_ID } from '../domain/accounts';
 import { sha256Hex } from '../crypto/hash';
 import { nodeRequest } from './body';
 import { errorResponse } from './envelope';
@@ -90,7 +91,7 @@ export function apiKeyAuth(ctx: AppContext): MiddlewareHandler<AppEnv> {
     const key = presentedKey((name) => c.req.header(name));
     if (key === undefined) {
       if (ctx.config.GATEWAY_REQUIRE_API_KEY) return refuse(c, 'cheie_lipsa');
-      c.set('actor', { kind: 'dev', accountId: 1 });
+      c.set('actor', { kind: 'dev', accountId: DEFAULT_ACCOUNT_ID });
       return next();
     }
     const actor = key.length <= 200 ? await lookup(sha256Hex(key)) : null;
