@@ -42,7 +42,7 @@ export function maskAddress(address: string): string {
 
 function tooMany(c: Context, retryAfterS: number, cauza: string) {
   c.header('Retry-After', String(retryAfterS));
-  return errorResponse(c, 429, 'PREA_MULTE_CERERI', cauza);
+  return errorResponse(c, 'PREA_MULTE_CERERI', cauza);
 }
 
 /**
@@ -70,7 +70,7 @@ export function apiKeyAuth(ctx: AppContext): MiddlewareHandler<AppEnv> {
     if (hit.count === 1) journal('api_auth_esuat', { motiv, path: c.req.path });
     if (hit.count === maxFailures + 1) journal('api_auth_limitat', { esecuri: hit.count, fereastra_s: MINUTE_MS / 1000 });
     if (hit.count > maxFailures) return tooMany(c, hit.retryAfterS, 'Prea multe autentificări eșuate de la această adresă; reîncercați după intervalul din Retry-After.');
-    return errorResponse(c, 401, 'NEAUTENTIFICAT', motiv === 'cheie_lipsa' ? 'Cererea nu conține o cheie API.' : 'Cheia API nu este validă sau a fost revocată.');
+    return errorResponse(c, 'NEAUTENTIFICAT', motiv === 'cheie_lipsa' ? 'Cererea nu conține o cheie API.' : 'Cheia API nu este validă sau a fost revocată.');
   }
 
   async function lookup(hash: string): Promise<Actor | null> {
