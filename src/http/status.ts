@@ -2,9 +2,9 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { RequestErrorCode } from '../errors';
 
 /**
- * The HTTP status of each code a request can fail with, and the only place one is chosen:
- * the API's envelopes and the dashboard's error notices read it from here. The codes of a
- * stored submission (`erori`, `reg_error`) have none: they never answer a request.
+ * The HTTP status of each code a request can fail with: every API error envelope, and the
+ * dashboard's answer to a thrown AppError or an unreadable body, read it from here. The codes
+ * of a stored submission (`erori`, `reg_error`) have none: they never answer a request.
  */
 export const codeToStatus = {
   CERERE_INVALIDA: 400,
