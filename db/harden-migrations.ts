@@ -11,7 +11,7 @@ export function harden(sql: string): string {
       .replace(/CREATE TABLE (?!IF NOT EXISTS)/g, 'CREATE TABLE IF NOT EXISTS ')
       .replace(/CREATE (UNIQUE )?INDEX (?!IF NOT EXISTS)/g, 'CREATE $1INDEX IF NOT EXISTS ')
       .replace(/ADD COLUMN (?!IF NOT EXISTS)/g, 'ADD COLUMN IF NOT EXISTS ')
-      .replace(/DROP (COLUMN|CONSTRAINT) (?!IF EXISTS)/g, 'DROP $1 IF EXISTS ')
+      .replace(/DROP (COLUMN|CONSTRAINT|INDEX) (?!IF EXISTS)/g, 'DROP $1 IF EXISTS ')
       // A second primary key is refused as an invalid definition, not as a duplicate.
       .replace(
         /^(ALTER TABLE [^;]+ ADD CONSTRAINT [^;]+ PRIMARY KEY[^;]*);/gm,

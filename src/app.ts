@@ -7,7 +7,7 @@ import { apiKeyAuth } from './http/auth';
 import { isAbortedBody, limitBody } from './http/body';
 import { createBodyRefusals } from './http/body-refusals';
 import { admitUpload } from './http/upload-admission';
-import { errorBody, errorResponse, notFound } from './http/envelope';
+import { errorResponse, notFound } from './http/envelope';
 import type { AppEnv } from './http/env';
 import { noSniff } from './http/headers';
 import { requestId } from './http/request-id';
@@ -51,7 +51,7 @@ export function createApp(ctx: AppContext) {
   app.use(
     '/v1/*',
     limitBody({ json: ctx.config.GATEWAY_MAX_JSON_BYTES, upload: ctx.config.GATEWAY_MAX_BODY_BYTES }, (c, maxBytes) =>
-      errorResponse(c, 413, 'PREA_MARE', `Corpul cererii depășește ${maxBytes} octeți.`),
+      errorResponse(c, 'PREA_MARE', `Corpul cererii depășește ${maxBytes} octeți.`),
     ),
   );
   app.route('/v1/prezentari', prezentariRoutes(ctx));
@@ -68,13 +68,13 @@ export function createApp(ctx: AppContext) {
   const dashboardNotFound = webNotFound(ctx);
   app.notFound((c) => (isApiPath(c.req.path) ? notFound(c) : dashboardNotFound(c)));
   app.onError((error, c) => {
-    if (error instanceof AppError) return error.status === 404 ? notFound(c) : errorResponse(c, error.status, error.cod, error.cauza);
+    if (error instanceof AppError) return error.cod === 'NEGASIT' ? notFound(c) : errorResponse(c, error.cod, error.cauza);
     if (isAbortedBody(c, error)) {
       const refusal = refuseBody(c, 'aborted');
-      return errorResponse(c, refusal.status, refusal.cod, refusal.cauza);
+      return errorResponse(c, refusal.cod, refusal.cauza);
     }
-    const id = reportUnexpected(ctx, c, error);
-    return c.json(errorBody(500, 'EROARE_INTERNA', 'Eroare internă a serverului.', id), 500);
+    reportUnexpected(ctx, c, error);
+    return errorResponse(c, 'EROARE_INTERNA', 'Eroare internă a serverului.');
   });
   return app;
 }

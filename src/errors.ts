@@ -1,8 +1,9 @@
 // The closed error catalog: a code → what went wrong and how to fix it, in Romanian.
 // Fed to the API, the web interface and the worker. Services throw the transport-agnostic
-// errors at the bottom; only src/http turns them into a status and an envelope.
+// errors at the bottom; only the transports turn their code into a status (src/http/status.ts).
 
-export const CATALOG = {
+/** What a stored submission can be held or refused for: its `erori` and `reg_error`, never an HTTP error. */
+const SUBMISSION_ERRORS = {
   // Content of a submission (needs_data).
   VIN_INVALID: { problema: 'VIN-ul nu este valid.', fix: 'Introduceți cele 17 caractere ale VIN-ului, fără literele O, I și Q.' },
   NRINM_INVALID: { problema: 'Numărul de înmatriculare nu este valid.', fix: 'Folosiți 1–10 litere și cifre, fără spații sau cratime (ex. B123ABC).' },
@@ -33,6 +34,10 @@ export const CATALOG = {
   REG_CREDENTIALE_LIPSA: { problema: 'Nu există credențiale pentru registru.', fix: 'Salvați credențialele registrului în cont sau trimiteți reg_credentials.' },
   REG_RETEA: { problema: 'Registrul nu a putut fi contactat.', fix: 'Se reîncearcă automat; dacă persistă, verificați adresa registrului.' },
   REG_EROARE: { problema: 'Eroare la transmiterea către registru.', fix: 'Consultați jurnalul pentru detalii.' },
+} as const satisfies Record<string, { problema: string; fix: string }>;
+
+/** What a request can fail with: each code has its one HTTP status (src/http/status.ts). */
+const REQUEST_ERRORS = {
   // HTTP-level errors.
   CERERE_INVALIDA: { problema: 'Cererea nu este validă.', fix: 'Corectați parametrii indicați și reîncercați.' },
   NEAUTENTIFICAT: { problema: 'Cheia API lipsește sau nu este validă.', fix: 'Trimiteți cheia în antetul X-API-Key sau Authorization: Bearer.' },
@@ -106,7 +111,12 @@ export const CATALOG = {
   },
 } as const satisfies Record<string, { problema: string; fix: string }>;
 
+export const CATALOG = { ...SUBMISSION_ERRORS, ...REQUEST_ERRORS } as const;
+
 export type ErrorCode = keyof typeof CATALOG;
+/** The codes a request can fail with (an AppError's, an HTTP error envelope's). */
+export type RequestErrorCode = keyof typeof REQUEST_ERRORS;
+export const REQUEST_ERROR_CODES = Object.keys(REQUEST_ERRORS) as RequestErrorCode[];
 
 /** One entry of `erori`: the original `{field, message}` plus the three-level detail. */
 export interface ContentError {
@@ -156,51 +166,10 @@ export function readRegError(stored: unknown): RegError | null {
   return { cod: 'REG_EROARE', ...CATALOG.REG_EROARE, cauza: String(stored) };
 }
 
-/** The HTTP status of each code a request can fail with (content and registry codes have none). */
-const HTTP_STATUS = {
-  CERERE_INVALIDA: 400,
-  NEAUTENTIFICAT: 401,
-  AUTENTIFICARE_ESUATA: 401,
-  NEAUTORIZAT_CSRF: 403,
-  NEGASIT: 404,
-  CONFLICT_STARE: 409,
-  PREA_MULTE_CERERI: 429,
-  PREA_MARE: 413,
-  CORP_ILIZIBIL: 400,
-  IMAGINE_PREA_MARE: 413,
-  EROARE_INTERNA: 500,
-  IMPORT_PREA_MULTE_INCARCARI: 429,
-  SERVER_OCUPAT: 503,
-  IMPORT_TIP_NESUPORTAT: 415,
-  IMPORT_FISIER_GOL: 422,
-  IMPORT_FARA_ANTET: 422,
-  IMPORT_PAROLAT: 422,
-  IMPORT_CODARE: 422,
-  IMPORT_FISIER_CORUPT: 422,
-  IMPORT_PREA_MULTE_RANDURI: 413,
-  IMPORT_PREA_MULTE_COLOANE: 413,
-  IMPORT_ARHIVA_PREA_MARE: 413,
-  IMPORT_FOAIE: 422,
-  IMPORT_MAPARE_INVALIDA: 422,
-  IMPORT_DEJA_CONFIRMAT: 409,
-  IMPORT_CONFIRMARE_NUMAR: 409,
-  IMPORT_CONFIRMARE_HASH: 409,
-  IMPORT_IN_CURS: 409,
-  IMPORT_ESUAT: 409,
-  IMPORT_INTRERUPT: 503,
-} as const satisfies Partial<Record<ErrorCode, number>>;
-
-export type RequestErrorCode = keyof typeof HTTP_STATUS;
-export type HttpErrorStatus = (typeof HTTP_STATUS)[RequestErrorCode];
-
-export function httpStatus(cod: RequestErrorCode): HttpErrorStatus {
-  return HTTP_STATUS[cod];
-}
-
 /**
- * The one error a service throws for a request it cannot take: a catalog code (which fixes
- * the HTTP status) and the cause in Romanian. The API renders it as the JSON envelope, the
- * web as an error notice; neither repeats what was sent.
+ * The one error a service throws for a request it cannot take: a catalog code (the transport
+ * reads its HTTP status from the code) and the cause in Romanian. The API renders it as the
+ * JSON envelope, the web as an error notice; neither repeats what was sent.
  */
 export class AppError extends Error {
   constructor(
@@ -209,10 +178,6 @@ export class AppError extends Error {
     readonly field?: string,
   ) {
     super(`${cod}: ${cauza}`);
-  }
-
-  get status(): HttpErrorStatus {
-    return httpStatus(this.cod);
   }
 }
 

@@ -46,13 +46,13 @@ export async function claimBatch(ctx: WorkerContext, limit: number): Promise<Cla
     const statements: Array<Promise<unknown>> = [tx`BEGIN`.execute(), tx`SELECT pg_advisory_xact_lock(${CLAIM_LOCK})`.execute()];
     const claim = tx<Record<string, unknown>[]>`
       WITH RECURSIVE inflight AS (
-        SELECT coalesce(account_id, 1) AS acct, count(*)::int AS n FROM submissions WHERE status = 'sending' GROUP BY 1
+        SELECT scope_account_id AS acct, count(*)::int AS n FROM submissions WHERE status = 'sending' GROUP BY 1
       ), queued_accounts AS (
         -- The accounts with queued rows, one index probe each (a skip scan of the queued
         -- index) instead of reading the whole queue: a claim costs the same with a backlog.
-        SELECT (SELECT coalesce(account_id, 1) FROM submissions WHERE status = 'queued' ORDER BY coalesce(account_id, 1) LIMIT 1) AS acct
+        SELECT (SELECT scope_account_id FROM submissions WHERE status = 'queued' ORDER BY scope_account_id LIMIT 1) AS acct
         UNION ALL
-        SELECT (SELECT coalesce(s.account_id, 1) FROM submissions s WHERE s.status = 'queued' AND coalesce(s.account_id, 1) > q.acct ORDER BY coalesce(s.account_id, 1) LIMIT 1)
+        SELECT (SELECT s.scope_account_id FROM submissions s WHERE s.status = 'queued' AND s.scope_account_id > q.acct ORDER BY s.scope_account_id LIMIT 1)
         FROM queued_accounts q WHERE q.acct IS NOT NULL
       ), due AS (
         SELECT acct FROM queued_accounts WHERE acct IS NOT NULL
@@ -62,7 +62,7 @@ export async function claimBatch(ctx: WorkerContext, limit: number): Promise<Cla
         LEFT JOIN inflight i ON i.acct = d.acct
         CROSS JOIN LATERAL (
           SELECT s.id FROM submissions s
-          WHERE coalesce(s.account_id, 1) = d.acct AND s.status = 'queued'
+          WHERE s.scope_account_id = d.acct AND s.status = 'queued'
             AND (s.next_attempt_at IS NULL OR s.next_attempt_at <= now())
           ORDER BY s.id LIMIT ${perAccount}
           FOR UPDATE SKIP LOCKED
@@ -73,7 +73,7 @@ export async function claimBatch(ctx: WorkerContext, limit: number): Promise<Cla
         UPDATE submissions s
         SET status = 'sending', worker_id = ${ctx.workerId}, heartbeat_at = now(), attempts = s.attempts + 1, updated_at = now()
         FROM chosen WHERE s.id = chosen.id AND s.status = 'queued'
-        RETURNING s.id, coalesce(s.account_id, 1) AS account_id, s.payload_json, s.prestatii, s.reg_creds_enc, s.request_id, s.attempts
+        RETURNING s.id, s.scope_account_id AS account_id, s.payload_json, s.prestatii, s.reg_creds_enc, s.request_id, s.attempts
       ), attempt AS (
         INSERT INTO submission_attempts (submission_id, attempt_no, worker_id)
         SELECT c.id, coalesce((SELECT max(a.attempt_no) FROM submission_attempts a WHERE a.submission_id = c.id), 0) + 1, ${ctx.workerId}
@@ -116,7 +116,7 @@ export async function recoverStale(ctx: WorkerContext): Promise<Array<{ id: numb
     ), requeued AS (
       UPDATE submissions s SET status = 'queued', worker_id = NULL, heartbeat_at = NULL, next_attempt_at = NULL, updated_at = now()
       FROM stale WHERE s.id = stale.id
-      RETURNING s.id, coalesce(s.account_id, 1) AS account_id, s.request_id, stale.worker_id
+      RETURNING s.id, s.scope_account_id AS account_id, s.request_id, stale.worker_id
     ), closed AS (
       UPDATE submission_attempts a SET outcome = 'in_doubt', ended_at = now(), error_code = 'REG_RETEA', result_status = 'queued'
       WHERE a.submission_id IN (SELECT id FROM requeued) AND a.ended_at IS NULL

@@ -69,7 +69,7 @@ export async function login(ctx: WorkerContext, accountId: number, epoch: number
 async function afterLogin(ctx: WorkerContext, accountId: number): Promise<void> {
   await ctx.sql`
     UPDATE submissions SET reg_creds_enc = NULL WHERE id IN (
-      SELECT id FROM submissions WHERE coalesce(account_id, 1) = ${accountId} AND reg_creds_enc IS NOT NULL ORDER BY id FOR UPDATE)`;
+      SELECT id FROM submissions WHERE scope_account_id = ${accountId} AND reg_creds_enc IS NOT NULL ORDER BY id FOR UPDATE)`;
   await ctx.sql`INSERT INTO worker_state (worker_id, heartbeat_at, last_registry_login) VALUES (${ctx.workerId}, now(), now())
                 ON CONFLICT (worker_id) DO UPDATE SET last_registry_login = now(), heartbeat_at = now()`;
 }

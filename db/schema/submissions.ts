@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import { DEFAULT_ACCOUNT_ID } from '../../src/domain/accounts';
 import type { SubmissionStatus } from '../../src/domain/statuses';
 import { bigint, index, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 
@@ -6,8 +7,13 @@ export const submissions = pgTable(
   'submissions',
   {
     id: bigint('id', { mode: 'number' }).primaryKey().generatedByDefaultAsIdentity(),
-    // NULL is account 1 everywhere (rows stored before account scoping).
+    // NULL for rows stored before account scoping; read the account from scopeAccountId.
     accountId: integer('account_id'),
+    // The spec's scope rule, once: the account a row belongs to, NULL counting as
+    // DEFAULT_ACCOUNT_ID. Every scoped query and index reads this column, never account_id.
+    scopeAccountId: integer('scope_account_id')
+      .notNull()
+      .generatedAlwaysAs(sql.raw(`coalesce(account_id, ${DEFAULT_ACCOUNT_ID})`)),
     status: text('status').$type<SubmissionStatus>().notNull(),
     // Canonical content (never credentials); internal, never returned.
     payloadJson: jsonb('payload_json').notNull(),
@@ -38,27 +44,26 @@ export const submissions = pgTable(
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
-    index('submissions_account_idx').on(sql`coalesce(${t.accountId}, 1)`, t.id),
+    index('submissions_account_idx').on(t.scopeAccountId, t.id),
     index('submissions_status_idx').on(t.status, t.nextAttemptAt),
     // The queue alone, per account in id order: a claim reads it without walking the rows
     // already sent, however many there are.
-    index('submissions_queued_idx').on(sql`coalesce(${t.accountId}, 1)`, t.id).where(sql`${t.status} = 'queued'`),
+    index('submissions_queued_idx').on(t.scopeAccountId, t.id).where(sql`${t.status} = 'queued'`),
     index('submissions_batch_idx').on(t.batchId),
     index('submissions_vin_idx').on(t.vin),
     // The dashboard: a search by plate, and the "De rezolvat" view (what waits for the
     // workshop, oldest first) without walking the rows already sent.
     index('submissions_nr_inm_idx').on(t.nrInm),
-    index('submissions_to_resolve_idx').on(sql`coalesce(${t.accountId}, 1)`, t.id).where(sql`${t.status} IN ('needs_data', 'needs_mapping', 'error')`),
-    // The dashboard's counts per state (every poll), from the index alone: account_id itself
-    // is in it because PostgreSQL reads an index-only scan's expression from its columns.
-    index('submissions_account_status_idx').on(sql`coalesce(${t.accountId}, 1)`, t.status, t.accountId),
+    index('submissions_to_resolve_idx').on(t.scopeAccountId, t.id).where(sql`${t.status} IN ('needs_data', 'needs_mapping', 'error')`),
+    // The dashboard's counts per state (every poll), from the index alone.
+    index('submissions_account_status_idx').on(t.scopeAccountId, t.status),
     // The banners of every signed-in page (services/accounts/alerts.ts): how many of an account's
     // submissions wait for credentials or failed at the registry's login, counted from the index.
-    index('submissions_account_reg_cause_idx').on(sql`coalesce(${t.accountId}, 1)`, t.status, sql`(${t.regError} ->> 'cod')`).where(sql`${t.regError} IS NOT NULL`),
+    index('submissions_account_reg_cause_idx').on(t.scopeAccountId, t.status, sql`(${t.regError} ->> 'cod')`).where(sql`${t.regError} IS NOT NULL`),
     // "De rezolvat" as it is now (domain/statuses.ts isToResolve): the held states plus the
     // queued rows waiting for registry credentials.
     index('submissions_resolve_idx')
-      .on(sql`coalesce(${t.accountId}, 1)`, t.id)
+      .on(t.scopeAccountId, t.id)
       .where(sql`${t.status} IN ('needs_data', 'needs_mapping', 'error') OR (${t.status} = 'queued' AND ${t.regError}->>'cod' = 'REG_CREDENTIALE_LIPSA')`),
     // A search by any part of a plate or VIN (ILIKE '%term%'): trigrams, so that a substring
     // does not read every row of the account (the pg_trgm extension comes with migration 0012).

@@ -42,7 +42,7 @@ async function asUsage<T>(fn: () => Promise<T>, notFound: string): Promise<T> {
   try {
     return await fn();
   } catch (error) {
-    if (error instanceof AppError) throw new UsageError(error.status === 404 ? notFound : error.cauza);
+    if (error instanceof AppError) throw new UsageError(error.cod === 'NEGASIT' ? notFound : error.cauza);
     throw error;
   }
 }

@@ -1,4 +1,5 @@
 import { hash } from 'node:crypto';
+import { DEFAULT_ACCOUNT_ID } from './accounts';
 import type { CanonicalContent, CanonicalItem } from './canonical';
 
 /**
@@ -67,10 +68,11 @@ function contentJson(content: CanonicalContent): string {
 const sha256 = (text: string) => hash('sha256', text, 'hex');
 
 /**
- * The key formula, once: the current key hashes the account (NULL → 1) with the content;
- * the older form, from before account scoping, hashes the content only.
+ * The key formula, once: the current key hashes the account (NULL → DEFAULT_ACCOUNT_ID, the
+ * account the schema's scope_account_id gives such a row) with the content; the older form,
+ * from before account scoping, hashes the content only.
  */
-const scopedKey = (accountId: number | null, json: string) => sha256(`v2|${accountId ?? 1}|${json}`);
+const scopedKey = (accountId: number | null, json: string) => sha256(`v2|${accountId ?? DEFAULT_ACCOUNT_ID}|${json}`);
 const unscopedKey = (json: string) => sha256(json);
 
 /** The key: a hash over the account (NULL → 1) and the canonical content. */

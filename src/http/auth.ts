@@ -2,6 +2,7 @@ import { and, eq, isNull } from 'drizzle-orm';
 import type { Context, MiddlewareHandler } from 'hono';
 import { apiKeys } from '../../db/schema';
 import type { AppContext, Actor } from '../context';
+import { DEFAULT_ACCOUNT_ID } from '../domain/accounts';
 import { sha256Hex } from '../crypto/hash';
 import { nodeRequest } from './body';
 import { errorResponse } from './envelope';
@@ -41,7 +42,7 @@ export function maskAddress(address: string): string {
 
 function tooMany(c: Context, retryAfterS: number, cauza: string) {
   c.header('Retry-After', String(retryAfterS));
-  return errorResponse(c, 429, 'PREA_MULTE_CERERI', cauza);
+  return errorResponse(c, 'PREA_MULTE_CERERI', cauza);
 }
 
 /**
@@ -69,7 +70,7 @@ export function apiKeyAuth(ctx: AppContext): MiddlewareHandler<AppEnv> {
     if (hit.count === 1) journal('api_auth_esuat', { motiv, path: c.req.path });
     if (hit.count === maxFailures + 1) journal('api_auth_limitat', { esecuri: hit.count, fereastra_s: MINUTE_MS / 1000 });
     if (hit.count > maxFailures) return tooMany(c, hit.retryAfterS, 'Prea multe autentificări eșuate de la această adresă; reîncercați după intervalul din Retry-After.');
-    return errorResponse(c, 401, 'NEAUTENTIFICAT', motiv === 'cheie_lipsa' ? 'Cererea nu conține o cheie API.' : 'Cheia API nu este validă sau a fost revocată.');
+    return errorResponse(c, 'NEAUTENTIFICAT', motiv === 'cheie_lipsa' ? 'Cererea nu conține o cheie API.' : 'Cheia API nu este validă sau a fost revocată.');
   }
 
   async function lookup(hash: string): Promise<Actor | null> {
@@ -90,7 +91,7 @@ export function apiKeyAuth(ctx: AppContext): MiddlewareHandler<AppEnv> {
     const key = presentedKey((name) => c.req.header(name));
     if (key === undefined) {
       if (ctx.config.GATEWAY_REQUIRE_API_KEY) return refuse(c, 'cheie_lipsa');
-      c.set('actor', { kind: 'dev', accountId: 1 });
+      c.set('actor', { kind: 'dev', accountId: DEFAULT_ACCOUNT_ID });
       return next();
     }
     const actor = key.length <= 200 ? await lookup(sha256Hex(key)) : null;

@@ -8,7 +8,7 @@ const MINUTE_MS = 60_000;
 /** Why a body was refused: the client left before sending it all, or what it sent is no body of its declared type. */
 export type BodyFault = 'aborted' | 'unreadable';
 
-export type BodyRefusal = { status: 400; cod: 'CORP_ILIZIBIL'; cauza: string } | { status: 429; cod: 'PREA_MULTE_CERERI'; cauza: string; retryAfterS: number };
+export type BodyRefusal = { cod: 'CORP_ILIZIBIL'; cauza: string } | { cod: 'PREA_MULTE_CERERI'; cauza: string; retryAfterS: number };
 
 const CAUZA: Record<BodyFault, string> = {
   aborted: 'Conexiunea s-a închis înainte ca tot corpul cererii să fie primit.',
@@ -39,13 +39,12 @@ export function createBodyRefusals(ctx: AppContext) {
     if (hit.count === max + 1) journal('corp_ilizibil_limitat', 'warn', { refuzuri: hit.count, fereastra_s: MINUTE_MS / 1000 });
     if (hit.count > max) {
       return {
-        status: 429,
         cod: 'PREA_MULTE_CERERI',
         cauza: 'Prea multe cereri cu corp ilizibil de la această adresă; reîncercați după intervalul din Retry-After.',
         retryAfterS: hit.retryAfterS,
       };
     }
-    return { status: 400, cod: 'CORP_ILIZIBIL', cauza: CAUZA[fault] };
+    return { cod: 'CORP_ILIZIBIL', cauza: CAUZA[fault] };
   };
 }
 

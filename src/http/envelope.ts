@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
-import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { z } from 'zod';
-import { CATALOG, type ErrorCode } from '../errors';
+import { CATALOG, type ErrorCode, type RequestErrorCode } from '../errors';
+import { statusOf } from './status';
 
 const ERROR_CODES = Object.keys(CATALOG) as [ErrorCode, ...ErrorCode[]];
 
@@ -23,19 +23,21 @@ export const ShapeError = z.object({ detail: z.array(ShapeIssue) });
 export type ShapeError = z.infer<typeof ShapeError>;
 
 /**
- * Every HTTP error but the shape errors (422) has the same six keys. A 404 carries no
- * request id, so a missing id and another account's id answer byte for byte the same.
+ * Every HTTP error but the shape errors (422) has the same six keys, the status read from the
+ * code (status.ts). A 404 carries no request id, so a missing id and another account's id
+ * answer byte for byte the same.
  */
-export function errorBody(status: number, cod: ErrorCode, cauza: string, requestId: string | null): ErrorEnvelope {
+export function errorBody(cod: RequestErrorCode, cauza: string, requestId: string | null): ErrorEnvelope {
   const { problema, fix } = CATALOG[cod];
-  return { status, cod, problema, cauza, fix, request_id: requestId };
+  return { status: statusOf(cod), cod, problema, cauza, fix, request_id: requestId };
 }
 
-export function errorResponse(c: Context, status: ContentfulStatusCode, cod: ErrorCode, cauza: string) {
-  return c.json(errorBody(status, cod, cauza, status === 404 ? null : (c.get('requestId') as string)), status);
+export function errorResponse(c: Context, cod: RequestErrorCode, cauza: string) {
+  const status = statusOf(cod);
+  return c.json(errorBody(cod, cauza, status === 404 ? null : (c.get('requestId') as string)), status);
 }
 
-export const NOT_FOUND_BODY = JSON.stringify(errorBody(404, 'NEGASIT', 'Resursa cerută nu există.', null));
+export const NOT_FOUND_BODY = JSON.stringify(errorBody('NEGASIT', 'Resursa cerută nu există.', null));
 
 export function notFound(c: Context) {
   return c.body(NOT_FOUND_BODY, 404, { 'Content-Type': 'application/json' });

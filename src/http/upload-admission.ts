@@ -1,6 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
 import type { AppContext } from '../context';
-import { httpStatus } from '../errors';
 import { discardBody } from './body';
 import { errorResponse } from './envelope';
 import type { AppEnv } from './env';
@@ -30,7 +29,7 @@ export function admitUpload(ctx: AppContext): MiddlewareHandler<AppEnv> {
       await discardBody(c, ctx.config.GATEWAY_MAX_BODY_BYTES);
       c.header('Retry-After', String(RETRY_AFTER_S));
       const { cod, cauza } = uploadRefusal(admission);
-      return errorResponse(c, httpStatus(cod), cod, cauza);
+      return errorResponse(c, cod, cauza);
     }
     c.set('upload', admission);
     try {

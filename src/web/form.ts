@@ -2,7 +2,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { hasUnstorableChar } from '../domain/text';
 import type { BodyFault, RefuseBody } from '../http/body-refusals';
 import { BodyTooLargeError, readBody } from '../http/body';
-import { notice } from './notice';
+import { errorNotice, notice } from './notice';
 
 /** A form's fields by name; a name sent more than once holds every value, in order. */
 export type FormFields = Record<string, string | File | Array<string | File>>;
@@ -117,10 +117,10 @@ export async function refuseForm(c: Context, refuseBody: RefuseBody): Promise<Re
 export function formRefusal(c: Context, refuseBody: RefuseBody, error: unknown): Response | Promise<Response> | null {
   if (error instanceof BodyTooLargeError) {
     const max = limits.get(c.req);
-    return c.html(notice({ kind: 'error', cod: 'PREA_MARE', cauza: max ? `Fișierul depășește ${Math.floor(max / 1024 / 1024)} MB.` : undefined }), 413);
+    return errorNotice(c, 'PREA_MARE', max ? `Fișierul depășește ${Math.floor(max / 1024 / 1024)} MB.` : undefined);
   }
   if (!(error instanceof FormBodyError)) return null;
   const refusal = refuseBody(c, error.fault);
-  if (refusal.status === 429) c.header('Retry-After', String(refusal.retryAfterS));
-  return c.html(notice({ kind: 'error', cod: refusal.cod, cauza: refusal.cauza }), refusal.status);
+  if ('retryAfterS' in refusal) c.header('Retry-After', String(refusal.retryAfterS));
+  return errorNotice(c, refusal.cod, refusal.cauza);
 }

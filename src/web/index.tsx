@@ -11,7 +11,7 @@ import type { WebEnv } from './env';
 import { jurnalRoutes } from './jurnal/routes';
 import { loginRoutes } from './login/routes';
 import { mapariRoutes } from './mapari/routes';
-import { notice } from './notice';
+import { errorNotice } from './notice';
 import { integrareRoutes } from './integrare/routes';
 import { formRefusal, guardForm } from './form';
 import { allowUpload, importRoutes, isUpload, UPLOAD_PATH } from './import/routes';
@@ -66,18 +66,17 @@ export function webRoutes(ctx: AppContext, refuseBody: RefuseBody) {
   app.route('/', integrareRoutes(ctx));
   app.onError((error, c) => {
     if (error instanceof AppError) {
-      const cauza = error.status === 404 ? 'Elementul cerut nu există sau nu aparține contului dvs.' : error.cauza;
-      return c.html(notice({ kind: 'error', cod: error.cod, cauza }), error.status);
+      return errorNotice(c, error.cod, error.cod === 'NEGASIT' ? 'Elementul cerut nu există sau nu aparține contului dvs.' : error.cauza);
     }
     // A form the CSRF check read (an upload without the X-CSRF-Token header) that was too large or broken.
     const refusedForm = formRefusal(c, refuseBody, error);
     if (refusedForm) return refusedForm;
     if (isAbortedBody(c, error)) {
       const refusal = refuseBody(c, 'aborted');
-      return c.html(notice({ kind: 'error', cod: refusal.cod, cauza: refusal.cauza }), refusal.status);
+      return errorNotice(c, refusal.cod, refusal.cauza);
     }
     const id = reportUnexpected(ctx, c, error);
-    return c.html(notice({ kind: 'error', cod: 'EROARE_INTERNA', cauza: `Cod de urmărire: ${id}` }), 500);
+    return errorNotice(c, 'EROARE_INTERNA', `Cod de urmărire: ${id}`);
   });
   return app;
 }

@@ -1,4 +1,6 @@
-import { CATALOG, type ErrorCode } from '../errors';
+import type { Context } from 'hono';
+import { CATALOG, type ErrorCode, type RequestErrorCode } from '../errors';
+import { statusOf } from '../http/status';
 
 export type NoticeProps = { kind: 'error'; cod: ErrorCode; cauza?: string } | { kind: 'ok'; text: string };
 
@@ -22,3 +24,6 @@ export function Notice(props: NoticeProps) {
 }
 
 export const notice = (props: NoticeProps) => <Notice {...props} />;
+
+/** A request refused with a catalog code: its notice, at the code's status (http/status.ts). */
+export const errorNotice = (c: Context, cod: RequestErrorCode, cauza?: string) => c.html(notice({ kind: 'error', cod, cauza }), statusOf(cod));

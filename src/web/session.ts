@@ -3,7 +3,7 @@ import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import type { AppContext } from '../context';
 import { findSession } from '../services/users/sessions';
 import type { WebEnv } from './env';
-import { notice } from './notice';
+import { errorNotice } from './notice';
 import { fromOwnSite, isUnsafeMethod, presentedToken, sameToken } from './security';
 
 /** Over HTTPS (directly, or behind a proxy the operator trusts) cookies are `__Host-` and Secure. */
@@ -53,7 +53,7 @@ export function signedIn(ctx: AppContext): MiddlewareHandler<WebEnv> {
       return c.redirect('/login', 303);
     }
     if (isUnsafeMethod(c.req.method) && !(fromOwnSite(c) && sameToken(await presentedToken(c), session.csrfToken))) {
-      return c.html(notice({ kind: 'error', cod: 'NEAUTORIZAT_CSRF' }), 403);
+      return errorNotice(c, 'NEAUTORIZAT_CSRF');
     }
     c.set('session', session);
     c.set('actor', { kind: 'user', accountId: session.user.accountId, userId: session.user.userId, admin: session.user.admin });

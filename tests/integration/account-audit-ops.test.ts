@@ -69,6 +69,15 @@ describe('GET /v1/audit/export', () => {
     expect(march.join()).not.toContain('WVWZZZ1JZXW999999');
   });
 
+  it('exports a row with a NULL account to account 1 only', async () => {
+    const accountOneKey = await t.createKey(1);
+    const id = (await json(await t.call('POST', '/v1/prezentari', { key: accountOneKey, body: makeSubmission({ vin: 'WVWZZZ1JZXW000777' }) }))).submission_id as number;
+    await t.ctx.sql`UPDATE submissions SET account_id = NULL WHERE id = ${id}`;
+    const exported = async (k: string) => readSemicolonCsv((await exportBytes(await t.call('GET', '/v1/audit/export?status=all', { key: k }))).text).map((l) => l[0]);
+    expect(await exported(accountOneKey)).toContain(String(id));
+    expect(await exported(key)).not.toContain(String(id));
+  });
+
   it('rejects bad parameters with a 422', async () => {
     expect((await t.call('GET', '/v1/audit/export?status=maybe', { key })).status).toBe(422);
     expect((await t.call('GET', '/v1/audit/export?date_from=yesterday', { key })).status).toBe(422);

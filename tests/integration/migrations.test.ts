@@ -40,10 +40,24 @@ describe('start-up migrations', () => {
     expect(results.filter((r) => r.length > 0)).toHaveLength(1);
   });
 
+  it('give every row its scope account, NULL counting as account 1, and index the column instead of an expression', async () => {
+    await db.sql`INSERT INTO submissions (account_id, status, payload_json, idempotency_key, vin, nr_inm, data_prestatie) VALUES (7, 'sent', '{}', 'k-seven', 'V', 'P', '2025-01-01')`;
+    const scopes = await db.sql<{ key: string; scope: number }[]>`
+      SELECT idempotency_key AS key, scope_account_id AS scope FROM submissions WHERE idempotency_key IN ('k-keep', 'k-seven') ORDER BY 1`;
+    expect(scopes).toEqual([
+      { key: 'k-keep', scope: 1 },
+      { key: 'k-seven', scope: 7 },
+    ]);
+    const indexes = await db.sql<{ indexdef: string }[]>`SELECT indexdef FROM pg_indexes WHERE tablename = 'submissions'`;
+    expect(indexes.filter((i) => i.indexdef.includes('scope_account_id'))).toHaveLength(6);
+    expect(indexes.filter((i) => /coalesce/i.test(i.indexdef))).toEqual([]);
+    await db.sql`DELETE FROM submissions WHERE idempotency_key = 'k-seven'`;
+  });
+
   it('generated SQL is hardened to be re-runnable', () => {
     const out = harden(
       'CREATE TABLE "a" (x int);\nCREATE INDEX "i" ON "a" (x);\nALTER TABLE "a" ADD COLUMN "y" int;\nALTER TABLE "a" ADD CONSTRAINT "fk" FOREIGN KEY ("x") REFERENCES "b"("id");\n' +
-        'ALTER TABLE "a" DROP CONSTRAINT "uq";\nALTER TABLE "a" DROP COLUMN "z";\nALTER TABLE "a" ADD CONSTRAINT "a_pkey" PRIMARY KEY("x","y");',
+        'ALTER TABLE "a" DROP CONSTRAINT "uq";\nALTER TABLE "a" DROP COLUMN "z";\nDROP INDEX "old_idx";\nALTER TABLE "a" ADD CONSTRAINT "a_pkey" PRIMARY KEY("x","y");',
     );
     expect(out).toContain('CREATE TABLE IF NOT EXISTS "a"');
     expect(out).toContain('CREATE INDEX IF NOT EXISTS "i"');
@@ -51,6 +65,7 @@ describe('start-up migrations', () => {
     expect(out).toMatch(/DO \$\$ BEGIN ALTER TABLE "a" ADD CONSTRAINT "fk" .*EXCEPTION WHEN duplicate_object OR duplicate_table THEN/);
     expect(out).toContain('DROP CONSTRAINT IF EXISTS "uq"');
     expect(out).toContain('DROP COLUMN IF EXISTS "z"');
+    expect(out).toContain('DROP INDEX IF EXISTS "old_idx"');
     expect(out).toMatch(/DO \$\$ BEGIN ALTER TABLE "a" ADD CONSTRAINT "a_pkey" PRIMARY KEY.*OR invalid_table_definition THEN/);
   });
 });

@@ -79,6 +79,14 @@ describe('GET /v1/prezentari/{id}', () => {
     expect((await t.call('DELETE', `/v1/prezentari/${id}`, { key })).status).toBe(404);
     expect((await t.call('DELETE', `/v1/prezentari/${id}`, { key: accountOneKey })).status).toBe(200);
   });
+
+  it('a row with a NULL account is the one account 1 finds when it posts the same content again', async () => {
+    const body = makeSubmission({ vin: 'WVWZZZ1JZXW000888' });
+    const id = await create(body, accountOneKey);
+    await t.ctx.sql`UPDATE submissions SET account_id = NULL WHERE id = ${id}`;
+    expect(await create(body, accountOneKey)).toBe(id);
+    expect(await create(body, key)).not.toBe(id);
+  });
 });
 
 describe('GET /v1/prezentari', () => {

@@ -147,6 +147,28 @@ describe('claim across accounts', () => {
   });
 });
 
+describe('claim of rows without an account', () => {
+  it('claims them as account 1, within the places account 1 has', async () => {
+    // Account 1's rows left queued or sending by the tests above would take its places.
+    await h.app.sql`UPDATE submissions SET status = 'sent' WHERE status IN ('queued', 'sending') AND (account_id = 1 OR account_id IS NULL)`;
+    const perAccount = ctx.settings.concurrencyPerAccount * 2;
+    const ids: number[] = [];
+    for (let i = 0; i < perAccount; i++) ids.push(await insertRow('queued', null));
+    const orphans: number[] = [];
+    for (let i = 0; i < perAccount; i++) orphans.push(await insertRow('queued', null));
+    await h.app.sql`UPDATE submissions SET account_id = NULL WHERE id IN ${h.app.sql(orphans)}`;
+    try {
+      const mine = (await claimBatch(ctx, 100)).filter((job) => [...ids, ...orphans].includes(job.id));
+      expect(mine.map((job) => job.id)).toEqual(ids.slice(0, perAccount));
+      await h.app.sql`UPDATE submissions SET status = 'sent' WHERE id IN ${h.app.sql(ids)}`;
+      const next = (await claimBatch(ctx, 100)).filter((job) => orphans.includes(job.id));
+      expect(next.map((job) => [job.id, job.accountId])).toEqual(orphans.map((id) => [id, 1]));
+    } finally {
+      await h.app.sql`DELETE FROM submissions WHERE id IN ${h.app.sql([...ids, ...orphans])}`;
+    }
+  });
+});
+
 describe('outcome writer', () => {
   it('locks its rows in id order: a transaction locking them in id order waits, never deadlocks', async () => {
     const ids = [await insertRow('sending', null), await insertRow('sending', null)];

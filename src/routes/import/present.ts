@@ -1,5 +1,6 @@
 import { IMPORT_FIELDS, REQUIRED_FIELDS } from '../../domain/import-header';
 import { CATALOG } from '../../errors';
+import { statusOf } from '../../http/status';
 import type { LoadedBatch } from '../../services/import/batch';
 import type { ImportCommit } from '../../services/import/commit';
 import type { RowChange } from '../../services/import/edit';
@@ -14,7 +15,7 @@ const missingFields = (batch: LoadedBatch) => REQUIRED_FIELDS.filter((f) => batc
 
 /** A failed staging as an error answer's six keys. */
 const presentFailure = (f: StagingFailure) => ({
-  status: f.status,
+  status: statusOf(f.cod),
   cod: f.cod,
   problema: CATALOG[f.cod].problema,
   cauza: f.cauza,

@@ -51,7 +51,7 @@ export function prezentariRoutes(ctx: AppContext) {
   const checkImage: MiddlewareHandler<{ Variables: { body: SubmissionInput } }> = async (c, next) => {
     const bytes = base64Bytes(c.var.body.b64Image ?? '');
     if (bytes <= imageLimit) return next();
-    return errorResponse(c, 413, 'IMAGINE_PREA_MARE', `Imaginea are aproximativ ${bytes} octeți; limita este ${imageLimit} (GATEWAY_MAX_IMAGE_BYTES).`);
+    return errorResponse(c, 'IMAGINE_PREA_MARE', `Imaginea are aproximativ ${bytes} octeți; limita este ${imageLimit} (GATEWAY_MAX_IMAGE_BYTES).`);
   };
 
   app.post(

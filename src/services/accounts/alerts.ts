@@ -1,5 +1,4 @@
 import { sql } from 'drizzle-orm';
-import { accountOf } from '../../../db/account-scope';
 import type { Executor } from '../../../db/client';
 import type { AppContext } from '../../context';
 import { CREDENTIAL_WAIT } from '../../domain/statuses';
@@ -42,9 +41,9 @@ const asDate = (v: Date | string) => (v instanceof Date ? v : new Date(v));
 export async function accountAlerts({ ctx, accountId, executor = ctx.db }: { ctx: AppContext; accountId: number; executor?: Executor }): Promise<AccountAlerts> {
   const result = await executor.execute(sql`
     SELECT a.reg_creds_enc IS NOT NULL AS has_creds, a.reg_creds_set_at AS creds_set_at,
-      (SELECT count(*)::int FROM submissions WHERE ${accountOf()} = ${accountId} AND status = ${CREDENTIAL_WAIT.status}
+      (SELECT count(*)::int FROM submissions WHERE scope_account_id = ${accountId} AND status = ${CREDENTIAL_WAIT.status}
          AND reg_error IS NOT NULL AND reg_error ->> 'cod' = ${CREDENTIAL_WAIT.cod}) AS waiting,
-      (SELECT count(*)::int FROM submissions WHERE ${accountOf()} = ${accountId} AND status = 'error'
+      (SELECT count(*)::int FROM submissions WHERE scope_account_id = ${accountId} AND status = 'error'
          AND reg_error IS NOT NULL AND reg_error ->> 'cod' = 'REG_LOGIN_RESPINS') AS refused,
       login.ts AS login_at, login.data AS login_data
     FROM accounts a

@@ -1,5 +1,4 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { inAccount } from '../../../db/account-scope';
 import { accounts, submissions } from '../../../db/schema';
 import type { Actor, AppContext } from '../../context';
 import { withTransaction } from '../../context';
@@ -34,7 +33,7 @@ export async function saveRegCredentials({
       .update(accounts)
       .set({ regCredsEnc: ctx.keyring.encrypt(JSON.stringify(creds)), regCredsSetAt: ctx.clock(), sessionEpoch: sql`${accounts.sessionEpoch} + 1` })
       .where(eq(accounts.id, accountId));
-    await tx.execute(sql`UPDATE submissions SET next_attempt_at = NULL WHERE ${inAccount(accountId)} AND status = 'queued'`);
+    await tx.execute(sql`UPDATE submissions SET next_attempt_at = NULL WHERE scope_account_id = ${accountId} AND status = 'queued'`);
     if (!requeueLoginRefused) return [];
     // As requeueSubmission does for one error.
     const rows = await tx
@@ -42,7 +41,7 @@ export async function saveRegCredentials({
       .set({ ...REQUEUED, updatedAt: sql`now()` })
       .where(
         and(
-          inAccount(accountId, submissions.accountId),
+          eq(submissions.scopeAccountId, accountId),
           eq(submissions.status, 'error'),
           sql`${submissions.regError} IS NOT NULL AND ${submissions.regError} ->> 'cod' = 'REG_LOGIN_RESPINS'`,
         ),

@@ -59,7 +59,7 @@ export async function* exportSubmissionsCsv({ ctx, accountId, filters }: { ctx: 
       (SELECT string_agg(p->>'cod_prestatie', ';') FROM jsonb_array_elements(coalesce(s.prestatii, '[]'::jsonb)) p) AS coduri,
       s.registry_id, s.motiv, s.batch_id, s.row_index, s.created_at, s.sent_at, s.purge_after
     FROM submissions s
-    WHERE coalesce(s.account_id, 1) = ${accountId}
+    WHERE s.scope_account_id = ${accountId}
       ${filters.status === 'sent' ? sql`AND s.status = 'sent'` : sql``}
       ${filters.date_from ? sql`AND s.data_prestatie >= ${filters.date_from}` : sql``}
       ${filters.date_to ? sql`AND s.data_prestatie <= ${filters.date_to}` : sql``}

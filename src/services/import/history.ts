@@ -61,6 +61,6 @@ export async function batchSubmissionStatuses({
   batchId: number;
 }): Promise<Partial<Record<SubmissionStatus, number>>> {
   const rows = await ctx.db.execute<{ status: SubmissionStatus; n: number }>(sql`
-    SELECT status, count(*)::int AS n FROM submissions WHERE account_id = ${accountId} AND batch_id = ${batchId} GROUP BY status`);
+    SELECT status, count(*)::int AS n FROM submissions WHERE scope_account_id = ${accountId} AND batch_id = ${batchId} GROUP BY status`);
   return Object.fromEntries(rows.map((r) => [r.status, r.n]));
 }

@@ -1,4 +1,3 @@
-import { inAccount } from '../../../db/account-scope';
 import { createHmac, createSecretKey, randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../../../db/client';
@@ -43,7 +42,7 @@ export interface Reading {
 
 /** The id below which every submission of the account has been looked at for readings. */
 export async function readingsWatermark(exec: Executor, accountId: number): Promise<number> {
-  const [row] = await exec.execute<{ id: string | null }>(sql`SELECT max(id) AS id FROM submissions WHERE ${inAccount(accountId)}`);
+  const [row] = await exec.execute<{ id: string | null }>(sql`SELECT max(id) AS id FROM submissions WHERE scope_account_id = ${accountId}`);
   return Number(row?.id ?? 0);
 }
 
@@ -55,7 +54,7 @@ export async function readingsForVins(exec: Executor, accountId: number, vins: r
   if (vins.length === 0) return [];
   return exec.execute<Reading & Record<string, unknown>>(sql`
     SELECT vin, ${READING} FROM submissions
-    WHERE ${inAccount(accountId)} AND vin IN (SELECT jsonb_array_elements_text(${JSON.stringify(vins)}::jsonb)) AND ${HAS_READING}
+    WHERE scope_account_id = ${accountId} AND vin IN (SELECT jsonb_array_elements_text(${JSON.stringify(vins)}::jsonb)) AND ${HAS_READING}
     GROUP BY vin, data_prestatie`);
 }
 
@@ -63,7 +62,7 @@ export async function readingsForVins(exec: Executor, accountId: number, vins: r
 export async function readingsSince(exec: Executor, accountId: number, afterId: number): Promise<{ readings: Reading[]; watermark: number }> {
   const rows = await exec.execute<Reading & { last: string } & Record<string, unknown>>(sql`
     SELECT vin, ${READING}, max(id) AS last FROM submissions
-    WHERE ${inAccount(accountId)} AND id > ${afterId} AND ${HAS_READING}
+    WHERE scope_account_id = ${accountId} AND id > ${afterId} AND ${HAS_READING}
     GROUP BY vin, data_prestatie`);
   return { readings: rows, watermark: rows.reduce((max, r) => Math.max(max, Number(r.last)), afterId) };
 }

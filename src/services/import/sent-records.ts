@@ -1,4 +1,3 @@
-import { inAccount } from '../../../db/account-scope';
 import { sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../../db/client';
 import type { VinHasher } from './readings';
@@ -23,13 +22,13 @@ export async function submissionsForVins(exec: Executor, accountId: number, vins
   if (vins.length === 0) return [];
   return exec.execute<VinSubmission & Record<string, unknown>>(sql`
     SELECT vin, id::text AS id FROM submissions
-    WHERE ${inAccount(accountId)} AND vin IN (SELECT jsonb_array_elements_text(${JSON.stringify(vins)}::jsonb))`);
+    WHERE scope_account_id = ${accountId} AND vin IN (SELECT jsonb_array_elements_text(${JSON.stringify(vins)}::jsonb))`);
 }
 
 /** The account's submissions stored after `afterId` (the same watermark as the readings'). */
 export async function submissionsSince(exec: Executor, accountId: number, afterId: number): Promise<VinSubmission[]> {
   return exec.execute<VinSubmission & Record<string, unknown>>(sql`
-    SELECT vin, id::text AS id FROM submissions WHERE ${inAccount(accountId)} AND id > ${afterId}`);
+    SELECT vin, id::text AS id FROM submissions WHERE scope_account_id = ${accountId} AND id > ${afterId}`);
 }
 
 /** Links the submissions to the batch by the VIN's HMAC (only VINs some row of the batch has). */
@@ -61,7 +60,7 @@ export function sentRecords(accountId: number, batchId: number): SQL {
       ${sortedCodes(sql`jsonb_array_elements_text(jsonb_path_query_array(coalesce(s.prestatii, '[]'::jsonb), '$[*].cod_prestatie'))`)} AS codes,
       s.id, s.status
     FROM import_batch_vin_submissions v JOIN submissions s ON s.id = v.submission_id
-    WHERE v.batch_id = ${batchId} AND ${inAccount(accountId, sql`s.account_id`)} AND s.status = 'sent'
+    WHERE v.batch_id = ${batchId} AND s.scope_account_id = ${accountId} AND s.status = 'sent'
       AND jsonb_typeof(s.payload_json->'odometruFinal') = 'number'
     ORDER BY 1, 2, 3, 4, s.id`;
 }

@@ -2,40 +2,38 @@ import { AppError } from '../../errors';
 import { sql } from 'drizzle-orm';
 import type { Executor, OwnConnection } from '../../../db/client';
 import type { AppContext } from '../../context';
-import { CATALOG, type ErrorCode } from '../../errors';
+import { REQUEST_ERROR_CODES, type RequestErrorCode } from '../../errors';
 import { describeError } from '../../journal/describe-error';
 import { LEASE_SPACE } from './stagings';
 
 /**
- * Why a staging failed, as `import_batches.error` keeps it (JSON): the status, code and cause
- * the upload would have answered had it waited, and the upload's request id.
+ * Why a staging failed, as `import_batches.error` keeps it (JSON): the code and cause the
+ * upload would have answered had it waited (the code gives the status), and the upload's
+ * request id. Rows stored by earlier builds also hold that status; it is not read.
  */
 interface StoredFailure {
-  status: number;
-  cod: ErrorCode;
+  cod: RequestErrorCode;
   cauza: string;
   request_id: string | null;
 }
 
 /** The failure of a batch's staging, as the services hand it on. */
 export interface StagingFailure {
-  status: number;
-  cod: ErrorCode;
+  cod: RequestErrorCode;
   cauza: string;
   requestId: string | null;
 }
 
 function failureOf(error: unknown, requestId: string | null): StoredFailure {
-  if (error instanceof AppError) return { status: error.status, cod: error.cod, cauza: error.cauza, request_id: requestId };
-  return { status: 500, cod: 'EROARE_INTERNA', cauza: 'Rândurile fișierului nu au putut fi salvate.', request_id: requestId };
+  if (error instanceof AppError) return { cod: error.cod, cauza: error.cauza, request_id: requestId };
+  return { cod: 'EROARE_INTERNA', cauza: 'Rândurile fișierului nu au putut fi salvate.', request_id: requestId };
 }
 
 /** The stored failure; anything unreadable reads as an interruption. */
 export function readStagingFailure(stored: unknown): StagingFailure {
   const s = (stored && typeof stored === 'object' ? stored : {}) as Record<string, unknown>;
   return {
-    status: typeof s.status === 'number' ? s.status : 503,
-    cod: typeof s.cod === 'string' && Object.hasOwn(CATALOG, s.cod) ? (s.cod as ErrorCode) : 'IMPORT_INTRERUPT',
+    cod: typeof s.cod === 'string' && (REQUEST_ERROR_CODES as string[]).includes(s.cod) ? (s.cod as RequestErrorCode) : 'IMPORT_INTRERUPT',
     cauza: typeof s.cauza === 'string' ? s.cauza : '',
     requestId: typeof s.request_id === 'string' ? s.request_id : null,
   };
@@ -100,7 +98,7 @@ export async function failStaging(
 export async function failInterruptedStagings(ctx: AppContext): Promise<number[]> {
   const staging = await ctx.db.execute<{ id: number }>(sql`SELECT id FROM import_batches WHERE status = 'staging' ORDER BY id`);
   const failed: number[] = [];
-  const failure: StoredFailure = { status: 503, cod: 'IMPORT_INTRERUPT', cauza: 'Procesul care încărca fișierul s-a oprit înainte de final.', request_id: null };
+  const failure: StoredFailure = { cod: 'IMPORT_INTRERUPT', cauza: 'Procesul care încărca fișierul s-a oprit înainte de final.', request_id: null };
   for (const { id } of staging) {
     await ctx.db.transaction(async (tx) => {
       const [lease] = await tx.execute<{ free: boolean }>(sql`SELECT pg_try_advisory_xact_lock(${LEASE_SPACE}, ${id}) AS free`);

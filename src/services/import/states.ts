@@ -1,4 +1,3 @@
-import { inAccount } from '../../../db/account-scope';
 import { sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../../db/client';
 import { COMMITTED_STATES, emptyCounts, ROW_STATES, type OdometerReading, type RowState } from '../../domain/import-state';
@@ -33,8 +32,8 @@ function statesQuery(accountId: number, batchId: number): SQL {
         (r.verdict = 'queued' AND r.odometru_final < r.recorded_odometru) AS lower
       FROM import_rows r
       LEFT JOIN repeats d ON d.row_index = r.row_index
-      LEFT JOIN submissions k ON k.idempotency_key = r.idem_key AND ${inAccount(accountId, sql`k.account_id`)}
-      LEFT JOIN submissions l ON l.idempotency_key = r.legacy_key AND ${inAccount(accountId, sql`l.account_id`)}
+      LEFT JOIN submissions k ON k.idempotency_key = r.idem_key AND k.scope_account_id = ${accountId}
+      LEFT JOIN submissions l ON l.idempotency_key = r.legacy_key AND l.scope_account_id = ${accountId}
       LEFT JOIN (${sentRecords(accountId, batchId)}) sr ON r.verdict = 'queued' AND sr.vin_hmac = r.vin_hmac AND sr.data_prestatie = r.data_prestatie
         AND sr.odometru_final = r.odometru_final AND (sr.codes = ${rowSortedCodes(sql`r.codes`)}) IS TRUE
       WHERE r.batch_id = ${batchId}

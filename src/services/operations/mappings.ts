@@ -1,4 +1,3 @@
-import { inAccount } from '../../../db/account-scope';
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { nomenclator, operationMappings } from '../../../db/schema';
 import type { Actor, AppContext } from '../../context';
@@ -54,7 +53,7 @@ export async function pendingOperations({ ctx, accountId }: { ctx: AppContext; a
       SELECT i AS value FROM jsonb_array_elements(s.payload_json->'prestatii') i
       WHERE coalesce(i->>'cod_op_service', i->>'cod_prestatie') = code LIMIT 1
     ) item ON true
-    WHERE ${inAccount(accountId, sql`s.account_id`)} AND s.status IN ('needs_mapping', 'needs_data')
+    WHERE s.scope_account_id = ${accountId} AND s.status IN ('needs_mapping', 'needs_data')
       AND NOT EXISTS (SELECT 1 FROM operation_mappings m WHERE m.account_id = ${accountId} AND m.cod_op_service = code)
     GROUP BY code ORDER BY n DESC, code`);
   const nomenclatorMap = await ctx.nomenclator.get(ctx.db);

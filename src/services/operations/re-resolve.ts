@@ -1,4 +1,3 @@
-import { inAccount } from '../../../db/account-scope';
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../../../db/client';
 import type { AppContext } from '../../context';
@@ -21,7 +20,7 @@ export interface ReResolution {
 export async function reResolveHeld(ctx: AppContext, tx: Executor, accountId: number, options: { batchId?: number } = {}): Promise<ReResolution> {
   const rows = await tx.execute<{ id: number; payload_json: CanonicalContent; request_id: string | null }>(sql`
     SELECT id, payload_json, request_id FROM submissions
-    WHERE ${inAccount(accountId)} AND status = 'needs_mapping'
+    WHERE scope_account_id = ${accountId} AND status = 'needs_mapping'
       ${options.batchId === undefined ? sql`` : sql`AND batch_id = ${options.batchId}`}
     -- Locked in id order, as every other multi-row lock of submissions: two saves of one
     -- account then queue behind each other instead of deadlocking.

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
-import { inAccount } from '../../../db/account-scope';
 import type { Executor } from '../../../db/client';
 import { submissions } from '../../../db/schema';
 import type { Actor, AppContext } from '../../context';
@@ -39,7 +38,7 @@ type Candidate = { id: number; status: SubmissionStatus; payload: unknown };
 
 async function candidates(tx: Executor, accountId: number, target: BulkTarget, lock: boolean): Promise<Candidate[]> {
   // Another account's id is simply not found: never counted, never touched.
-  const where = 'ids' in target ? and(inAccount(accountId, submissions.accountId), inArray(submissions.id, target.ids)) : dashboardWhere(accountId, target.filters);
+  const where = 'ids' in target ? and(eq(submissions.scopeAccountId, accountId), inArray(submissions.id, target.ids)) : dashboardWhere(accountId, target.filters);
   const query = tx
     .select({ id: submissions.id, status: submissions.status, payload: submissions.payloadJson })
     .from(submissions)

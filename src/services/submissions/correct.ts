@@ -1,5 +1,4 @@
 import { and, eq, inArray, ne, sql } from 'drizzle-orm';
-import { inAccount } from '../../../db/account-scope';
 import { submissions } from '../../../db/schema';
 import type { AppContext } from '../../context';
 import { withTransaction } from '../../context';
@@ -69,7 +68,7 @@ function store(ctx: AppContext, accountId: number, id: number, changes: Correcti
     const [twin] = await tx
       .select({ id: submissions.id })
       .from(submissions)
-      .where(and(inArray(submissions.idempotencyKey, [key, legacyKey]), inAccount(accountId, submissions.accountId), ne(submissions.id, id)));
+      .where(and(inArray(submissions.idempotencyKey, [key, legacyKey]), eq(submissions.scopeAccountId, accountId), ne(submissions.id, id)));
     if (twin) throw new ConflictError(`Datele corectate sunt ale trimiterii #${twin.id}, care există deja; ștergeți trimiterea aceasta dacă este un duplicat.`);
     await tx
       .update(submissions)

@@ -1,5 +1,4 @@
 import { and, asc, count, desc, eq, gt, gte, inArray, lt, lte, or, sql, type SQL } from 'drizzle-orm';
-import { inAccount } from '../../../db/account-scope';
 import type { Executor } from '../../../db/client';
 import { submissions } from '../../../db/schema';
 import type { AppContext } from '../../context';
@@ -55,7 +54,7 @@ function viewCondition(view: DashboardView): SQL | undefined {
 
 /** Every condition of the filters, the account first; `withCause: false` for the cause chips themselves. */
 export function dashboardWhere(accountId: number, f: DashboardFilters, withCause = true): SQL {
-  const where: Array<SQL | undefined> = [inAccount(accountId, submissions.accountId), viewCondition(f.view)];
+  const where: Array<SQL | undefined> = [eq(submissions.scopeAccountId, accountId), viewCondition(f.view)];
   if (f.date_from) where.push(gte(submissions.dataPrestatie, f.date_from));
   if (f.date_to) where.push(lte(submissions.dataPrestatie, f.date_to));
   if (f.search) where.push(searchCondition(f.search));
@@ -180,7 +179,7 @@ export async function dashboardCounts({ ctx, accountId }: { ctx: AppContext; acc
   const [rows, credentialWaits] = await Promise.all([
     ctx.db.execute<{ status: SubmissionStatus; n: number }>(sql`
       SELECT s.status, (SELECT count(*)::int FROM (
-        SELECT 1 FROM ${submissions} WHERE ${inAccount(accountId, submissions.accountId)} AND ${submissions.status} = s.status LIMIT ${COUNT_CAP + 1}
+        SELECT 1 FROM ${submissions} WHERE ${eq(submissions.scopeAccountId, accountId)} AND ${submissions.status} = s.status LIMIT ${COUNT_CAP + 1}
       ) AS limited) AS n
       FROM (VALUES ${states}) AS s(status)`),
     waitingForCredentials({ ctx, accountId }),

@@ -77,7 +77,7 @@ async function insertRows(db: Db, rows: NewSubmissionRow[]): Promise<Map<string,
       SELECT i.idempotency_key AS key, s.id, s.status, s.erori, s.nemapate, s.motiv, s.reg_error
       FROM input i CROSS JOIN LATERAL (
         SELECT id, status, erori, nemapate, motiv, reg_error FROM submissions s
-        WHERE s.idempotency_key IN (i.idempotency_key, i.legacy_key) AND coalesce(s.account_id, 1) = i.account_id
+        WHERE s.idempotency_key IN (i.idempotency_key, i.legacy_key) AND s.scope_account_id = i.account_id
         ORDER BY s.id LIMIT 1
       ) s
     ), ins AS (

@@ -8,7 +8,6 @@ import type { CanonicalContent } from '../../domain/canonical';
 import { allows, DELETABLE, refusal, type SubmissionStatus } from '../../domain/statuses';
 import { ConflictError, NotFoundError } from '../../errors';
 import { loadResolutionContext } from '../operations/context';
-import { inAccount } from '../../../db/account-scope';
 import type { Actor } from '../../context';
 import { journalActor } from '../../journal/actor';
 
@@ -23,7 +22,7 @@ export async function lockInScope(tx: Executor, accountId: number, id: number) {
       regErrorCod: sql<string | null>`${submissions.regError}->>'cod'`,
     })
     .from(submissions)
-    .where(and(eq(submissions.id, id), inAccount(accountId, submissions.accountId)))
+    .where(and(eq(submissions.id, id), eq(submissions.scopeAccountId, accountId)))
     .for('update');
   if (!row) throw new NotFoundError();
   return row;

@@ -1,5 +1,4 @@
 import { and, asc, count, desc, eq, gt, gte, inArray, lt, lte, or, sql, type SQL } from 'drizzle-orm';
-import { inAccount } from '../../../db/account-scope';
 import { submissionAttempts, submissions } from '../../../db/schema';
 import type { AppContext } from '../../context';
 import type { ContentError, RegError } from '../../errors';
@@ -87,7 +86,7 @@ export async function getSubmission({ ctx, accountId, id }: { ctx: AppContext; a
   const [row] = await ctx.db
     .select(COLUMNS)
     .from(submissions)
-    .where(and(eq(submissions.id, id), inAccount(accountId, submissions.accountId)));
+    .where(and(eq(submissions.id, id), eq(submissions.scopeAccountId, accountId)));
   if (!row) throw new NotFoundError();
   return toRecord(row);
 }
@@ -115,7 +114,7 @@ export interface SubmissionPage {
 
 /** One page in id order (keyset: the page after `after`, never an offset). */
 export async function listSubmissions({ ctx, accountId, filters }: { ctx: AppContext; accountId: number; filters: ListFilters }): Promise<SubmissionPage> {
-  const where: SQL[] = [inAccount(accountId, submissions.accountId)];
+  const where: SQL[] = [eq(submissions.scopeAccountId, accountId)];
   if (filters.statuses?.length) where.push(inArray(submissions.status, [...filters.statuses]));
   if (filters.date_from) where.push(gte(submissions.dataPrestatie, filters.date_from));
   if (filters.date_to) where.push(lte(submissions.dataPrestatie, filters.date_to));
@@ -144,7 +143,7 @@ export async function waitingForCredentials({ ctx, accountId }: { ctx: AppContex
   const [row] = await ctx.db
     .select({ n: count() })
     .from(submissions)
-    .where(and(inAccount(accountId, submissions.accountId), eq(submissions.status, CREDENTIAL_WAIT.status), sql`${submissions.regError}->>'cod' = ${CREDENTIAL_WAIT.cod}`));
+    .where(and(eq(submissions.scopeAccountId, accountId), eq(submissions.status, CREDENTIAL_WAIT.status), sql`${submissions.regError}->>'cod' = ${CREDENTIAL_WAIT.cod}`));
   return row?.n ?? 0;
 }
 

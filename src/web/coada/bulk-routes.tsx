@@ -5,7 +5,7 @@ import { AppError } from '../../errors';
 import { applyBulk, previewBulk, type BulkTarget } from '../../services/submissions/bulk';
 import type { WebEnv } from '../env';
 import { readForm } from '../form';
-import { Notice } from '../notice';
+import { errorNotice, Notice } from '../notice';
 import { BulkConfirm, BulkDone } from './bulk';
 import { CoadaQuery, dashboardFilters } from './query';
 
@@ -75,9 +75,9 @@ export function bulkRoutes(ctx: AppContext) {
       c.header('HX-Trigger', 'coada:schimbata');
       return c.html(<BulkDone action={input.action} done={done} />);
     } catch (error) {
-      if (error instanceof AppError && error.status === 409) {
+      if (error instanceof AppError && error.cod === 'CONFLICT_STARE') {
         c.header('HX-Trigger', 'coada:schimbata');
-        return c.html(<Notice kind="error" cod="CONFLICT_STARE" cauza={error.cauza} />, 409);
+        return errorNotice(c, 'CONFLICT_STARE', error.cauza);
       }
       throw error;
     }

@@ -35,7 +35,7 @@ async function orConflictNotice(c: Context<WebEnv>, ctx: AppContext, id: number,
   try {
     return await action();
   } catch (error) {
-    if (error instanceof AppError && error.status === 409) return panel(c, ctx, id, { kind: 'error', cod: 'CONFLICT_STARE', cauza: error.cauza }, 409);
+    if (error instanceof AppError && error.cod === 'CONFLICT_STARE') return panel(c, ctx, id, { kind: 'error', cod: 'CONFLICT_STARE', cauza: error.cauza }, 409);
     throw error;
   }
 }
@@ -157,7 +157,7 @@ export function coadaRoutes(ctx: AppContext) {
         text: `Maparea ${mapping.codOpService} → ${mapping.codPrestatie} a fost salvată; ${requeuedText(reResolution)}`,
       });
     } catch (error) {
-      if (error instanceof AppError && error.status === 400)
+      if (error instanceof AppError && error.cod === 'CERERE_INVALIDA')
         return panel(c, ctx, id, { kind: 'error', cod: 'CERERE_INVALIDA', cauza: 'Codul ales nu există în nomenclatorul registrului.' }, 422);
       throw error;
     }

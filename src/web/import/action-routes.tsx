@@ -73,7 +73,7 @@ export function actionRoutes(ctx: AppContext) {
         text: `Maparea ${mapping.codOpService} → ${mapping.codPrestatie} a fost salvată în cont; rândurile cu acest cod au fost citite din nou. În Trimiteri, ${requeuedText(reResolution)}`,
       });
     } catch (error) {
-      if (error instanceof AppError && error.status === 400) return refuse(c, 'Codul ales nu există în nomenclatorul registrului.');
+      if (error instanceof AppError && error.cod === 'CERERE_INVALIDA') return refuse(c, 'Codul ales nu există în nomenclatorul registrului.');
       throw error;
     }
   });

@@ -22,9 +22,9 @@ export async function editor(c: Context<WebEnv>, ctx: AppContext, notice?: Edito
 
 /** A service's refusal (an unknown code, a missing mapping or rule) as the editor's notice and status. */
 export function refusal(error: unknown): { notice: EditorNotice; status: 404 | 422 } {
-  if (error instanceof AppError && error.status === 400)
+  if (error instanceof AppError && error.cod === 'CERERE_INVALIDA')
     return { notice: { kind: 'error', cod: 'CERERE_INVALIDA', cauza: 'Codul ales nu există în nomenclatorul registrului; alegeți unul din listă.' }, status: 422 };
-  if (error instanceof AppError && error.status === 404)
+  if (error instanceof AppError && error.cod === 'NEGASIT')
     return { notice: { kind: 'error', cod: 'CONFLICT_STARE', cauza: 'Nu mai există (a fost ștearsă între timp sau nu este a contului dvs.).' }, status: 404 };
   throw error;
 }
