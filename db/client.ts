@@ -24,9 +24,10 @@ function drizzleOver<S extends Sql>(sql: S, options: Sql['options'] = sql.option
   return drizzle(prepared, { schema });
 }
 
-export function createDb(url: string, options: { max?: number } = {}) {
+export function createDb(url: string, options: { max?: number; idleTimeoutS?: number } = {}) {
   const sql = postgres(url, {
     max: options.max ?? 10,
+    ...(options.idleTimeoutS ? { idle_timeout: options.idleTimeoutS } : {}),
     onnotice: () => {},
     transform: { undefined: null },
   });

@@ -133,9 +133,6 @@ function contradictions(config: Config): string[] {
   if (config.GATEWAY_HEADERS_TIMEOUT_S > config.GATEWAY_REQUEST_TIMEOUT_S) {
     found.push('  GATEWAY_HEADERS_TIMEOUT_S: nu poate depăși GATEWAY_REQUEST_TIMEOUT_S');
   }
-  if (config.GATEWAY_IMPORT_UPLOADS_MAX >= config.GATEWAY_DB_POOL) {
-    found.push('  GATEWAY_IMPORT_UPLOADS_MAX: trebuie să fie sub GATEWAY_DB_POOL (fiecare încărcare ține o conexiune; restul cererilor au nevoie de cel puțin una)');
-  }
   if (config.GATEWAY_SHUTDOWN_S < config.GATEWAY_WORKER_SHUTDOWN_S + 10) {
     found.push('  GATEWAY_SHUTDOWN_S: trebuie să fie cel puțin GATEWAY_WORKER_SHUTDOWN_S + 10 (oprirea așteaptă workerul, apoi baza de date)');
   }

@@ -14,6 +14,13 @@ import type { InsertBatcher } from './services/submissions/insert-batcher';
 export interface AppContext {
   db: Db;
   sql: Sql;
+  /**
+   * The uploads' own connections (GATEWAY_IMPORT_UPLOADS_MAX of them, apart from the pool): an
+   * upload is admitted before it takes one, so it never waits for it, and the pool stays whole
+   * for every other request. Their backends run at low CPU priority when the database is on
+   * this machine (db/backend-priority.ts).
+   */
+  uploadSql: Sql;
   config: Config;
   journal: Journal;
   keyring: Keyring;

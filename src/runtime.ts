@@ -1,3 +1,4 @@
+import { createDb } from '../db/client';
 import { createBaseContext, type ContextOptions } from './base-context';
 import type { AppContext } from './context';
 import { createWindowSync } from './http/window-sync';
@@ -10,8 +11,11 @@ import { createInsertBatcher } from './services/submissions/insert-batcher';
 /** Builds the context that the server (and the tests) hand to every service. */
 export function createContext(options: ContextOptions): AppContext & { close: () => Promise<void> } {
   const base = createBaseContext(options);
+  // Uploads stage on connections of their own, one per upload at most, closed when idle.
+  const uploads = createDb(options.databaseUrl, { max: options.config.GATEWAY_IMPORT_UPLOADS_MAX, idleTimeoutS: 30 });
   const ctx: AppContext & { close: () => Promise<void> } = {
     ...base,
+    uploadSql: uploads.sql,
     metrics: createMetrics(base.sql),
     nomenclator: createNomenclatorCache(base.clock),
     inserts: createInsertBatcher(base.db),
@@ -25,6 +29,7 @@ export function createContext(options: ContextOptions): AppContext & { close: ()
     // Background stagings end (their batches failed) before the pool they write with.
     close: async () => {
       await ctx.importStagings.stop();
+      await uploads.close();
       await ctx.windows.stop();
       await base.close();
     },

@@ -5,7 +5,7 @@ import { csvFile, HEADER, upload } from '../helpers/import-files';
 import { settled } from '../helpers/import-flow';
 
 // Uploads are let in against a limit for the process and one per account, before their body
-// is read; each then stages on one connection of its own and never asks the pool for a second,
+// is read; each then stages on one connection of its own (ctx.uploadSql, apart from the pool),
 // so even a pool of two connections under many uploads and other calls never deadlocks.
 
 let t: TestApp;
@@ -17,7 +17,8 @@ const VIN = (n: number) => `WDB1234561A${String(100_000 + n)}`;
 const file = (rows: number) => csvFile([HEADER, ...Array.from({ length: rows }, (_, i) => [VIN(i), 'B1ABC', '14.03.2025', null, 1000 + i, 'REV', 'Revizie'])]);
 
 beforeAll(async () => {
-  t = await startTestApp({ GATEWAY_IMPORT_FIRST_ROWS: '50', GATEWAY_IMPORT_THREAD_AFTER: '0' });
+  // As many upload connections (ctx.uploadSql) as the widest limits the tests below admit.
+  t = await startTestApp({ GATEWAY_IMPORT_FIRST_ROWS: '50', GATEWAY_IMPORT_THREAD_AFTER: '0', GATEWAY_IMPORT_UPLOADS_MAX: '4' });
   original = t.ctx.importStagings;
   keys = [];
   for (let i = 0; i < 3; i++) keys.push(await t.createKey(await t.createAccount(`Service ${i}`)));

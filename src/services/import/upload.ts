@@ -1,5 +1,6 @@
 import { AppError } from '../../errors';
 import { and, eq } from 'drizzle-orm';
+import { lowerBackendPriority, isLocalDatabase } from '../../../db/backend-priority';
 import { reserveConnection, type Executor, type OwnConnection } from '../../../db/client';
 import { importBatches } from '../../../db/schema';
 import { actorLabel, type Actor, type AppContext } from '../../context';
@@ -211,7 +212,8 @@ export async function createImportBatch({
   // is staged on it too (it then belongs to stageRest).
   let own: OwnConnection | null = null;
   try {
-    own = await reserveConnection(ctx.sql);
+    own = await reserveConnection(ctx.uploadSql);
+    await lowerBackendPriority(own.db, isLocalDatabase(ctx.uploadSql));
     const { staging, more, batch } = await stageFirstPart(ctx, own, actor, filename, fileMeta, walk, admission.signal);
     if (!more) return batch;
     const rest = own;
