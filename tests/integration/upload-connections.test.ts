@@ -16,8 +16,8 @@ afterAll(async () => {
   await t.close();
 });
 
-const backendOf = async (sql: TestApp['ctx']['sql']) => {
-  const own = await reserveConnection(sql);
+const backendOf = async (client: TestApp['ctx']['sql']) => {
+  const own = await reserveConnection(client);
   const [{ pid }] = (await own.db.execute(sql`SELECT pg_backend_pid() AS pid`)) as unknown as [{ pid: number }];
   return { own, pid };
 };
