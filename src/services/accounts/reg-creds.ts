@@ -5,7 +5,7 @@ import type { Actor, AppContext } from '../../context';
 import { withTransaction } from '../../context';
 import type { RegCredentials } from '../../domain/submission-input';
 import { journalActor } from '../../journal/actor';
-import { REQUEUED } from '../submissions/lifecycle';
+import { REQUEUED } from '../submissions/store';
 
 /**
  * Stores the account's durable registry credentials, encrypted, and wakes its submissions

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, inArray } from 'drizzle-orm';
 import { inAccount } from '../../../db/account-scope';
 import type { Executor } from '../../../db/client';
 import { submissions } from '../../../db/schema';
@@ -10,6 +10,7 @@ import { allows, DELETABLE, refusal, type SubmissionStatus } from '../../domain/
 import { ConflictError } from '../../errors';
 import { dashboardWhere, type DashboardFilters } from './dashboard';
 import { requeueChanges } from './lifecycle';
+import { updateSubmissions } from './store';
 
 // Delete or requeue many submissions at once, in two steps: `previewBulk` counts what the
 // selection matches now and which of those the per-row rules allow (the confirmation says
@@ -137,17 +138,9 @@ export async function applyBulk({
       // An `error` row only goes back to the queue: those in one statement; a held one carries
       // its fresh classification, one statement each.
       const plain = rows.filter((r) => chosen.has(r.id) && r.status === 'error').map((r) => r.id);
-      if (plain.length > 0)
-        await tx
-          .update(submissions)
-          .set({ ...now.updates.get(plain[0]!)!, updatedAt: sql`now()` })
-          .where(inArray(submissions.id, plain));
+      if (plain.length > 0) await updateSubmissions(tx, plain, now.updates.get(plain[0]!)!);
       for (const [id, update] of now.updates) {
-        if (from.get(id) !== 'error')
-          await tx
-            .update(submissions)
-            .set({ ...update, updatedAt: sql`now()` })
-            .where(eq(submissions.id, id));
+        if (from.get(id) !== 'error') await updateSubmissions(tx, [id], update);
       }
     }
     const event = action === 'delete' ? 'submission_deleted' : 'submission_requeued';
