@@ -63,7 +63,8 @@ export async function updateSubmissions(tx: Executor, ids: readonly number[], ch
     .where(inArray(submissions.id, [...ids]));
 }
 
-const columnsOf = <K extends keyof Row>(keys: readonly K[]) => Object.fromEntries(keys.map((k) => [k, submissions[k]])) as unknown as RecordsetSpec<Columns<K>>;
+/** A recordset spec (db/recordset.ts) for these columns of `submissions`, their SQL types the table's. */
+export const submissionColumns = <K extends keyof Row>(keys: readonly K[]) => Object.fromEntries(keys.map((k) => [k, submissions[k]])) as unknown as RecordsetSpec<Columns<K>>;
 const name = (key: keyof Row, alias?: string) => sql.raw(`${alias ? `${alias}.` : ''}"${submissions[key].name}"`);
 const list = (parts: SQL[]) => sql.join(parts, sql`, `);
 
@@ -71,7 +72,7 @@ const list = (parts: SQL[]) => sql.join(parts, sql`, `);
 const POSTED_COLUMNS = ['accountId', ...CONTENT_COLUMNS, ...VERDICT_COLUMNS, 'regCredsEnc', 'requestId'] as const;
 /** A submission posted to the API, with the older form of its key (rows stored before account scoping). */
 export type PostedSubmission = Columns<(typeof POSTED_COLUMNS)[number]> & { accountId: number; legacyKey: string };
-const posted = recordset<PostedSubmission>({ ...columnsOf(POSTED_COLUMNS), accountId: submissions.accountId, legacyKey: 'text' });
+const posted = recordset<PostedSubmission>({ ...submissionColumns(POSTED_COLUMNS), accountId: submissions.accountId, legacyKey: 'text' });
 export const postedRows = {
   from: (rows: readonly PostedSubmission[]) => posted.from(rows, 'x'),
   field: (alias: string, key: keyof PostedSubmission & string) => posted.field(alias, key),
@@ -92,7 +93,7 @@ export function insertImported(tx: Executor, rows: ImportedSubmission[]) {
 }
 
 type Reverdict = { id: number } & VerdictColumns;
-const reverdicts = recordset<Reverdict>({ id: submissions.id, ...columnsOf(VERDICT_COLUMNS) });
+const reverdicts = recordset<Reverdict>({ id: submissions.id, ...submissionColumns(VERDICT_COLUMNS) });
 
 /** Stores new verdicts of held rows in one statement; only rows whose classification changed are written. */
 export async function rewriteVerdicts(tx: Executor, rows: Reverdict[]): Promise<void> {
@@ -107,7 +108,8 @@ export async function rewriteVerdicts(tx: Executor, rows: Reverdict[]): Promise<
 
 /** What a finished delivery attempt decides: sent, refused for good, or back in the queue (a retry, a wait). */
 export type Delivery = { status: 'sent'; registryId: string } | { status: 'error'; regError: RegError } | { status: 'queued'; regError: RegError | null };
-export type DeliveryColumns = Columns<'status' | 'registryId' | 'regError' | 'motiv' | 'purgeAfter'>;
+export const DELIVERY_COLUMNS = ['status', 'registryId', 'regError', 'motiv', 'purgeAfter'] as const;
+export type DeliveryColumns = Columns<(typeof DELIVERY_COLUMNS)[number]>;
 
 /**
  * A delivery's columns: the registry's error becomes the row's `motiv`; a delivered or refused
