@@ -105,7 +105,7 @@ describe('verdictColumns owns the verdict columns', () => {
     const { accountId, key } = await account();
     const id = await post(key, { vin: 'SCURT', nrInm: 'B3STORE' });
     const changes = { vin: 'WDB1234561A777003', nrInm: 'B3STORE', dataPrestatie: '14.03.2025', odometruInitial: null, odometruFinal: '130000' };
-    const { status } = await correctSubmission({ ctx: t.ctx, accountId, id, changes, requestId: 'store-test' });
+    const { status } = await correctSubmission({ ctx: t.ctx, actor: { kind: 'dev', accountId }, id, changes, requestId: 'store-test' });
     expect(status).toBe('queued');
     expect(await stored(id)).toEqual(lastHandedOut());
   });

@@ -2,7 +2,7 @@ import { AppError } from '../../errors';
 import { eq, sql } from 'drizzle-orm';
 import type { Executor } from '../../../db/client';
 import { importAttestations, importBatches } from '../../../db/schema';
-import type { AppContext } from '../../context';
+import type { Actor, AppContext } from '../../context';
 import { withTransaction } from '../../context';
 import { COMMITTED_STATES } from '../../domain/import-state';
 import { contentColumns, insertImported, verdictColumns } from '../submissions/store';
@@ -57,19 +57,20 @@ async function insertChunk(ctx: AppContext, tx: Executor, batch: LoadedBatch, de
  */
 export async function commitImportBatch({
   ctx,
-  accountId,
+  actor,
   batchId,
   input,
   confirmedBy,
   requestId,
 }: {
   ctx: AppContext;
-  accountId: number;
+  actor: Actor;
   batchId: number;
   input: CommitInput;
   confirmedBy: string;
   requestId: string;
 }) {
+  const { accountId } = actor;
   return withTransaction(ctx, undefined, async (tx) => {
     const batch = await loadBatch(tx, accountId, batchId, { forUpdate: true });
     assertStaged(batch);

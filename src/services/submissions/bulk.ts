@@ -95,7 +95,8 @@ async function plan(
 }
 
 /** The confirmation's numbers: read only, nothing locked. */
-export async function previewBulk({ ctx, accountId, action, target }: { ctx: AppContext; accountId: number; action: BulkAction; target: BulkTarget }): Promise<BulkPlan> {
+export async function previewBulk({ ctx, actor, action, target }: { ctx: AppContext; actor: Actor; action: BulkAction; target: BulkTarget }): Promise<BulkPlan> {
+  const { accountId } = actor;
   const { updates: _updates, ...counted } = await plan(ctx, ctx.db, accountId, action, target, await candidates(ctx.db, accountId, target, false));
   return counted;
 }
@@ -107,7 +108,6 @@ export async function previewBulk({ ctx, accountId, action, target }: { ctx: App
  */
 export async function applyBulk({
   ctx,
-  accountId,
   action,
   target,
   confirmed,
@@ -115,13 +115,13 @@ export async function applyBulk({
   requestId,
 }: {
   ctx: AppContext;
-  accountId: number;
   action: BulkAction;
   target: BulkTarget;
   confirmed: string;
   actor: Actor;
   requestId: string;
 }): Promise<{ done: number }> {
+  const { accountId } = actor;
   return withTransaction(ctx, undefined, async (tx) => {
     const rows = await candidates(tx, accountId, target, true);
     const now = await plan(ctx, tx, accountId, action, target, rows);

@@ -1,7 +1,7 @@
 import { and, inArray, ne } from 'drizzle-orm';
 import { inAccount } from '../../../db/account-scope';
 import { submissions } from '../../../db/schema';
-import type { AppContext } from '../../context';
+import type { Actor, AppContext } from '../../context';
 import { withTransaction } from '../../context';
 import { canonicalize, type CanonicalContent } from '../../domain/canonical';
 import { classifyContent } from '../../domain/classify';
@@ -9,7 +9,6 @@ import { idempotencyKeys } from '../../domain/idempotency';
 import { allowsCorrection } from '../../domain/statuses';
 import { parseTypedDate } from '../../domain/dates';
 import { journalActor } from '../../journal/actor';
-import type { Actor } from '../../context';
 import type { CorrectionInput, PrestatieInput } from '../../domain/submission-input';
 import { ConflictError } from '../../errors';
 import { sqlState } from '../../journal/describe-error';
@@ -24,21 +23,8 @@ import { contentColumns, DELIVERY_RESET, updateSubmissions, verdictColumns } fro
  * reset like a requeue; still invalid, it stays `needs_data` with the new errors. Corrected content that another
  * submission of the account already has is refused (409, naming it) rather than stored twice.
  */
-export async function correctSubmission({
-  ctx,
-  accountId,
-  id,
-  changes,
-  requestId,
-  actor,
-}: {
-  ctx: AppContext;
-  accountId: number;
-  id: number;
-  changes: CorrectionInput;
-  requestId: string;
-  actor?: Actor;
-}) {
+export async function correctSubmission({ ctx, id, changes, requestId, actor }: { ctx: AppContext; id: number; changes: CorrectionInput; requestId: string; actor: Actor }) {
+  const { accountId } = actor;
   const result = await store(ctx, accountId, id, changes).catch((error: unknown) => {
     // Another request stored the same content between our check and our write.
     if (sqlState(error) === '23505') throw new ConflictError('Datele corectate sunt ale unei trimiteri care tocmai a fost primită; reîncărcați lista.');

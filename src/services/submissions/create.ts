@@ -23,7 +23,7 @@ export interface SubmissionOutcome {
 
 export async function createSubmission({ ctx, actor, input, requestId }: { ctx: AppContext; actor: Actor; input: SubmissionInput; requestId: string }): Promise<SubmissionOutcome> {
   const accountId = actor.accountId;
-  const verdict = await classifyForAccount({ ctx, exec: ctx.db, accountId, input });
+  const verdict = await classifyForAccount({ ctx, actor, input });
   for (const hit of verdict.ruleHits) {
     ctx.journal.write({ event: 'text_rule_hit', requestId, accountId, data: { ...hit } });
   }

@@ -1,7 +1,7 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Executor } from '../../../db/client';
 import { submissions } from '../../../db/schema';
-import type { AppContext } from '../../context';
+import type { Actor, AppContext } from '../../context';
 import { withTransaction } from '../../context';
 import { classifyContent } from '../../domain/classify';
 import type { CanonicalContent } from '../../domain/canonical';
@@ -9,7 +9,6 @@ import { allows, DELETABLE, refusal, type SubmissionStatus } from '../../domain/
 import { ConflictError, NotFoundError } from '../../errors';
 import { loadResolutionContext } from '../operations/context';
 import { inAccount } from '../../../db/account-scope';
-import type { Actor } from '../../context';
 import { journalActor } from '../../journal/actor';
 import { requeuedColumns, updateSubmissions, type SubmissionChanges } from './store';
 
@@ -30,7 +29,8 @@ export async function lockInScope(tx: Executor, accountId: number, id: number) {
   return row;
 }
 
-export async function deleteSubmission({ ctx, accountId, id, requestId, actor }: { ctx: AppContext; accountId: number; id: number; requestId: string; actor?: Actor }) {
+export async function deleteSubmission({ ctx, id, requestId, actor }: { ctx: AppContext; id: number; requestId: string; actor: Actor }) {
+  const { accountId } = actor;
   return withTransaction(ctx, undefined, async (tx) => {
     const row = await lockInScope(tx, accountId, id);
     if (!allows(row.status, 'delete')) throw new ConflictError(refusal(row.status, 'delete'));
@@ -61,7 +61,8 @@ export async function requeueChanges(
 }
 
 /** Puts a blocked submission back (see requeueChanges); refused with a 409 and its reason. */
-export async function requeueSubmission({ ctx, accountId, id, requestId, actor }: { ctx: AppContext; accountId: number; id: number; requestId: string; actor?: Actor }) {
+export async function requeueSubmission({ ctx, id, requestId, actor }: { ctx: AppContext; id: number; requestId: string; actor: Actor }) {
+  const { accountId } = actor;
   return withTransaction(ctx, undefined, async (tx) => {
     const row = await lockInScope(tx, accountId, id);
     const changes = await requeueChanges(ctx, tx, accountId, row);

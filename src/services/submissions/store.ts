@@ -54,7 +54,7 @@ export function requeuedColumns(verdict: Parameters<typeof verdictColumns>[0] | 
   return verdict ? { ...verdictColumns(verdict, now), ...REQUEUED } : REQUEUED;
 }
 
-/** Writes `changes` to the submissions `ids` (or those `where` selects), with their update time. */
+/** Writes `changes` to the submissions `ids`, with their update time. */
 export async function updateSubmissions(tx: Executor, ids: readonly number[], changes: SubmissionChanges): Promise<void> {
   if (ids.length === 0) return;
   await tx
