@@ -10,7 +10,7 @@ import { ConflictError, NotFoundError } from '../../errors';
 import { loadResolutionContext } from '../operations/context';
 import { inAccount } from '../../../db/account-scope';
 import { journalActor } from '../../journal/actor';
-import { requeuedColumns, updateSubmissions, type SubmissionChanges } from './store';
+import { REQUEUED, requeuedColumns, updateSubmissions, type SubmissionChanges } from './store';
 
 /** Scope first (another account's id is a plain 404), then state (409 with the reason). */
 export async function lockInScope(tx: Executor, accountId: number, id: number) {
@@ -52,7 +52,7 @@ export async function requeueChanges(
   row: { status: SubmissionStatus; payload: unknown },
 ): Promise<{ ok: true; update: SubmissionChanges } | { ok: false; reason: string }> {
   if (!allows(row.status, 'requeue')) return { ok: false, reason: refusal(row.status, 'requeue') };
-  if (row.status === 'error') return { ok: true, update: requeuedColumns(null, ctx.clock()) };
+  if (row.status === 'error') return { ok: true, update: REQUEUED };
   const content = row.payload as CanonicalContent;
   const now = ctx.clock();
   const verdict = classifyContent(content, await loadResolutionContext(ctx, tx, accountId, content.prestatii), { rejectUnmapped: false, now });

@@ -49,9 +49,9 @@ export const REQUEUED = { status: 'queued', purgeAfter: null, attempts: 0, nextA
 /** What a changed content resets besides: the registry's answer was about the old one. */
 export const DELIVERY_RESET = { regError: null, attempts: 0, nextAttemptAt: null, workerId: null } as const satisfies SubmissionChanges;
 
-/** A requeue's columns: a held row carries the verdict that lets it go (a `queued` one). */
-export function requeuedColumns(verdict: Parameters<typeof verdictColumns>[0] | null, now: Date): SubmissionChanges {
-  return verdict ? { ...verdictColumns(verdict, now), ...REQUEUED } : REQUEUED;
+/** A held row's requeue: the verdict that lets it go (a `queued` one), and the requeue's reset. */
+export function requeuedColumns(verdict: Parameters<typeof verdictColumns>[0], now: Date): SubmissionChanges {
+  return { ...verdictColumns(verdict, now), ...REQUEUED };
 }
 
 /** Writes `changes` to the submissions `ids`, with their update time. */
