@@ -4,6 +4,7 @@ import { recordset, type RecordsetSpec } from '../../../db/recordset';
 import { submissions } from '../../../db/schema';
 import type { CanonicalContent } from '../../domain/canonical';
 import type { Classification, Verdict } from '../../domain/classify';
+import type { SubmissionStatus } from '../../domain/statuses';
 import type { RegError } from '../../errors';
 import { purgeAfterFor } from './retention';
 
@@ -80,16 +81,23 @@ export const postedRows = {
   insert: (alias: string) => sql`INSERT INTO submissions (${list(POSTED_COLUMNS.map((k) => name(k)))}) SELECT ${list(POSTED_COLUMNS.map((k) => posted.field(alias, k)))}`,
 };
 
+// The import's commit: a chunk of file rows in one statement, read from one JSON text (the
+// same statement built by drizzle's insert spends most of the commit binding each value).
+const IMPORTED_COLUMNS = ['accountId', 'batchId', 'rowIndex', 'requestId', 'createdAt', 'updatedAt', ...CONTENT_COLUMNS, ...VERDICT_COLUMNS] as const;
 /** A row of an import's commit: where it came from, its content and its verdict. */
-export type ImportedSubmission = Columns<'accountId' | 'batchId' | 'rowIndex' | 'requestId' | 'createdAt' | 'updatedAt'> & ContentColumns & VerdictColumns;
+export type ImportedSubmission = Columns<(typeof IMPORTED_COLUMNS)[number]>;
+const imported = recordset<ImportedSubmission>(submissionColumns(IMPORTED_COLUMNS));
 
-/** Inserts an import's rows; a key already taken (a concurrent post of the same content) is skipped. */
-export function insertImported(tx: Executor, rows: ImportedSubmission[]) {
-  return tx
-    .insert(submissions)
-    .values(rows)
-    .onConflictDoNothing({ target: submissions.idempotencyKey })
-    .returning({ id: submissions.id, rowIndex: submissions.rowIndex, status: submissions.status });
+/** Inserts an import's rows, in row order; a key already taken (a concurrent post of the same content) is skipped. */
+export async function insertImported(tx: Executor, rows: ImportedSubmission[]): Promise<Array<{ id: number; rowIndex: number; status: SubmissionStatus }>> {
+  if (rows.length === 0) return [];
+  const inserted = await tx.execute<{ id: string | number; row_index: number; status: SubmissionStatus }>(sql`
+    INSERT INTO submissions (${list(IMPORTED_COLUMNS.map((k) => name(k)))})
+    SELECT ${list(IMPORTED_COLUMNS.map((k) => imported.field('x', k)))} FROM ${imported.from(rows, 'x')}
+    ORDER BY ${imported.field('x', 'rowIndex')}
+    ON CONFLICT (idempotency_key) DO NOTHING
+    RETURNING id, row_index, status`);
+  return inserted.map((r) => ({ id: Number(r.id), rowIndex: r.row_index, status: r.status }));
 }
 
 type Reverdict = { id: number } & VerdictColumns;
