@@ -15,16 +15,22 @@ export type RecordsetSpec<T> = { readonly [K in keyof T]-?: RecordsetType };
  */
 export function recordset<T>(spec: RecordsetSpec<T>) {
   const keys = Object.keys(spec) as Array<keyof T & string>;
-  const types = keys.map((key) => {
-    const type: RecordsetType = spec[key];
-    return `"${key}" ${typeof type === 'string' ? type : type.getSQLType()}`;
-  });
-  const columns = sql.raw(types.join(', '));
+  const definitions = keys
+    .map((key) => {
+      const type: RecordsetType = spec[key];
+      return `"${key}" ${typeof type === 'string' ? type : type.getSQLType()}`;
+    })
+    .join(', ');
+  const columns = sql.raw(definitions);
+  const name = (alias: string, key: keyof T & string) => `${alias}."${key}"`;
   return {
     keys,
+    /** The column definitions (`"field" type, …`), for a statement kept as text (postgres.js `unsafe`). */
+    definitions,
     /** `jsonb_to_recordset($rows) AS <alias>(<columns>)`; the rows are stringified once, here. */
     from: (rows: readonly T[], alias: string): SQL => sql`jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS ${sql.raw(alias)}(${columns})`,
     /** A field of the record, as `<alias>."<field>"`. */
-    field: (alias: string, key: keyof T & string): SQL => sql.raw(`${alias}."${key}"`),
+    name,
+    field: (alias: string, key: keyof T & string): SQL => sql.raw(name(alias, key)),
   };
 }
