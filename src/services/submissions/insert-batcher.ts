@@ -41,13 +41,17 @@ export function createInsertBatcher(db: Db) {
 }
 export type InsertBatcher = ReturnType<typeof createInsertBatcher>;
 
+// The input's fields the statement names (store.ts's posted row), built once.
+const key = postedRows.field('i', 'idempotencyKey');
+const legacyKey = postedRows.field('i', 'legacyKey');
+const accountId = postedRows.field('i', 'accountId');
+
 /**
  * One statement: rows whose content is already stored (current key, or the older key form of
  * rows from before account scoping, in the same account) are reported, the rest inserted with
  * conflict-ignore. Rows that lost a race to a concurrent statement are read back afterwards.
  */
 async function insertRows(db: Db, rows: PostedSubmission[]): Promise<Map<string, StoredRow>> {
-  const key = postedRows.field('i', 'idempotencyKey');
   const found = await db.execute<StoredRow & { key: string }>(sql`
     WITH input AS (
       SELECT * FROM ${postedRows.from(rows)}
@@ -57,11 +61,11 @@ async function insertRows(db: Db, rows: PostedSubmission[]): Promise<Map<string,
       SELECT ${key} AS key, s.id, s.status, s.erori, s.nemapate, s.motiv, s.reg_error
       FROM input i CROSS JOIN LATERAL (
         SELECT id, status, erori, nemapate, motiv, reg_error FROM submissions s
-        WHERE s.idempotency_key IN (${key}, ${postedRows.field('i', 'legacyKey')}) AND coalesce(s.account_id, 1) = ${postedRows.field('i', 'accountId')}
+        WHERE s.idempotency_key IN (${key}, ${legacyKey}) AND coalesce(s.account_id, 1) = ${accountId}
         ORDER BY s.id LIMIT 1
       ) s
     ), ins AS (
-      ${postedRows.insert('i')}
+      ${postedRows.insertFromI}
       FROM input i WHERE NOT EXISTS (SELECT 1 FROM existing e WHERE e.key = ${key})
       ON CONFLICT (idempotency_key) DO NOTHING
       RETURNING idempotency_key AS key, id, status, erori, nemapate, motiv, reg_error
