@@ -6,6 +6,7 @@
 // own queries), and their ratio: what the web layer costs beyond its data. Targets (issue
 // 11): p95 ≤ 50 ms for the submissions fragment, ≤ 100 ms for the journal page, rendering
 // ≤ 1.5 × the bare queries.
+import type { Actor } from '../src/context';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,6 +23,9 @@ import { createUser } from '../src/services/users/users';
 import { loadList } from '../src/web/coada/load';
 import { CoadaQuery, dashboardFilters, pageRequest } from '../src/web/coada/query';
 import { listDashboard } from '../src/services/submissions/dashboard';
+
+/** The bench's data is account 1's, read as the development mode reads it. */
+const ACCOUNT_1: Actor = { kind: 'dev', accountId: 1 };
 
 const SUBMISSIONS = Number(process.env.BENCH_ROWS ?? 100_000);
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
@@ -123,7 +127,7 @@ async function main() {
     const deep = row!.deep;
     const bare = (query: Record<string, string>) => {
       const q = CoadaQuery.parse(query);
-      return withSession(() => loadList(ctx, 1, q));
+      return withSession(() => loadList(ctx, ACCOUNT_1, q));
     };
     const cases: Array<{ name: string; path: string; direct: () => Promise<unknown>; target: number }> = [
       { name: 'submissions, first page', path: '/_fragments/coada?vedere=toate', direct: bare({ vedere: 'toate' }), target: 50 },
@@ -134,11 +138,11 @@ async function main() {
       { name: 'submissions, VIN substring', path: '/_fragments/coada?vedere=toate&cauta=0004321', direct: bare({ vedere: 'toate', cauta: '0004321' }), target: 50 },
       { name: 'submissions, errors by cause', path: '/_fragments/coada?vedere=error', direct: bare({ vedere: 'error' }), target: 50 },
       { name: 'submissions, deep page', path: `/_fragments/coada?vedere=toate&dupa=${deep}`, direct: bare({ vedere: 'toate', dupa: String(deep) }), target: 50 },
-      { name: 'journal, first page', path: '/jurnal', direct: withSession(() => listJournal({ ctx, accountId: 1, filters: { limit: 100 } })), target: 100 },
+      { name: 'journal, first page', path: '/jurnal', direct: withSession(() => listJournal({ ctx, actor: ACCOUNT_1, filters: { limit: 100 } })), target: 100 },
       {
         name: 'journal, one event',
         path: '/jurnal?eveniment=rar_login',
-        direct: withSession(() => listJournal({ ctx, accountId: 1, filters: { event: 'rar_login', limit: 100 } })),
+        direct: withSession(() => listJournal({ ctx, actor: ACCOUNT_1, filters: { event: 'rar_login', limit: 100 } })),
         target: 100,
       },
     ];
@@ -164,7 +168,7 @@ async function main() {
     console.log('\nsubstring search, its queries alone (page + capped count), p50 / p95 ms');
     for (const term of ['12345', '0004321', '000']) {
       const q = CoadaQuery.parse({ vedere: 'toate', cauta: term });
-      const run = () => listDashboard({ ctx, accountId: 1, filters: dashboardFilters(q), page: pageRequest(q) });
+      const run = () => listDashboard({ ctx, actor: ACCOUNT_1, filters: dashboardFilters(q), page: pageRequest(q) });
       const { fragment } = await measurePair(run, async () => {});
       const label = `  "${term}"`.padEnd(14);
       console.log(`${label}${fragment.p50.toFixed(1)} / ${fragment.p95.toFixed(1)}`);

@@ -1,4 +1,6 @@
-import { purgeAfterFor } from '../src/services/submissions/retention';
+import { recordset } from '../db/recordset';
+import { submissionAttempts, submissions } from '../db/schema';
+import { DELIVERY_COLUMNS, deliveryColumns, submissionColumns, type Delivery, type DeliveryColumns } from '../src/services/submissions/store';
 import type { ClaimedJob } from './claim';
 import type { WorkerContext } from './context';
 import type { Outcome } from './failures';
@@ -6,45 +8,86 @@ import type { Outcome } from './failures';
 const EVENT = { sent: 'worker_sent', error: 'worker_error', requeue: 'worker_requeued' } as const;
 const STATUS = { sent: 'sent', error: 'error', requeue: 'queued' } as const;
 
-/** One finished attempt as the statement below reads it (jsonb_to_recordset). */
-interface OutcomeRow {
-  id: number;
-  attempt_id: number;
-  status: 'sent' | 'error' | 'queued';
-  registry_id: string | null;
-  reg_error: unknown;
-  keep_reg_error: boolean;
-  motiv: string | null;
-  purge_after: string | null;
-  delay_s: number;
-  attempts_delta: number;
-  outcome: string;
-  http_status: number | null;
-  error_code: string | null;
-  latency_ms: number | null;
+/** One finished attempt as the statement below reads it: the submission's columns (store.ts) and its attempt row's. */
+type OutcomeRow = { id: number } & DeliveryColumns & {
+    attemptId: number;
+    /** A release at shutdown says nothing new: the stored reg_error (and motiv) stay. */
+    keepRegError: boolean;
+    delayS: number;
+    attemptsDelta: number;
+    outcome: string;
+    httpStatus: number | null;
+    errorCode: string | null;
+    latencyMs: number | null;
+  };
+const outcomes = recordset<OutcomeRow>({
+  id: submissions.id,
+  ...submissionColumns(DELIVERY_COLUMNS),
+  attemptId: submissionAttempts.id,
+  keepRegError: 'boolean',
+  delayS: 'float8',
+  attemptsDelta: 'integer',
+  outcome: submissionAttempts.outcome,
+  httpStatus: submissionAttempts.httpStatus,
+  errorCode: submissionAttempts.errorCode,
+  latencyMs: submissionAttempts.latencyMs,
+});
+const v = (key: keyof OutcomeRow & string) => outcomes.name('v', key);
+
+function delivery(outcome: Outcome): Delivery {
+  if (outcome.kind === 'sent') return { status: 'sent', registryId: outcome.registryId };
+  if (outcome.kind === 'error') return { status: 'error', regError: outcome.regError };
+  return { status: 'queued', regError: outcome.regError ?? null };
 }
 
 function toRow(ctx: WorkerContext, job: ClaimedJob, outcome: Outcome): OutcomeRow {
-  const status = STATUS[outcome.kind];
-  const regError = outcome.kind === 'sent' ? null : (outcome.regError ?? null);
   return {
     id: job.id,
-    attempt_id: job.attemptId,
-    status,
-    registry_id: outcome.kind === 'sent' ? outcome.registryId : null,
-    reg_error: regError,
-    // A release at shutdown says nothing new: the stored reg_error stays.
-    keep_reg_error: outcome.kind === 'requeue' && !outcome.regError,
-    motiv: regError ? `${regError.problema} ${regError.cauza}`.trim() : null,
-    purge_after: outcome.kind === 'requeue' ? null : (purgeAfterFor(status === 'sent' ? 'sent' : 'error', ctx.clock())?.toISOString() ?? null),
-    delay_s: outcome.kind === 'requeue' ? outcome.delayS : 0,
-    attempts_delta: outcome.kind === 'requeue' && !outcome.countsAsAttempt ? 1 : 0,
+    ...deliveryColumns(delivery(outcome), ctx.clock()),
+    attemptId: job.attemptId,
+    keepRegError: outcome.kind === 'requeue' && !outcome.regError,
+    delayS: outcome.kind === 'requeue' ? outcome.delayS : 0,
+    attemptsDelta: outcome.kind === 'requeue' && !outcome.countsAsAttempt ? 1 : 0,
     outcome: outcome.outcome,
-    http_status: outcome.httpStatus,
-    error_code: regError?.cod ?? null,
-    latency_ms: outcome.latencyMs,
+    httpStatus: outcome.httpStatus,
+    errorCode: outcome.kind === 'sent' ? null : (outcome.regError?.cod ?? null),
+    latencyMs: outcome.latencyMs,
   };
 }
+
+// Kept as text, built once: the worker writes outcomes hundreds of times a second, and a
+// statement rebuilt by drizzle on each flush costs it CPU that a send would use.
+const WRITE_OUTCOMES = `
+    WITH v AS (
+      SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(${outcomes.definitions})
+    ), mine AS MATERIALIZED (
+      -- Locked in id order, as every multi-row update of the worker does: no deadlocks between them.
+      SELECT s.id FROM submissions s JOIN v ON ${v('id')} = s.id
+      WHERE s.status = 'sending' AND s.worker_id = $2
+      ORDER BY s.id FOR UPDATE OF s
+    ), upd AS (
+      UPDATE submissions s SET
+        status = ${v('status')},
+        registry_id = CASE WHEN ${v('status')} = 'sent' THEN ${v('registryId')} ELSE s.registry_id END,
+        sent_at = CASE WHEN ${v('status')} = 'sent' THEN now() ELSE s.sent_at END,
+        reg_error = CASE WHEN ${v('keepRegError')} THEN s.reg_error ELSE ${v('regError')} END,
+        motiv = CASE WHEN ${v('keepRegError')} THEN s.motiv ELSE ${v('motiv')} END,
+        -- Once in the registry, the submission's own credentials have no further use.
+        reg_creds_enc = CASE WHEN ${v('status')} = 'sent' THEN NULL ELSE s.reg_creds_enc END,
+        worker_id = CASE WHEN ${v('status')} = 'queued' THEN NULL ELSE s.worker_id END,
+        heartbeat_at = NULL,
+        next_attempt_at = CASE WHEN ${v('status')} = 'queued' AND ${v('delayS')} > 0 THEN now() + make_interval(secs => ${v('delayS')}) END,
+        purge_after = CASE WHEN ${v('status')} = 'queued' THEN s.purge_after ELSE ${v('purgeAfter')} END,
+        attempts = s.attempts - ${v('attemptsDelta')},
+        updated_at = now()
+      FROM v JOIN mine ON mine.id = ${v('id')} WHERE s.id = ${v('id')}
+      RETURNING s.id
+    ), att AS (
+      UPDATE submission_attempts a SET ended_at = now(), outcome = ${v('outcome')}, result_status = ${v('status')}, http_status = ${v('httpStatus')},
+        registry_id = ${v('registryId')}, error_code = ${v('errorCode')}, latency_ms = ${v('latencyMs')}
+      FROM v WHERE a.id = ${v('attemptId')} AND ${v('id')} IN (SELECT id FROM upd)
+    )
+    SELECT id FROM upd`;
 
 /**
  * Writes finished attempts, many in one statement: each submission's new state and its
@@ -53,39 +96,7 @@ function toRow(ctx: WorkerContext, job: ClaimedJob, outcome: Outcome): OutcomeRo
  */
 async function writeOutcomes(ctx: WorkerContext, rows: OutcomeRow[]): Promise<Set<number>> {
   // Passed as one JSON text: drizzle's driver replaces this client's Date and JSON serialisers.
-  const written = await ctx.sql<{ id: string }[]>`
-    WITH v AS (
-      SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS x(
-        id bigint, attempt_id bigint, status text, registry_id text, reg_error jsonb, keep_reg_error boolean, motiv text,
-        purge_after timestamptz, delay_s float8, attempts_delta int, outcome text, http_status int, error_code text, latency_ms int)
-    ), mine AS MATERIALIZED (
-      -- Locked in id order, as every multi-row update of the worker does: no deadlocks between them.
-      SELECT s.id FROM submissions s JOIN v ON v.id = s.id
-      WHERE s.status = 'sending' AND s.worker_id = ${ctx.workerId}
-      ORDER BY s.id FOR UPDATE OF s
-    ), upd AS (
-      UPDATE submissions s SET
-        status = v.status,
-        registry_id = CASE WHEN v.status = 'sent' THEN v.registry_id ELSE s.registry_id END,
-        sent_at = CASE WHEN v.status = 'sent' THEN now() ELSE s.sent_at END,
-        reg_error = CASE WHEN v.keep_reg_error THEN s.reg_error ELSE v.reg_error END,
-        motiv = CASE WHEN v.keep_reg_error THEN s.motiv ELSE v.motiv END,
-        -- Once in the registry, the submission's own credentials have no further use.
-        reg_creds_enc = CASE WHEN v.status = 'sent' THEN NULL ELSE s.reg_creds_enc END,
-        worker_id = CASE WHEN v.status = 'queued' THEN NULL ELSE s.worker_id END,
-        heartbeat_at = NULL,
-        next_attempt_at = CASE WHEN v.status = 'queued' AND v.delay_s > 0 THEN now() + make_interval(secs => v.delay_s) END,
-        purge_after = CASE WHEN v.status = 'queued' THEN s.purge_after ELSE v.purge_after END,
-        attempts = s.attempts - v.attempts_delta,
-        updated_at = now()
-      FROM v JOIN mine ON mine.id = v.id WHERE s.id = v.id
-      RETURNING s.id
-    ), att AS (
-      UPDATE submission_attempts a SET ended_at = now(), outcome = v.outcome, result_status = v.status, http_status = v.http_status,
-        registry_id = v.registry_id, error_code = v.error_code, latency_ms = v.latency_ms
-      FROM v WHERE a.id = v.attempt_id AND v.id IN (SELECT id FROM upd)
-    )
-    SELECT id FROM upd`;
+  const written = await ctx.sql.unsafe<{ id: string }[]>(WRITE_OUTCOMES, [JSON.stringify(rows), ctx.workerId], { prepare: true });
   return new Set(written.map((r) => Number(r.id)));
 }
 

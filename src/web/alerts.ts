@@ -11,7 +11,7 @@ import type { WebEnv } from './env';
 export function withAlerts(ctx: AppContext): MiddlewareHandler<WebEnv> {
   return async (c, next) => {
     if (!c.req.header('hx-request') && !c.req.path.startsWith('/_fragments/')) {
-      c.set('alerts', await accountAlerts({ ctx, accountId: c.get('actor').accountId }));
+      c.set('alerts', await accountAlerts({ ctx, actor: c.get('actor') }));
     }
     await next();
   };

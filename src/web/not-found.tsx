@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import type { AppContext } from '../context';
 import { noStore } from '../http/headers';
 import { accountAlerts } from '../services/accounts/alerts';
-import { findSession } from '../services/users/sessions';
+import { findSession, userActor } from '../services/users/sessions';
 import type { WebEnv } from './env';
 import { BareLayout, Layout } from './layout';
 import { webHeaders } from './security';
@@ -48,7 +48,7 @@ export function webNotFound(ctx: AppContext) {
         );
         return;
       }
-      const alerts = (c as Context<WebEnv>).var.alerts ?? (await accountAlerts({ ctx, accountId: session.user.accountId }));
+      const alerts = (c as Context<WebEnv>).var.alerts ?? (await accountAlerts({ ctx, actor: userActor(session.user) }));
       c.res = await c.html(
         <Layout title="Pagina nu există" user={session.user} csrfToken={session.csrfToken} alerts={alerts}>
           <Missing signedIn />

@@ -1,7 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import type { AppContext } from '../context';
-import { findSession } from '../services/users/sessions';
+import { findSession, userActor } from '../services/users/sessions';
 import type { WebEnv } from './env';
 import { errorNotice } from './notice';
 import { fromOwnSite, isUnsafeMethod, presentedToken, sameToken } from './security';
@@ -56,7 +56,7 @@ export function signedIn(ctx: AppContext): MiddlewareHandler<WebEnv> {
       return errorNotice(c, 'NEAUTORIZAT_CSRF');
     }
     c.set('session', session);
-    c.set('actor', { kind: 'user', accountId: session.user.accountId, userId: session.user.userId, admin: session.user.admin });
+    c.set('actor', userActor(session.user));
     await next();
   };
 }

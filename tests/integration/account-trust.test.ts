@@ -54,13 +54,18 @@ describe('accountAlerts', () => {
     await withCause(await submit(key), 'error', 'REG_EROARE_SERVER');
     await withCause(await submit(otherKey), 'error', 'REG_LOGIN_RESPINS');
     await loginEvent(otherId, 'rejected', '2026-11-24T10:00:00Z');
-    expect(await accountAlerts({ ctx: t.ctx, accountId })).toEqual({ hasCredentials: false, waitingForCredentials: 3, refusedAtLogin: 2, loginRefused: null });
+    expect(await accountAlerts({ ctx: t.ctx, actor: { kind: 'dev', accountId } })).toEqual({
+      hasCredentials: false,
+      waitingForCredentials: 3,
+      refusedAtLogin: 2,
+      loginRefused: null,
+    });
 
     await loginEvent(accountId, 'rejected', '2026-11-24T10:05:00Z', { http_status: 401, mesaj_registru: 'Utilizator sau parolă greșită' });
-    const refused = await accountAlerts({ ctx: t.ctx, accountId });
+    const refused = await accountAlerts({ ctx: t.ctx, actor: { kind: 'dev', accountId } });
     expect(refused.loginRefused).toEqual({ at: new Date('2026-11-24T10:05:00Z'), cauza: 'HTTP 401: Utilizator sau parolă greșită' });
     await loginEvent(accountId, 'ok', '2026-11-24T10:10:00Z');
-    expect((await accountAlerts({ ctx: t.ctx, accountId })).loginRefused).toBeNull();
+    expect((await accountAlerts({ ctx: t.ctx, actor: { kind: 'dev', accountId } })).loginRefused).toBeNull();
   });
 
   it('every signed-in page shows the banners with the time in Bucharest, and links to Cont', async () => {

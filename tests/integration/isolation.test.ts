@@ -40,21 +40,21 @@ describe('a rejected row fails its own request only', () => {
     // Straight into the batcher, past the edge's checks: jsonb cannot hold \u0000.
     const bad = Array.from({ length: 10 }, (_, i) =>
       t.ctx.inserts.insert({
-        account_id: accountB,
+        accountId: accountB,
         status: 'queued',
-        payload_json: { x: '\u0000' },
-        idempotency_key: `bad-${i}`,
-        legacy_key: `bad-legacy-${i}`,
+        payloadJson: { x: '\u0000' },
+        idempotencyKey: `bad-${i}`,
+        legacyKey: `bad-legacy-${i}`,
         vin: 'WDB1234561A654321',
-        nr_inm: 'B1',
-        data_prestatie: '2025-03-14',
+        nrInm: 'B1',
+        dataPrestatie: '2025-03-14',
         prestatii: [],
         erori: [],
         nemapate: [],
         motiv: null,
-        reg_creds_enc: null,
-        purge_after: null,
-        request_id: 'r',
+        regCredsEnc: null,
+        purgeAfter: null,
+        requestId: 'r',
       }),
     );
     const honest = Array.from({ length: 100 }, () => t.call('POST', '/v1/prezentari', { key: keyB, body: makeSubmission() }));

@@ -102,12 +102,14 @@ describe('save-all saves what the page shows', () => {
     await submit(key, 'RACE-1', 'Revizie periodică');
     await submit(key, 'RACE-2', 'Schimb ulei');
     const [account] = await t.ctx.sql<{ account_id: number }[]>`SELECT account_id FROM api_keys LIMIT 1`;
-    await saveMapping({ ctx: t.ctx, accountId: account!.account_id, input: { cod_op_service: 'RACE-2', cod_prestatie: 'OE-2' }, requestId: 'test' });
+    await saveMapping({ ctx: t.ctx, actor: { kind: 'dev', accountId: account!.account_id }, input: { cod_op_service: 'RACE-2', cod_prestatie: 'OE-2' }, requestId: 'test' });
     const pairs = [
       { cod_op_service: 'RACE-1', cod_prestatie: 'OE-3' },
       { cod_op_service: 'RACE-2', cod_prestatie: 'OE-1' },
     ];
-    await expect(saveMappings({ ctx: t.ctx, accountId: account!.account_id, pairs, requestId: 'test', onlyNew: true })).rejects.toBeInstanceOf(ConflictError);
+    await expect(saveMappings({ ctx: t.ctx, actor: { kind: 'dev', accountId: account!.account_id }, pairs, requestId: 'test', onlyNew: true })).rejects.toBeInstanceOf(
+      ConflictError,
+    );
     expect(await mapped('RACE-1')).toBeUndefined();
     expect(await mapped('RACE-2')).toBe('OE-2');
   });

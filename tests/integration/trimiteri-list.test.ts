@@ -47,8 +47,8 @@ describe('"De rezolvat" counts the credential waits', () => {
     const plain = await submit(key, { nrInm: 'CW2AAA' });
     await setState(waiting, 'queued', 'REG_CREDENTIALE_LIPSA');
     await setState(plain, 'queued', 'REG_RETEA');
-    expect(await waitingForCredentials({ ctx: t.ctx, accountId: account })).toBe(1);
-    const counts = await dashboardCounts({ ctx: t.ctx, accountId: account });
+    expect(await waitingForCredentials({ ctx: t.ctx, actor: { kind: 'dev', accountId: account } })).toBe(1);
+    const counts = await dashboardCounts({ ctx: t.ctx, actor: { kind: 'dev', accountId: account } });
     expect(counts.toResolve).toEqual({ n: 1, capped: false });
     const html = await (await b.get('/_fragments/coada')).text();
     expect(ids(html)).toEqual([waiting]);
@@ -120,7 +120,7 @@ describe('pages both ways', () => {
     // Oldest first ("De rezolvat"), through the service with small pages.
     for (const id of made.slice(0, 12)) await setState(id, 'error', 'REG_RETEA');
     const page = (p: { after?: number; before?: number }) =>
-      listDashboard({ ctx: t.ctx, accountId: account, filters: { view: 'de_rezolvat' }, page: { limit: 5, oldestFirst: true, ...p } });
+      listDashboard({ ctx: t.ctx, actor: { kind: 'dev', accountId: account }, filters: { view: 'de_rezolvat' }, page: { limit: 5, oldestFirst: true, ...p } });
     const p1 = await page({});
     const p2 = await page({ after: p1.items.at(-1)!.id });
     const p3 = await page({ after: p2.items.at(-1)!.id });
@@ -190,14 +190,13 @@ describe('bulk actions', () => {
     expect(await statusOf(rows[0]!)).toBe('sending');
 
     // The filter gained a row: the count check refuses too.
-    const plan = await previewBulk({ ctx: t.ctx, accountId: account, action: 'delete', target: { filters: { view: 'error' } } });
+    const plan = await previewBulk({ ctx: t.ctx, actor: { kind: 'dev', accountId: account }, action: 'delete', target: { filters: { view: 'error' } } });
     expect(plan.ids).toEqual([rows[1]]);
     const extra = await submit(key);
     await setState(extra, 'error', 'REG_EROARE_SERVER');
     await expect(
       applyBulk({
         ctx: t.ctx,
-        accountId: account,
         action: 'delete',
         target: { filters: { view: 'error' } },
         confirmed: plan.fingerprint,

@@ -145,7 +145,7 @@ describe('session cache and reactivation', () => {
     // The refused login is the worker's journal row, written with its next flush.
     const refused = await waitFor(
       async () => {
-        const alerts = await accountAlerts({ ctx: h.app, accountId });
+        const alerts = await accountAlerts({ ctx: h.app, actor: { kind: 'dev', accountId } });
         return alerts.loginRefused ? alerts : undefined;
       },
       5_000,
@@ -158,7 +158,7 @@ describe('session cache and reactivation', () => {
     const { requeued } = await saveRegCredentials({ ctx: h.app, actor, creds: { username: 'alt', password: 'secret' }, requestId: 'req-fix', requeueLoginRefused: true });
     expect(requeued).toBe(3);
     for (const s of sent) await h.waitForStatus(s.id, 'sent', 5_000);
-    await waitFor(async () => (await accountAlerts({ ctx: h.app, accountId })).refusedAtLogin === 0 || undefined, 5_000, 'no refused submission left');
-    expect(await accountAlerts({ ctx: h.app, accountId })).toMatchObject({ refusedAtLogin: 0, loginRefused: null });
+    await waitFor(async () => (await accountAlerts({ ctx: h.app, actor: { kind: 'dev', accountId } })).refusedAtLogin === 0 || undefined, 5_000, 'no refused submission left');
+    expect(await accountAlerts({ ctx: h.app, actor: { kind: 'dev', accountId } })).toMatchObject({ refusedAtLogin: 0, loginRefused: null });
   });
 });

@@ -74,7 +74,7 @@ describe('registry refusals: error, no retry', () => {
     const s = await h.submit(accountId, { vin: 'WDB1234561A100005' });
     await h.waitForStatus(s.id, 'error');
     const { getSubmission } = await import('../../src/services/submissions/read');
-    const view = await getSubmission({ ctx: h.app, accountId, id: s.id });
+    const view = await getSubmission({ ctx: h.app, actor: { kind: 'dev', accountId }, id: s.id });
     expect(view.regError).toMatchObject({ cod: 'REG_CONTINUT_RESPINS', cauza: 'X: motivul registrului', mesaj_registru: 'motivul registrului', http_status: 400 });
   });
 });

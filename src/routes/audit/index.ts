@@ -30,7 +30,7 @@ export function auditRoutes(ctx: AppContext) {
         contentType: 'text/csv; charset=utf-8',
         filename: `prezentari-${q.status}.csv`,
         async produce(write) {
-          for await (const chunk of exportSubmissionsCsv({ ctx, accountId, filters: q })) await write(chunk);
+          for await (const chunk of exportSubmissionsCsv({ ctx, actor: c.get('actor'), filters: q })) await write(chunk);
         },
       });
     },

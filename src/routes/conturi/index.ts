@@ -61,7 +61,7 @@ export function pingRoutes(ctx: AppContext) {
         account_id: actor.accountId,
         mediu: environmentName(ctx.config),
         autentificat_cu_cheie: actor.kind === 'key',
-        are_creds_rar: await hasRegCredentials(ctx, actor.accountId),
+        are_creds_rar: await hasRegCredentials({ ctx, actor }),
         ts: ctx.clock().toISOString(),
       };
       return c.json(answer);

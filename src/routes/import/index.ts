@@ -106,7 +106,7 @@ export function importRoutes(ctx: AppContext) {
       summary: 'Importul, ca la încărcare: status („staging”, „staged”, „committed”, „failed”), rows_staged cât se încarcă, error când a eșuat',
       responses: { 200: { description: 'Importul', schema: BatchAnswer } },
     }),
-    async (c) => c.json(presentBatch(await getImportBatch({ ctx, accountId: c.get('actor').accountId, batchId: batchId(c) }))),
+    async (c) => c.json(presentBatch(await getImportBatch({ ctx, actor: c.get('actor'), batchId: batchId(c) }))),
   );
 
   app.get(
@@ -115,7 +115,7 @@ export function importRoutes(ctx: AppContext) {
       summary: 'Maparea coloanelor importului',
       responses: { 200: { description: 'Antetul și maparea', schema: ColumnMappingAnswer } },
     }),
-    async (c) => c.json(presentColumnMapping(await getImportBatch({ ctx, accountId: c.get('actor').accountId, batchId: batchId(c) }))),
+    async (c) => c.json(presentColumnMapping(await getImportBatch({ ctx, actor: c.get('actor'), batchId: batchId(c) }))),
   );
 
   app.post(
@@ -129,7 +129,7 @@ export function importRoutes(ctx: AppContext) {
     async (c) => {
       const id = batchId(c);
       audit(c, { op: 'column_mapping', batch_id: id });
-      const batch = await saveColumnMapping({ ctx, accountId: c.get('actor').accountId, batchId: id, refs: c.var.body.column_mapping, replace: c.var.body.replace });
+      const batch = await saveColumnMapping({ ctx, actor: c.get('actor'), batchId: id, refs: c.var.body.column_mapping, replace: c.var.body.replace });
       return c.json(presentColumnMapping(batch));
     },
   );
@@ -151,7 +151,7 @@ export function importRoutes(ctx: AppContext) {
       const id = batchId(c);
       const query = parseQuery(c, PreviewQuery);
       if (!query.ok) return query.response;
-      return c.json(presentPreview(await previewImportBatch({ ctx, accountId: c.get('actor').accountId, batchId: id, query: query.data })));
+      return c.json(presentPreview(await previewImportBatch({ ctx, actor: c.get('actor'), batchId: id, query: query.data })));
     },
   );
 
@@ -165,7 +165,7 @@ export function importRoutes(ctx: AppContext) {
     jsonBody(RowEditBody),
     async (c) => {
       const [id, i] = [batchId(c), rowIndex(c)];
-      const change = await editImportRow({ ctx, accountId: c.get('actor').accountId, batchId: id, rowIndex: i, edits: c.var.body, requestId: c.get('requestId') });
+      const change = await editImportRow({ ctx, actor: c.get('actor'), batchId: id, rowIndex: i, edits: c.var.body, requestId: c.get('requestId') });
       return c.json(presentRowChange(change));
     },
   );
@@ -180,7 +180,7 @@ export function importRoutes(ctx: AppContext) {
     jsonBody(RowReviewBody),
     async (c) => {
       const [id, i] = [batchId(c), rowIndex(c)];
-      const change = await setRowReview({ ctx, accountId: c.get('actor').accountId, batchId: id, rowIndex: i, include: c.var.body.include, requestId: c.get('requestId') });
+      const change = await setRowReview({ ctx, actor: c.get('actor'), batchId: id, rowIndex: i, include: c.var.body.include, requestId: c.get('requestId') });
       return c.json(presentRowChange(change));
     },
   );
@@ -200,7 +200,7 @@ export function importRoutes(ctx: AppContext) {
       const actor = c.get('actor');
       const result = await commitImportBatch({
         ctx,
-        accountId: actor.accountId,
+        actor,
         batchId: batchId(c),
         input: c.var.body,
         confirmedBy: actorLabel(actor),
@@ -224,7 +224,7 @@ export function importRoutes(ctx: AppContext) {
     async (c) => {
       const q = parseQuery(c, ExportFailedQuery);
       if (!q.ok) return q.response;
-      const file = await exportFailedRows({ ctx, accountId: c.get('actor').accountId, batchId: batchId(c), format: q.data.format });
+      const file = await exportFailedRows({ ctx, actor: c.get('actor'), batchId: batchId(c), format: q.data.format });
       return streamDownload(c, ctx.journal, file);
     },
   );

@@ -27,7 +27,7 @@ export function mapariRoutes(ctx: AppContext) {
       summary: 'Mapările contului',
       responses: { 200: { description: 'Mapările', schema: listOf(MappingView) } },
     }),
-    async (c) => c.json({ items: (await listMappings({ ctx, accountId: c.get('actor').accountId })).map(presentMapping) }),
+    async (c) => c.json({ items: (await listMappings({ ctx, actor: c.get('actor') })).map(presentMapping) }),
   );
   app.get(
     '/pending',
@@ -35,7 +35,7 @@ export function mapariRoutes(ctx: AppContext) {
       summary: 'Coduri nemapate, cu sugestie preselectată',
       responses: { 200: { description: 'Codurile nemapate', schema: listOf(PendingView) } },
     }),
-    async (c) => c.json({ items: (await pendingOperations({ ctx, accountId: c.get('actor').accountId })).map(presentPending) }),
+    async (c) => c.json({ items: (await pendingOperations({ ctx, actor: c.get('actor') })).map(presentPending) }),
   );
   app.post(
     '/',
@@ -48,10 +48,9 @@ export function mapariRoutes(ctx: AppContext) {
     async (c) => {
       const { mapping, reResolution } = await saveMapping({
         ctx,
-        accountId: c.get('actor').accountId,
+        actor: c.get('actor'),
         input: c.var.body,
         requestId: c.get('requestId'),
-        actor: c.get('actor'),
       });
       const saved: MappingSaved = {
         mapare: { cod_op_service: mapping.codOpService, cod_prestatie: mapping.codPrestatie, auto_send: mapping.autoSend },
@@ -61,7 +60,7 @@ export function mapariRoutes(ctx: AppContext) {
     },
   );
   app.delete('/:code', describeRoute({ summary: 'Șterge o mapare', responses: { 200: { description: 'Ștearsă', schema: Removed } } }), async (c) => {
-    await deleteMapping({ ctx, accountId: c.get('actor').accountId, code: c.req.param('code'), requestId: c.get('requestId'), actor: c.get('actor') });
+    await deleteMapping({ ctx, actor: c.get('actor'), code: c.req.param('code'), requestId: c.get('requestId') });
     return c.json({ deleted: true } satisfies Removed);
   });
   return app;

@@ -88,7 +88,7 @@ export function prezentariRoutes(ctx: AppContext) {
     jsonBody(SubmissionInput),
     checkImage,
     async (c) => {
-      const verdict = await classifyForAccount({ ctx, exec: ctx.db, accountId: c.get('actor').accountId, input: c.var.body });
+      const verdict = await classifyForAccount({ ctx, actor: c.get('actor'), input: c.var.body });
       audit(c, { op: 'dry_run', status: verdict.status });
       return c.json(presentDryRun(verdict));
     },
@@ -104,15 +104,15 @@ export function prezentariRoutes(ctx: AppContext) {
     validQuery(ListQuery),
     async (c) => {
       const q = c.req.valid('query');
-      const { accountId } = c.get('actor');
-      if (q.account_id !== undefined && q.account_id !== accountId) {
+      const actor = c.get('actor');
+      if (q.account_id !== undefined && q.account_id !== actor.accountId) {
         throw new BadRequestError('account_id nu corespunde contului cheii API.', 'account_id');
       }
       const cursor = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
       if (q.cursor !== undefined && cursor === undefined) throw new BadRequestError('Cursorul nu este valid.', 'cursor');
       audit(c, { op: 'list' });
       const { status, cursor: _cursor, account_id: _account, ...filters } = q;
-      const page = await listSubmissions({ ctx, accountId, filters: { ...filters, statuses: status ? [status] : undefined, after: cursor } });
+      const page = await listSubmissions({ ctx, actor, filters: { ...filters, statuses: status ? [status] : undefined, after: cursor } });
       return c.json(presentPage(page));
     },
   );
@@ -123,7 +123,7 @@ export function prezentariRoutes(ctx: AppContext) {
     async (c) => {
       const id = idParam(c.req.param('id'));
       audit(c, { op: 'get', submission_id: id });
-      return c.json(presentSubmission(await getSubmission({ ctx, accountId: c.get('actor').accountId, id })));
+      return c.json(presentSubmission(await getSubmission({ ctx, actor: c.get('actor'), id })));
     },
   );
 
@@ -136,7 +136,7 @@ export function prezentariRoutes(ctx: AppContext) {
     async (c) => {
       const id = idParam(c.req.param('id'));
       audit(c, { op: 'delete', submission_id: id });
-      const { previousStatus } = await deleteSubmission({ ctx, accountId: c.get('actor').accountId, id, requestId: c.get('requestId'), actor: c.get('actor') });
+      const { previousStatus } = await deleteSubmission({ ctx, actor: c.get('actor'), id, requestId: c.get('requestId') });
       return c.json({ submission_id: id, deleted: true, previous_status: previousStatus } satisfies Deleted);
     },
   );
@@ -150,7 +150,7 @@ export function prezentariRoutes(ctx: AppContext) {
     async (c) => {
       const id = idParam(c.req.param('id'));
       audit(c, { op: 'requeue', submission_id: id });
-      const { previousStatus } = await requeueSubmission({ ctx, accountId: c.get('actor').accountId, id, requestId: c.get('requestId'), actor: c.get('actor') });
+      const { previousStatus } = await requeueSubmission({ ctx, actor: c.get('actor'), id, requestId: c.get('requestId') });
       return c.json({ submission_id: id, status: 'queued', previous_status: previousStatus } satisfies Requeued);
     },
   );

@@ -1,5 +1,6 @@
 import type { SubmissionOutcome } from '../../services/submissions/create';
 import type { SubmissionPage, SubmissionRecord } from '../../services/submissions/read';
+import { storedStatus } from '../../services/submissions/store';
 import type { DryRunResult, SubmissionPageView, SubmissionResult, SubmissionView } from './schemas';
 import type { Classification } from '../../domain/classify';
 
@@ -33,7 +34,7 @@ export const presentOutcome = ({ id, ...rest }: SubmissionOutcome): SubmissionRe
 /** The answer to the dry run: a payload the real POST would reject outright is estimated as needs_mapping. */
 export function presentDryRun(verdict: Pick<Classification, 'status' | 'erori' | 'nemapate' | 'motiv' | 'prestatii'>): DryRunResult {
   return {
-    status_estimat: verdict.status === 'error' ? 'needs_mapping' : verdict.status,
+    status_estimat: storedStatus(verdict.status),
     respins: verdict.status === 'error',
     erori: verdict.erori,
     nemapate: verdict.nemapate,

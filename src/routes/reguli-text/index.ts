@@ -19,7 +19,7 @@ export function reguliTextRoutes(ctx: AppContext) {
       summary: 'Regulile text ale contului',
       responses: { 200: { description: 'Regulile', schema: listOf(TextRuleView) } },
     }),
-    async (c) => c.json({ items: (await listTextRules({ ctx, accountId: c.get('actor').accountId })).map(presentTextRule) }),
+    async (c) => c.json({ items: (await listTextRules({ ctx, actor: c.get('actor') })).map(presentTextRule) }),
   );
   app.post(
     '/',
@@ -29,8 +29,7 @@ export function reguliTextRoutes(ctx: AppContext) {
       responses: { 201: { description: 'Regula creată', schema: TextRuleSaved }, 400: 'Codul nu există în nomenclator' },
     }),
     jsonBody(TextRuleInput),
-    async (c) =>
-      c.json(presentSaved(await saveTextRule({ ctx, accountId: c.get('actor').accountId, input: c.var.body, requestId: c.get('requestId'), actor: c.get('actor') })), 201),
+    async (c) => c.json(presentSaved(await saveTextRule({ ctx, actor: c.get('actor'), input: c.var.body, requestId: c.get('requestId') })), 201),
   );
   app.put(
     '/:id',
@@ -42,12 +41,12 @@ export function reguliTextRoutes(ctx: AppContext) {
     jsonBody(TextRuleInput),
     async (c) => {
       const id = idParam(c.req.param('id'), INT4_MAX);
-      return c.json(presentSaved(await saveTextRule({ ctx, accountId: c.get('actor').accountId, input: c.var.body, id, requestId: c.get('requestId'), actor: c.get('actor') })));
+      return c.json(presentSaved(await saveTextRule({ ctx, actor: c.get('actor'), input: c.var.body, id, requestId: c.get('requestId') })));
     },
   );
   app.delete('/:id', describeRoute({ summary: 'Șterge o regulă text', responses: { 200: { description: 'Ștearsă', schema: Removed } } }), async (c) => {
     const id = idParam(c.req.param('id'), INT4_MAX);
-    await deleteTextRule({ ctx, accountId: c.get('actor').accountId, id, requestId: c.get('requestId'), actor: c.get('actor') });
+    await deleteTextRule({ ctx, actor: c.get('actor'), id, requestId: c.get('requestId') });
     return c.json({ deleted: true } satisfies Removed);
   });
   return app;

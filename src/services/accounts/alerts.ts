@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../../../db/client';
-import type { AppContext } from '../../context';
+import type { Actor, AppContext } from '../../context';
 import { CREDENTIAL_WAIT } from '../../domain/statuses';
 
 /** The registry refused the account's last login: when, and the registry's words. */
@@ -38,7 +38,8 @@ const asDate = (v: Date | string) => (v instanceof Date ? v : new Date(v));
  * last `rar_login` from app_events_account_event_idx. `executor` lets the credentials save read
  * the count it requeues inside its own transaction.
  */
-export async function accountAlerts({ ctx, accountId, executor = ctx.db }: { ctx: AppContext; accountId: number; executor?: Executor }): Promise<AccountAlerts> {
+export async function accountAlerts({ ctx, actor, executor = ctx.db }: { ctx: AppContext; actor: Actor; executor?: Executor }): Promise<AccountAlerts> {
+  const { accountId } = actor;
   const result = await executor.execute(sql`
     SELECT a.reg_creds_enc IS NOT NULL AS has_creds, a.reg_creds_set_at AS creds_set_at,
       (SELECT count(*)::int FROM submissions WHERE scope_account_id = ${accountId} AND status = ${CREDENTIAL_WAIT.status}

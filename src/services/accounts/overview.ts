@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, sql } from 'drizzle-orm';
 import { accounts, apiKeys, appEvents } from '../../../db/schema';
-import type { AppContext } from '../../context';
+import type { Actor, AppContext } from '../../context';
 import { NotFoundError } from '../../errors';
 
 /** The registry's token lives 30 hours: a login within them means the session is live. */
@@ -44,7 +44,8 @@ async function lastEvent(ctx: AppContext, accountId: number, event: string, wher
  * set and since when (never the credentials), the on_unmapped_error default, and the
  * account's last successful registry login and the last login's outcome.
  */
-export async function accountOverview({ ctx, accountId }: { ctx: AppContext; accountId: number }) {
+export async function accountOverview({ ctx, actor }: { ctx: AppContext; actor: Actor }) {
+  const { accountId } = actor;
   const [account] = await ctx.db
     .select({
       name: accounts.name,

@@ -4,7 +4,7 @@ import type { Actor, AppContext } from '../../context';
 import { withTransaction } from '../../context';
 import type { RegCredentials } from '../../domain/submission-input';
 import { journalActor } from '../../journal/actor';
-import { REQUEUED } from '../submissions/lifecycle';
+import { REQUEUED } from '../submissions/store';
 
 /**
  * Stores the account's durable registry credentials, encrypted, and wakes its submissions
@@ -77,7 +77,7 @@ export async function setUnmappedDefault({ ctx, actor, reject, requestId }: { ct
   ctx.journal.write({ event: 'cont_on_unmapped_error', requestId, accountId: actor.accountId, data: { on_unmapped_error_default: reject ? 1 : 0, ...journalActor(actor) } });
 }
 
-export async function hasRegCredentials(ctx: AppContext, accountId: number): Promise<boolean> {
-  const [row] = await ctx.db.select({ enc: accounts.regCredsEnc }).from(accounts).where(eq(accounts.id, accountId));
+export async function hasRegCredentials({ ctx, actor }: { ctx: AppContext; actor: Actor }): Promise<boolean> {
+  const [row] = await ctx.db.select({ enc: accounts.regCredsEnc }).from(accounts).where(eq(accounts.id, actor.accountId));
   return Boolean(row?.enc);
 }

@@ -1,4 +1,4 @@
-import type { AppContext } from '../../context';
+import type { Actor, AppContext } from '../../context';
 import { formatDate, formatInstant } from '../export/format';
 import { CSV_BOM, csvLine } from './csv';
 
@@ -50,7 +50,8 @@ interface ExportRow {
  * The image is never exported; dates filter `dataPrestatie`. Dates are `dd.mm.yyyy`, instants
  * Bucharest time.
  */
-export async function* exportSubmissionsCsv({ ctx, accountId, filters }: { ctx: AppContext; accountId: number; filters: ExportFilters }): AsyncGenerator<string> {
+export async function* exportSubmissionsCsv({ ctx, actor, filters }: { ctx: AppContext; actor: Actor; filters: ExportFilters }): AsyncGenerator<string> {
+  const { accountId } = actor;
   const { sql } = ctx;
   yield CSV_BOM + csvLine(EXPORT_COLUMNS);
   const cursor = sql<ExportRow[]>`

@@ -6,7 +6,7 @@ import type { ImportBatchStatus } from '../../domain/import-state';
 import { readColumnMapping, type ColumnMapping, type HeaderDrift } from '../../domain/import-header';
 import { NotFoundError } from '../../errors';
 import { RETENTION_DAYS } from '../submissions/retention';
-import type { AppContext } from '../../context';
+import type { Actor, AppContext } from '../../context';
 import { readStagingFailure, type StagingFailure } from './staging-failure';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -110,7 +110,7 @@ export async function loadBatch(exec: Executor, accountId: number, batchId: numb
 }
 
 /** The batch as an API read gets it (NotFoundError for another account's). */
-export const getImportBatch = ({ ctx, accountId, batchId }: { ctx: AppContext; accountId: number; batchId: number }) => loadBatch(ctx.db, accountId, batchId);
+export const getImportBatch = ({ ctx, actor, batchId }: { ctx: AppContext; actor: Actor; batchId: number }) => loadBatch(ctx.db, actor.accountId, batchId);
 
 /** Every row of the file is staged: not `staging` (the rest is being staged) nor `failed` (its rows were removed). */
 export const hasAllRows = (batch: Pick<LoadedBatch, 'status'>) => batch.status !== 'staging' && batch.status !== 'failed';

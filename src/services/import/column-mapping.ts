@@ -1,7 +1,7 @@
 import { AppError } from '../../errors';
 import { eq } from 'drizzle-orm';
 import { importBatches } from '../../../db/schema';
-import type { AppContext } from '../../context';
+import type { Actor, AppContext } from '../../context';
 import { withTransaction } from '../../context';
 import { headerKey, IMPORT_FIELDS, type ColumnMapping, type ImportField } from '../../domain/import-header';
 import { assertStaged, loadBatch, type MappingState } from './batch';
@@ -55,17 +55,18 @@ export function mergeColumnMapping(current: ColumnMapping, given: ColumnMapping,
  */
 export async function saveColumnMapping({
   ctx,
-  accountId,
+  actor,
   batchId,
   refs,
   replace = false,
 }: {
   ctx: AppContext;
-  accountId: number;
+  actor: Actor;
   batchId: number;
   refs: Partial<Record<ImportField, ColumnRef>>;
   replace?: boolean;
 }) {
+  const { accountId } = actor;
   return withTransaction(ctx, undefined, async (tx) => {
     const batch = await loadBatch(tx, accountId, batchId, { forUpdate: true });
     assertStaged(batch);

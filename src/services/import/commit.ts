@@ -1,12 +1,11 @@
 import { AppError } from '../../errors';
-import type { SubmissionStatus } from '../../domain/statuses';
 import { eq, sql } from 'drizzle-orm';
 import type { Executor } from '../../../db/client';
-import { importAttestations, importBatches, submissions } from '../../../db/schema';
-import type { AppContext } from '../../context';
+import { importAttestations, importBatches } from '../../../db/schema';
+import type { Actor, AppContext } from '../../context';
 import { withTransaction } from '../../context';
 import { COMMITTED_STATES } from '../../domain/import-state';
-import { purgeAfterFor } from '../submissions/retention';
+import { contentColumns, insertImported, verdictColumns } from '../submissions/store';
 import { assertStaged, loadBatch, type LoadedBatch } from './batch';
 import { refreshDerived, type Derivation } from './freshness';
 import { readRow, stagedRowsAt } from './rows';
@@ -29,34 +28,20 @@ async function insertChunk(ctx: AppContext, tx: Executor, batch: LoadedBatch, de
   const values = staged.map((row) => {
     const { verdict, key } = readRow(row, batch, derivation.resolution, derivation.now, ctx.keyring);
     // An included needs_review row is content-valid and resolved: it queues like any other.
-    const status: SubmissionStatus = verdict.status === 'needs_data' ? 'needs_data' : 'queued';
-    const { content } = verdict;
+    const status = verdict.status === 'needs_data' ? 'needs_data' : 'queued';
     return {
       accountId: batch.accountId,
-      status,
-      payloadJson: content,
-      idempotencyKey: key,
-      vin: content.vin,
-      nrInm: content.nrInm,
-      dataPrestatie: content.dataPrestatie,
-      prestatii: verdict.prestatii,
-      erori: verdict.erori,
-      nemapate: verdict.nemapate,
-      motiv: verdict.motiv,
       batchId: batch.id,
       rowIndex: row.row_index,
-      purgeAfter: purgeAfterFor(status, derivation.now),
       requestId,
       createdAt: derivation.now,
       updatedAt: derivation.now,
+      ...contentColumns(verdict.content, key),
+      ...verdictColumns(verdict, derivation.now, status),
     };
   });
   if (values.length === 0) return [];
-  const inserted = await tx
-    .insert(submissions)
-    .values(values)
-    .onConflictDoNothing({ target: submissions.idempotencyKey })
-    .returning({ id: submissions.id, rowIndex: submissions.rowIndex, status: submissions.status });
+  const inserted = await insertImported(tx, values);
   await tx.execute(sql`
     UPDATE import_rows r SET submission_id = v.id
     FROM jsonb_to_recordset(${JSON.stringify(inserted)}::jsonb) AS v("rowIndex" int, id bigint)
@@ -72,19 +57,20 @@ async function insertChunk(ctx: AppContext, tx: Executor, batch: LoadedBatch, de
  */
 export async function commitImportBatch({
   ctx,
-  accountId,
+  actor,
   batchId,
   input,
   confirmedBy,
   requestId,
 }: {
   ctx: AppContext;
-  accountId: number;
+  actor: Actor;
   batchId: number;
   input: CommitInput;
   confirmedBy: string;
   requestId: string;
 }) {
+  const { accountId } = actor;
   return withTransaction(ctx, undefined, async (tx) => {
     const batch = await loadBatch(tx, accountId, batchId, { forUpdate: true });
     assertStaged(batch);

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../../../db/client';
-import type { AppContext } from '../../context';
+import type { Actor, AppContext } from '../../context';
 import { withTransaction } from '../../context';
 import type { ImportField } from '../../domain/import-header';
 import { mergeOverride, readOverride } from '../../domain/import-row';
@@ -56,19 +56,20 @@ export type RowChange = Awaited<ReturnType<typeof currentRow>>;
  */
 export async function editImportRow({
   ctx,
-  accountId,
+  actor,
   batchId,
   rowIndex,
   edits,
   requestId,
 }: {
   ctx: AppContext;
-  accountId: number;
+  actor: Actor;
   batchId: number;
   rowIndex: number;
   edits: RowEdits;
   requestId: string;
 }) {
+  const { accountId } = actor;
   const result = await withTransaction(ctx, undefined, async (tx) => {
     const { batch, row } = await lockRow(tx, accountId, batchId, rowIndex);
     const current = row.override_json ? readSealed(ctx.keyring, row.override_json) : null;
@@ -86,19 +87,20 @@ export async function editImportRow({
 /** Includes (or holds again) a row held for review: its odometer is lower than one already recorded. */
 export async function setRowReview({
   ctx,
-  accountId,
+  actor,
   batchId,
   rowIndex,
   include,
   requestId,
 }: {
   ctx: AppContext;
-  accountId: number;
+  actor: Actor;
   batchId: number;
   rowIndex: number;
   include: boolean;
   requestId: string;
 }) {
+  const { accountId } = actor;
   const result = await withTransaction(ctx, undefined, async (tx) => {
     const { batch } = await lockRow(tx, accountId, batchId, rowIndex);
     await tx.execute(sql`UPDATE import_rows SET include_review = ${include ? 1 : 0} WHERE batch_id = ${batchId} AND row_index = ${rowIndex}`);

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { AppContext } from '../../context';
+import type { Actor, AppContext } from '../../context';
 import { withTransaction } from '../../context';
 import { cellText, serialToIsoDate, type CellValue } from '../../domain/import-cells';
 import { COMMITTED_STATES, stateReason } from '../../domain/import-state';
@@ -113,7 +113,8 @@ async function writeFailedXlsx(write: ChunkSink, batch: LoadedBatch, pages: Asyn
  * (404 for another account's, 409 while staging or failed) and its derived states brought up
  * to date now, under its lock; the file itself is produced when the transport streams it.
  */
-export async function exportFailedRows({ ctx, accountId, batchId, format }: { ctx: AppContext; accountId: number; batchId: number; format: FailedFormat }): Promise<ExportFile> {
+export async function exportFailedRows({ ctx, actor, batchId, format }: { ctx: AppContext; actor: Actor; batchId: number; format: FailedFormat }): Promise<ExportFile> {
+  const { accountId } = actor;
   const derivation = await withTransaction(ctx, undefined, async (tx) => {
     const batch = await loadBatch(tx, accountId, batchId, { forUpdate: true });
     assertComplete(batch);

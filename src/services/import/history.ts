@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { AppContext } from '../../context';
+import type { Actor, AppContext } from '../../context';
 import type { ImportBatchStatus } from '../../domain/import-state';
 import type { SubmissionStatus } from '../../domain/statuses';
 import { readStagingFailure, type StagingFailure } from './staging-failure';
@@ -21,7 +21,8 @@ export interface ImportBatchItem {
  * The account's imports, newest first (the import screen's "Importuri anterioare"), so that a
  * clerk comes back to one left half done. A user is named by e-mail, a key by its label.
  */
-export async function listImportBatches({ ctx, accountId, limit = 20 }: { ctx: AppContext; accountId: number; limit?: number }): Promise<ImportBatchItem[]> {
+export async function listImportBatches({ ctx, actor, limit = 20 }: { ctx: AppContext; actor: Actor; limit?: number }): Promise<ImportBatchItem[]> {
+  const { accountId } = actor;
   const rows = await ctx.db.execute<{
     id: number;
     filename: string | null;
@@ -51,15 +52,8 @@ export async function listImportBatches({ ctx, accountId, limit = 20 }: { ctx: A
 }
 
 /** How the submissions a committed import made stand now, by status: the rows followed until sent. */
-export async function batchSubmissionStatuses({
-  ctx,
-  accountId,
-  batchId,
-}: {
-  ctx: AppContext;
-  accountId: number;
-  batchId: number;
-}): Promise<Partial<Record<SubmissionStatus, number>>> {
+export async function batchSubmissionStatuses({ ctx, actor, batchId }: { ctx: AppContext; actor: Actor; batchId: number }): Promise<Partial<Record<SubmissionStatus, number>>> {
+  const { accountId } = actor;
   const rows = await ctx.db.execute<{ status: SubmissionStatus; n: number }>(sql`
     SELECT status, count(*)::int AS n FROM submissions WHERE scope_account_id = ${accountId} AND batch_id = ${batchId} GROUP BY status`);
   return Object.fromEntries(rows.map((r) => [r.status, r.n]));

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../../../db/client';
-import type { AppContext } from '../../context';
+import type { Actor, AppContext } from '../../context';
 import { withTransaction } from '../../context';
 import { stateReason, type RowState } from '../../domain/import-state';
 import { hasAllRows, loadBatch, type LoadedBatch } from './batch';
@@ -54,7 +54,8 @@ export interface PreviewQuery {
  * tells how far the rest got), a `failed` one no rows and its `error`; neither is derived
  * again here (stagingDerivation).
  */
-export async function previewImportBatch({ ctx, accountId, batchId, query }: { ctx: AppContext; accountId: number; batchId: number; query: PreviewQuery }) {
+export async function previewImportBatch({ ctx, actor, batchId, query }: { ctx: AppContext; actor: Actor; batchId: number; query: PreviewQuery }) {
+  const { accountId } = actor;
   return withTransaction(ctx, undefined, async (tx) => {
     const batch = await loadBatch(tx, accountId, batchId, { forUpdate: true });
     const derivation = hasAllRows(batch) ? await refreshDerived(ctx, tx, batch) : await stagingDerivation(ctx, tx, batch);

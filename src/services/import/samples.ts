@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { AppContext } from '../../context';
+import type { Actor, AppContext } from '../../context';
 import { cellText, isBlank, splitCodes } from '../../domain/import-cells';
 import { IMPORT_FIELDS, type ImportField } from '../../domain/import-header';
 import { toSubmissionInput } from '../../domain/import-row';
@@ -41,7 +41,8 @@ function readAs(field: ImportField, cell: Parameters<typeof toSubmissionInput>[0
  * dd.mm.yyyy dates, `154200.0` or `154.200` odometers). Reads the rows only, so a batch still
  * staging has samples as soon as its first part is in.
  */
-export async function columnSamples({ ctx, accountId, batchId }: { ctx: AppContext; accountId: number; batchId: number }): Promise<Sample[][]> {
+export async function columnSamples({ ctx, actor, batchId }: { ctx: AppContext; actor: Actor; batchId: number }): Promise<Sample[][]> {
+  const { accountId } = actor;
   const batch = await loadBatch(ctx.db, accountId, batchId);
   const indexes = await ctx.db.execute<{ row_index: number }>(sql`
     SELECT row_index FROM import_rows WHERE batch_id = ${batch.id} ORDER BY row_index LIMIT ${LOOK_AT}`);

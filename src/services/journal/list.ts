@@ -1,6 +1,7 @@
 import { and, desc, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
 import { appEvents } from '../../../db/schema';
-import type { AppContext } from '../../context';
+import type { Actor, AppContext } from '../../context';
+import { journalScope } from '../roles';
 import { actorRefOf, nameActors, type JournalActorName } from './actors';
 
 export interface JournalFilters {
@@ -33,10 +34,11 @@ export interface JournalRecord {
 const bucharestDay = (day: string) => sql`(${day}::date::timestamp AT TIME ZONE 'Europe/Bucharest')`;
 
 /**
- * A page of the journal, newest first. `accountId` null is every account's journal (an admin);
- * a user's view is always narrowed to their account.
+ * A page of the journal, newest first: every account's for an administrator (roles.ts), else
+ * always narrowed to the actor's account. `allAccounts` says which one it is.
  */
-export async function listJournal({ ctx, accountId, filters }: { ctx: AppContext; accountId: number | null; filters: JournalFilters }) {
+export async function listJournal({ ctx, actor, filters }: { ctx: AppContext; actor: Actor; filters: JournalFilters }) {
+  const accountId = journalScope(actor);
   const where: SQL[] = [];
   if (accountId !== null) where.push(eq(appEvents.accountId, accountId));
   if (filters.event) where.push(eq(appEvents.event, filters.event));
@@ -55,5 +57,5 @@ export async function listJournal({ ctx, accountId, filters }: { ctx: AppContext
   const refs = page.map((r) => actorRefOf(r.data));
   const name = await nameActors({ ctx, accountId, refs });
   const items: JournalRecord[] = page.map((r, i) => ({ ...r, by: name(refs[i] ?? null) }));
-  return { items, nextBefore: rows.length > filters.limit ? (items.at(-1)?.id ?? null) : null };
+  return { items, nextBefore: rows.length > filters.limit ? (items.at(-1)?.id ?? null) : null, allAccounts: accountId === null };
 }

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { AppContext } from '../../context';
+import type { Actor, AppContext } from '../../context';
 import { parseActorLabel } from '../../journal/actor';
 import { nameActors, type JournalActorName } from '../journal/actors';
 
@@ -21,7 +21,8 @@ const PER_CODE = 20;
  * code. Read from the journal (filtered by account in the query), after flushing it, so the
  * change just made is in it.
  */
-export async function mappingHistory({ ctx, accountId, codes }: { ctx: AppContext; accountId: number; codes: string[] }): Promise<Map<string, MappingChange[]>> {
+export async function mappingHistory({ ctx, actor, codes }: { ctx: AppContext; actor: Actor; codes: string[] }): Promise<Map<string, MappingChange[]>> {
+  const { accountId } = actor;
   const byCode = new Map<string, MappingChange[]>();
   if (codes.length === 0) return byCode;
   await ctx.journal.flush();

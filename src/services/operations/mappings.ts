@@ -23,7 +23,8 @@ export interface MappingRecord {
   updatedAt: Date;
 }
 
-export async function listMappings({ ctx, accountId }: { ctx: AppContext; accountId: number }): Promise<MappingRecord[]> {
+export async function listMappings({ ctx, actor }: { ctx: AppContext; actor: Actor }): Promise<MappingRecord[]> {
+  const { accountId } = actor;
   const rows = await ctx.db
     .select({ m: operationMappings, denumire: nomenclator.denumire })
     .from(operationMappings)
@@ -44,7 +45,8 @@ export interface PendingOperation {
 }
 
 /** The account's unmapped codes (filtered by account in the query), each with a preselected suggestion. */
-export async function pendingOperations({ ctx, accountId }: { ctx: AppContext; accountId: number }): Promise<PendingOperation[]> {
+export async function pendingOperations({ ctx, actor }: { ctx: AppContext; actor: Actor }): Promise<PendingOperation[]> {
+  const { accountId } = actor;
   const rows = await ctx.db.execute<{ cod: string; n: number; denumire: string | null }>(sql`
     SELECT code AS cod, count(DISTINCT s.id)::int AS n, max(item.value->>'denumire') AS denumire
     FROM submissions s
@@ -83,21 +85,20 @@ type MappingPair = { cod_op_service: string; cod_prestatie: string; auto_send?: 
  */
 export async function saveMappings({
   ctx,
-  accountId,
   pairs,
   requestId,
   actor,
   onlyNew = false,
 }: {
   ctx: AppContext;
-  accountId: number;
   pairs: MappingPair[];
   requestId: string;
   /** Who saved it, for the journal. */
-  actor?: Actor;
+  actor: Actor;
   /** The clerk confirmed these codes as unmapped: one mapped meanwhile refuses them all (ConflictError). */
   onlyNew?: boolean;
 }) {
+  const { accountId } = actor;
   const rows = pairs.map((p) => ({ from: p.cod_op_service.trim().toUpperCase(), to: p.cod_prestatie.trim().toUpperCase(), autoSend: p.auto_send ?? true }));
   for (const r of rows) await assertKnownCode(ctx, r.to);
   const { before, reclasificate } = await withRetriedTransaction(ctx, async (tx) => {
@@ -134,8 +135,8 @@ export async function saveMappings({
 }
 
 /** Saves one mapping (see saveMappings). */
-export async function saveMapping({ ctx, accountId, input, requestId, actor }: { ctx: AppContext; accountId: number; input: MappingPair; requestId: string; actor?: Actor }) {
-  const { mappings, reResolution } = await saveMappings({ ctx, accountId, pairs: [input], requestId, actor });
+export async function saveMapping({ ctx, input, requestId, actor }: { ctx: AppContext; input: MappingPair; requestId: string; actor: Actor }) {
+  const { mappings, reResolution } = await saveMappings({ ctx, pairs: [input], requestId, actor });
   return { mapping: mappings[0]!, reResolution };
 }
 
@@ -144,31 +145,19 @@ export async function saveMapping({ ctx, accountId, input, requestId, actor }: {
  * are re-resolved: what was queued or sent with the old code stays as it is (a registry record
  * cannot be taken back). Another account's mapping is the same 404 as a missing one.
  */
-export async function changeMapping({
-  ctx,
-  accountId,
-  code,
-  codPrestatie,
-  requestId,
-  actor,
-}: {
-  ctx: AppContext;
-  accountId: number;
-  code: string;
-  codPrestatie: string;
-  requestId: string;
-  actor?: Actor;
-}) {
+export async function changeMapping({ ctx, code, codPrestatie, requestId, actor }: { ctx: AppContext; code: string; codPrestatie: string; requestId: string; actor: Actor }) {
+  const { accountId } = actor;
   const from = code.trim().toUpperCase();
   const [existing] = await ctx.db
     .select({ id: operationMappings.id })
     .from(operationMappings)
     .where(and(eq(operationMappings.accountId, accountId), eq(operationMappings.codOpService, from)));
   if (!existing) throw new NotFoundError();
-  return saveMapping({ ctx, accountId, input: { cod_op_service: from, cod_prestatie: codPrestatie }, requestId, actor });
+  return saveMapping({ ctx, input: { cod_op_service: from, cod_prestatie: codPrestatie }, requestId, actor });
 }
 
-export async function deleteMapping({ ctx, accountId, code, requestId, actor }: { ctx: AppContext; accountId: number; code: string; requestId: string; actor?: Actor }) {
+export async function deleteMapping({ ctx, code, requestId, actor }: { ctx: AppContext; code: string; requestId: string; actor: Actor }) {
+  const { accountId } = actor;
   const from = code.trim().toUpperCase();
   const deleted = await ctx.db
     .delete(operationMappings)

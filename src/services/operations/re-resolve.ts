@@ -3,7 +3,7 @@ import type { Executor } from '../../../db/client';
 import type { AppContext } from '../../context';
 import type { CanonicalContent } from '../../domain/canonical';
 import { classifyContent } from '../../domain/classify';
-import { purgeAfterFor } from '../submissions/retention';
+import { rewriteVerdicts, storedStatus, verdictColumns } from '../submissions/store';
 import { loadResolutionContext } from './context';
 
 export interface ReResolution {
@@ -33,28 +33,13 @@ export async function reResolveHeld(ctx: AppContext, tx: Executor, accountId: nu
   const now = ctx.clock();
   const updates = rows.map((row) => {
     const verdict = classifyContent(row.payload_json, resolution, { rejectUnmapped: false, now });
-    const status = verdict.status === 'error' ? 'needs_mapping' : verdict.status;
+    const status = storedStatus(verdict.status);
     counts[status] += 1;
     for (const hit of verdict.ruleHits) {
       ctx.journal.write({ event: 'text_rule_hit', requestId: row.request_id, accountId, submissionId: Number(row.id), data: { ...hit } });
     }
-    return {
-      id: Number(row.id),
-      status,
-      prestatii: verdict.prestatii,
-      erori: verdict.erori,
-      nemapate: verdict.nemapate,
-      motiv: verdict.motiv,
-      purge_after: purgeAfterFor(status, now)?.toISOString() ?? null,
-    };
+    return { id: Number(row.id), ...verdictColumns(verdict, now, status) };
   });
-  await tx.execute(sql`
-    UPDATE submissions s SET status = v.status, prestatii = v.prestatii, erori = v.erori, nemapate = v.nemapate,
-      motiv = v.motiv, purge_after = v.purge_after, updated_at = now()
-    FROM jsonb_to_recordset(${JSON.stringify(updates)}::jsonb)
-      AS v(id bigint, status text, prestatii jsonb, erori jsonb, nemapate jsonb, motiv text, purge_after timestamptz)
-    WHERE s.id = v.id
-      -- Only rows whose classification changed are written.
-      AND (s.status, s.prestatii, s.erori, s.nemapate, s.motiv) IS DISTINCT FROM (v.status, v.prestatii, v.erori, v.nemapate, v.motiv)`);
+  await rewriteVerdicts(tx, updates);
   return counts;
 }

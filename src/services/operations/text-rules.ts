@@ -22,27 +22,15 @@ function toRecord(r: typeof textRules.$inferSelect): TextRuleRecord {
   return { id: r.id, pattern: r.pattern, codPrestatie: r.codPrestatie, priority: r.priority, createdAt: r.createdAt };
 }
 
-export async function listTextRules({ ctx, accountId }: { ctx: AppContext; accountId: number }): Promise<TextRuleRecord[]> {
+export async function listTextRules({ ctx, actor }: { ctx: AppContext; actor: Actor }): Promise<TextRuleRecord[]> {
+  const { accountId } = actor;
   const rows = await ctx.db.select().from(textRules).where(eq(textRules.accountId, accountId)).orderBy(asc(textRules.priority), asc(textRules.id));
   return rows.map(toRecord);
 }
 
 /** Creates or replaces (with `id`) a rule; held submissions are re-resolved in the same transaction. */
-export async function saveTextRule({
-  ctx,
-  accountId,
-  input,
-  id,
-  requestId,
-  actor,
-}: {
-  ctx: AppContext;
-  accountId: number;
-  input: TextRuleInput;
-  id?: number;
-  requestId: string;
-  actor?: Actor;
-}) {
+export async function saveTextRule({ ctx, input, id, requestId, actor }: { ctx: AppContext; input: TextRuleInput; id?: number; requestId: string; actor: Actor }) {
+  const { accountId } = actor;
   const values = { pattern: input.pattern.trim(), codPrestatie: input.cod_prestatie.trim().toUpperCase(), priority: input.priority ?? 100 };
   await assertKnownCode(ctx, values.codPrestatie);
   const { row, reclasificate } = await withRetriedTransaction(ctx, async (tx) => {
@@ -69,7 +57,8 @@ export async function saveTextRule({
   return { rule: toRecord(row), reResolution: reclasificate };
 }
 
-export async function deleteTextRule({ ctx, accountId, id, requestId, actor }: { ctx: AppContext; accountId: number; id: number; requestId: string; actor?: Actor }) {
+export async function deleteTextRule({ ctx, id, requestId, actor }: { ctx: AppContext; id: number; requestId: string; actor: Actor }) {
+  const { accountId } = actor;
   const deleted = await ctx.db
     .delete(textRules)
     .where(and(eq(textRules.id, id), eq(textRules.accountId, accountId)))

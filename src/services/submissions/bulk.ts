@@ -9,6 +9,7 @@ import { allows, DELETABLE, refusal, type SubmissionStatus } from '../../domain/
 import { ConflictError } from '../../errors';
 import { dashboardWhere, type DashboardFilters } from './dashboard';
 import { requeueChanges } from './lifecycle';
+import { updateSubmissions } from './store';
 
 // Delete or requeue many submissions at once, in two steps: `previewBulk` counts what the
 // selection matches now and which of those the per-row rules allow (the confirmation says
@@ -93,7 +94,8 @@ async function plan(
 }
 
 /** The confirmation's numbers: read only, nothing locked. */
-export async function previewBulk({ ctx, accountId, action, target }: { ctx: AppContext; accountId: number; action: BulkAction; target: BulkTarget }): Promise<BulkPlan> {
+export async function previewBulk({ ctx, actor, action, target }: { ctx: AppContext; actor: Actor; action: BulkAction; target: BulkTarget }): Promise<BulkPlan> {
+  const { accountId } = actor;
   const { updates: _updates, ...counted } = await plan(ctx, ctx.db, accountId, action, target, await candidates(ctx.db, accountId, target, false));
   return counted;
 }
@@ -105,7 +107,6 @@ export async function previewBulk({ ctx, accountId, action, target }: { ctx: App
  */
 export async function applyBulk({
   ctx,
-  accountId,
   action,
   target,
   confirmed,
@@ -113,13 +114,13 @@ export async function applyBulk({
   requestId,
 }: {
   ctx: AppContext;
-  accountId: number;
   action: BulkAction;
   target: BulkTarget;
   confirmed: string;
   actor: Actor;
   requestId: string;
 }): Promise<{ done: number }> {
+  const { accountId } = actor;
   return withTransaction(ctx, undefined, async (tx) => {
     const rows = await candidates(tx, accountId, target, true);
     const now = await plan(ctx, tx, accountId, action, target, rows);
@@ -136,17 +137,9 @@ export async function applyBulk({
       // An `error` row only goes back to the queue: those in one statement; a held one carries
       // its fresh classification, one statement each.
       const plain = rows.filter((r) => chosen.has(r.id) && r.status === 'error').map((r) => r.id);
-      if (plain.length > 0)
-        await tx
-          .update(submissions)
-          .set({ ...now.updates.get(plain[0]!)!, updatedAt: sql`now()` })
-          .where(inArray(submissions.id, plain));
+      if (plain.length > 0) await updateSubmissions(tx, plain, now.updates.get(plain[0]!)!);
       for (const [id, update] of now.updates) {
-        if (from.get(id) !== 'error')
-          await tx
-            .update(submissions)
-            .set({ ...update, updatedAt: sql`now()` })
-            .where(eq(submissions.id, id));
+        if (from.get(id) !== 'error') await updateSubmissions(tx, [id], update);
       }
     }
     const event = action === 'delete' ? 'submission_deleted' : 'submission_requeued';

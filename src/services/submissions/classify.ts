@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import type { Executor } from '../../../db/client';
 import { accounts } from '../../../db/schema';
-import type { AppContext } from '../../context';
+import type { Actor, AppContext } from '../../context';
 import { canonicalize } from '../../domain/canonical';
 import { classifyContent, type Classification } from '../../domain/classify';
 import type { SubmissionInput } from '../../domain/submission-input';
@@ -16,7 +16,18 @@ export async function accountRejectsUnmapped(exec: Executor, accountId: number):
  * The verdict for a payload, exactly as POST /v1/prezentari reaches it. The dry run is this
  * call and nothing else, so the two cannot diverge.
  */
-export async function classifyForAccount({ ctx, exec, accountId, input }: { ctx: AppContext; exec: Executor; accountId: number; input: SubmissionInput }): Promise<Classification> {
+export async function classifyForAccount({
+  ctx,
+  actor,
+  input,
+  exec = ctx.db,
+}: {
+  ctx: AppContext;
+  actor: Actor;
+  input: SubmissionInput;
+  exec?: Executor;
+}): Promise<Classification> {
+  const { accountId } = actor;
   const content = canonicalize(input);
   const resolution = await loadResolutionContext(ctx, exec, accountId, content.prestatii);
   const now = ctx.clock();

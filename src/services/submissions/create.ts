@@ -1,4 +1,5 @@
-import { sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
+import { submissions } from '../../../db/schema';
 import type { AppContext, Actor } from '../../context';
 import { withTransaction } from '../../context';
 import { idempotencyKey, legacyIdempotencyKey } from '../../domain/idempotency';
@@ -7,7 +8,7 @@ import type { SubmissionInput } from '../../domain/submission-input';
 import { contentError, readRegError, type ContentError } from '../../errors';
 import { classifyForAccount } from './classify';
 import type { StoredRow } from './insert-batcher';
-import { purgeAfterFor } from './retention';
+import { contentColumns, REQUEUED, verdictColumns } from './store';
 
 /** What a post did: the submission (none when rejected outright), its state and verdict, and whether it was already there. */
 export interface SubmissionOutcome {
@@ -22,7 +23,7 @@ export interface SubmissionOutcome {
 
 export async function createSubmission({ ctx, actor, input, requestId }: { ctx: AppContext; actor: Actor; input: SubmissionInput; requestId: string }): Promise<SubmissionOutcome> {
   const accountId = actor.accountId;
-  const verdict = await classifyForAccount({ ctx, exec: ctx.db, accountId, input });
+  const verdict = await classifyForAccount({ ctx, actor, input });
   for (const hit of verdict.ruleHits) {
     ctx.journal.write({ event: 'text_rule_hit', requestId, accountId, data: { ...hit } });
   }
@@ -35,21 +36,12 @@ export async function createSubmission({ ctx, actor, input, requestId }: { ctx: 
   const credsEnc = input.reg_credentials ? ctx.keyring.encrypt(JSON.stringify(input.reg_credentials)) : null;
   const { content } = verdict;
   const row = await ctx.inserts.insert({
-    account_id: accountId,
-    status: verdict.status,
-    payload_json: content,
-    idempotency_key: idempotencyKey(accountId, content),
-    legacy_key: legacyIdempotencyKey(content),
-    vin: content.vin,
-    nr_inm: content.nrInm,
-    data_prestatie: content.dataPrestatie,
-    prestatii: verdict.prestatii,
-    erori: verdict.erori,
-    nemapate: verdict.nemapate,
-    motiv: verdict.motiv,
-    reg_creds_enc: credsEnc,
-    purge_after: purgeAfterFor(verdict.status, ctx.clock())?.toISOString() ?? null,
-    request_id: requestId,
+    accountId,
+    ...contentColumns(content, idempotencyKey(accountId, content)),
+    ...verdictColumns(verdict, ctx.clock()),
+    legacyKey: legacyIdempotencyKey(content),
+    regCredsEnc: credsEnc,
+    requestId,
   });
   if (row.inserted) {
     return { id: row.id, status: row.status as SubmissionStatus, erori: verdict.erori, nemapate: verdict.nemapate, motiv: verdict.motiv, duplicate: false, reactivated: false };
@@ -91,10 +83,11 @@ export async function createSubmission({ ctx, actor, input, requestId }: { ctx: 
  */
 async function reactivate(ctx: AppContext, accountId: number, id: number, credsEnc: string | null): Promise<boolean> {
   return withTransaction(ctx, undefined, async (tx) => {
-    const updated = await tx.execute(sql`
-      UPDATE submissions SET status = 'queued', reg_creds_enc = coalesce(${credsEnc}, reg_creds_enc),
-        attempts = 0, next_attempt_at = NULL, purge_after = NULL, worker_id = NULL, updated_at = now()
-      WHERE id = ${id} AND status = 'error' RETURNING id`);
+    const updated = await tx
+      .update(submissions)
+      .set({ ...REQUEUED, regCredsEnc: sql`coalesce(${credsEnc}, ${submissions.regCredsEnc})`, updatedAt: sql`now()` })
+      .where(and(eq(submissions.id, id), eq(submissions.status, 'error')))
+      .returning({ id: submissions.id });
     if (updated.length === 0) return false;
     await tx.execute(sql`
       UPDATE accounts SET session_epoch = session_epoch + 1, reg_creds_enc = coalesce(${credsEnc}, reg_creds_enc),

@@ -1,7 +1,7 @@
 import { and, asc, count, desc, eq, gt, gte, inArray, lt, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../../db/client';
 import { submissions } from '../../../db/schema';
-import type { AppContext } from '../../context';
+import type { Actor, AppContext } from '../../context';
 import type { ErrorCause } from '../../domain/error-causes';
 import { CREDENTIAL_WAIT, SUBMISSION_STATUSES, TO_RESOLVE, type SubmissionStatus } from '../../domain/statuses';
 import { COLUMNS, toRecord, waitingForCredentials, type SubmissionRecord } from './read';
@@ -88,17 +88,18 @@ export interface DashboardPage {
  */
 export async function listDashboard({
   ctx,
-  accountId,
+  actor,
   filters,
   page,
   total,
 }: {
   ctx: AppContext;
-  accountId: number;
+  actor: Actor;
   filters: DashboardFilters;
   page: PageRequest;
   total?: Promise<Count>;
 }): Promise<DashboardPage> {
+  const { accountId } = actor;
   const where = dashboardWhere(accountId, filters);
   const up = page.oldestFirst;
   // "Comes earlier in the reading order than id".
@@ -171,7 +172,8 @@ export function viewTotal(counts: DashboardCounts, view: DashboardView): Count {
  * account with a million rows sent costs ten thousand index entries per poll, not a million,
  * and its chip says "10.000+". One statement, so a poll holds one connection for it.
  */
-export async function dashboardCounts({ ctx, accountId }: { ctx: AppContext; accountId: number }): Promise<DashboardCounts> {
+export async function dashboardCounts({ ctx, actor }: { ctx: AppContext; actor: Actor }): Promise<DashboardCounts> {
+  const { accountId } = actor;
   const states = sql.join(
     SUBMISSION_STATUSES.map((s) => sql`(${s})`),
     sql`, `,
@@ -182,7 +184,7 @@ export async function dashboardCounts({ ctx, accountId }: { ctx: AppContext; acc
         SELECT 1 FROM ${submissions} WHERE ${eq(submissions.scopeAccountId, accountId)} AND ${submissions.status} = s.status LIMIT ${COUNT_CAP + 1}
       ) AS limited) AS n
       FROM (VALUES ${states}) AS s(status)`),
-    waitingForCredentials({ ctx, accountId }),
+    waitingForCredentials({ ctx, actor }),
   ]);
   const byStatus = Object.fromEntries(SUBMISSION_STATUSES.map((s) => [s, { n: 0, capped: false }])) as Record<SubmissionStatus, Count>;
   for (const row of rows) byStatus[row.status] = row.n > COUNT_CAP ? { n: COUNT_CAP, capped: true } : { n: row.n, capped: false };
@@ -195,7 +197,8 @@ export async function dashboardCounts({ ctx, accountId }: { ctx: AppContext; acc
 }
 
 /** The registry errors of the view grouped by code, most frequent first (the cause filter's chips). */
-export async function countCauses({ ctx, accountId, filters }: { ctx: AppContext; accountId: number; filters: DashboardFilters }): Promise<Array<{ cod: string; n: number }>> {
+export async function countCauses({ ctx, actor, filters }: { ctx: AppContext; actor: Actor; filters: DashboardFilters }): Promise<Array<{ cod: string; n: number }>> {
+  const { accountId } = actor;
   const rows = await ctx.db
     .select({ cod: sql<string>`${regErrorCod}`, n: count() })
     .from(submissions)

@@ -1,15 +1,15 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Executor } from '../../../db/client';
 import { submissions } from '../../../db/schema';
-import type { AppContext } from '../../context';
+import type { Actor, AppContext } from '../../context';
 import { withTransaction } from '../../context';
 import { classifyContent } from '../../domain/classify';
 import type { CanonicalContent } from '../../domain/canonical';
 import { allows, DELETABLE, refusal, type SubmissionStatus } from '../../domain/statuses';
 import { ConflictError, NotFoundError } from '../../errors';
 import { loadResolutionContext } from '../operations/context';
-import type { Actor } from '../../context';
 import { journalActor } from '../../journal/actor';
+import { REQUEUED, requeuedColumns, updateSubmissions, type SubmissionChanges } from './store';
 
 /** Scope first (another account's id is a plain 404), then state (409 with the reason). */
 export async function lockInScope(tx: Executor, accountId: number, id: number) {
@@ -28,7 +28,8 @@ export async function lockInScope(tx: Executor, accountId: number, id: number) {
   return row;
 }
 
-export async function deleteSubmission({ ctx, accountId, id, requestId, actor }: { ctx: AppContext; accountId: number; id: number; requestId: string; actor?: Actor }) {
+export async function deleteSubmission({ ctx, id, requestId, actor }: { ctx: AppContext; id: number; requestId: string; actor: Actor }) {
+  const { accountId } = actor;
   return withTransaction(ctx, undefined, async (tx) => {
     const row = await lockInScope(tx, accountId, id);
     if (!allows(row.status, 'delete')) throw new ConflictError(refusal(row.status, 'delete'));
@@ -37,9 +38,6 @@ export async function deleteSubmission({ ctx, accountId, id, requestId, actor }:
     return { id, previousStatus: row.status };
   });
 }
-
-/** What every requeue resets: back in the queue now, its attempts counted again, nothing to purge. */
-export const REQUEUED = { status: 'queued' as const, purgeAfter: null, attempts: 0, nextAttemptAt: null, workerId: null };
 
 /**
  * What a requeue writes for one locked row, or why it is refused: an `error` one goes straight
@@ -51,25 +49,24 @@ export async function requeueChanges(
   tx: Executor,
   accountId: number,
   row: { status: SubmissionStatus; payload: unknown },
-): Promise<{ ok: true; update: Partial<typeof submissions.$inferInsert> } | { ok: false; reason: string }> {
+): Promise<{ ok: true; update: SubmissionChanges } | { ok: false; reason: string }> {
   if (!allows(row.status, 'requeue')) return { ok: false, reason: refusal(row.status, 'requeue') };
   if (row.status === 'error') return { ok: true, update: REQUEUED };
   const content = row.payload as CanonicalContent;
-  const verdict = classifyContent(content, await loadResolutionContext(ctx, tx, accountId, content.prestatii), { rejectUnmapped: false, now: ctx.clock() });
+  const now = ctx.clock();
+  const verdict = classifyContent(content, await loadResolutionContext(ctx, tx, accountId, content.prestatii), { rejectUnmapped: false, now });
   if (verdict.status !== 'queued') return { ok: false, reason: `Trimiterea nu poate fi repusă: ${verdict.motiv}` };
-  return { ok: true, update: { ...REQUEUED, prestatii: verdict.prestatii, erori: [], nemapate: [], motiv: null } };
+  return { ok: true, update: requeuedColumns(verdict, now) };
 }
 
 /** Puts a blocked submission back (see requeueChanges); refused with a 409 and its reason. */
-export async function requeueSubmission({ ctx, accountId, id, requestId, actor }: { ctx: AppContext; accountId: number; id: number; requestId: string; actor?: Actor }) {
+export async function requeueSubmission({ ctx, id, requestId, actor }: { ctx: AppContext; id: number; requestId: string; actor: Actor }) {
+  const { accountId } = actor;
   return withTransaction(ctx, undefined, async (tx) => {
     const row = await lockInScope(tx, accountId, id);
     const changes = await requeueChanges(ctx, tx, accountId, row);
     if (!changes.ok) throw new ConflictError(changes.reason);
-    await tx
-      .update(submissions)
-      .set({ ...changes.update, updatedAt: sql`now()` })
-      .where(eq(submissions.id, id));
+    await updateSubmissions(tx, [id], changes.update);
     ctx.journal.write({ event: 'submission_requeued', requestId, accountId, submissionId: id, data: { from: row.status, ...journalActor(actor) } });
     return { id, previousStatus: row.status };
   });

@@ -1,6 +1,6 @@
 import { and, asc, count, desc, eq, gt, gte, inArray, lt, lte, or, sql, type SQL } from 'drizzle-orm';
 import { submissionAttempts, submissions } from '../../../db/schema';
-import type { AppContext } from '../../context';
+import type { Actor, AppContext } from '../../context';
 import type { ContentError, RegError } from '../../errors';
 import { NotFoundError, readRegError } from '../../errors';
 import type { ResolvedItem } from '../../domain/resolve';
@@ -82,7 +82,8 @@ export function toRecord(row: Row): SubmissionRecord {
   };
 }
 
-export async function getSubmission({ ctx, accountId, id }: { ctx: AppContext; accountId: number; id: number }): Promise<SubmissionRecord> {
+export async function getSubmission({ ctx, actor, id }: { ctx: AppContext; actor: Actor; id: number }): Promise<SubmissionRecord> {
+  const { accountId } = actor;
   const [row] = await ctx.db
     .select(COLUMNS)
     .from(submissions)
@@ -113,7 +114,8 @@ export interface SubmissionPage {
 }
 
 /** One page in id order (keyset: the page after `after`, never an offset). */
-export async function listSubmissions({ ctx, accountId, filters }: { ctx: AppContext; accountId: number; filters: ListFilters }): Promise<SubmissionPage> {
+export async function listSubmissions({ ctx, actor, filters }: { ctx: AppContext; actor: Actor; filters: ListFilters }): Promise<SubmissionPage> {
+  const { accountId } = actor;
   const where: SQL[] = [eq(submissions.scopeAccountId, accountId)];
   if (filters.statuses?.length) where.push(inArray(submissions.status, [...filters.statuses]));
   if (filters.date_from) where.push(gte(submissions.dataPrestatie, filters.date_from));
@@ -139,7 +141,8 @@ export async function listSubmissions({ ctx, accountId, filters }: { ctx: AppCon
  * How many of the account's submissions sit in the queue waiting for registry credentials
  * (domain/statuses.ts CREDENTIAL_WAIT): the dashboard's "De rezolvat" and the banner count them.
  */
-export async function waitingForCredentials({ ctx, accountId }: { ctx: AppContext; accountId: number }): Promise<number> {
+export async function waitingForCredentials({ ctx, actor }: { ctx: AppContext; actor: Actor }): Promise<number> {
+  const { accountId } = actor;
   const [row] = await ctx.db
     .select({ n: count() })
     .from(submissions)

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import { webSessions, webUsers } from '../../../db/schema';
-import type { AppContext } from '../../context';
+import type { Actor, AppContext } from '../../context';
 import { sha256Hex } from '../../crypto/hash';
 import type { HashLane } from '../../crypto/hash-gate';
 import { decoyHash, verifyPassword } from '../../crypto/password';
@@ -12,6 +12,9 @@ export interface SessionUser {
   email: string;
   admin: boolean;
 }
+
+/** Who acts when a signed-in user does: the services read the account and the role from it. */
+export const userActor = (user: SessionUser): Actor => ({ kind: 'user', accountId: user.accountId, userId: user.userId, admin: user.admin });
 
 export interface Session {
   user: SessionUser;

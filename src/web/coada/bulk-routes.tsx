@@ -55,7 +55,7 @@ export function bulkRoutes(ctx: AppContext) {
     const input = parse(await readForm(c));
     if (!input) return c.html(invalid('Acțiunea sau selecția nu sunt valide: alegeți rânduri (cel mult 200) sau „toate din această vedere”.'), 422);
     if (input.empty) return c.html(invalid('Alegeți cel puțin o trimitere sau bifați „toate din această vedere”.'), 422);
-    const plan = await previewBulk({ ctx, accountId: c.get('actor').accountId, action: input.action, target: input.target });
+    const plan = await previewBulk({ ctx, actor: c.get('actor'), action: input.action, target: input.target });
     return c.html(<BulkConfirm plan={plan} selection={{ q: input.q, all: input.all, ids: input.ids }} />);
   });
 
@@ -65,11 +65,10 @@ export function bulkRoutes(ctx: AppContext) {
     try {
       const { done } = await applyBulk({
         ctx,
-        accountId: c.get('actor').accountId,
+        actor: c.get('actor'),
         action: input.action,
         target: input.target,
         confirmed: input.fingerprint,
-        actor: c.get('actor'),
         requestId: c.get('requestId'),
       });
       c.header('HX-Trigger', 'coada:schimbata');

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Hono, type Context } from 'hono';
-import type { AppContext } from '../../context';
+import type { Actor, AppContext } from '../../context';
 import { AppError } from '../../errors';
 import { idParam } from '../../routes/params';
 import { deleteSubmission, requeueSubmission } from '../../services/submissions/lifecycle';
@@ -24,9 +24,9 @@ import { listImportBatches } from '../../services/import/history';
 import { EarlierImports, UploadArea } from '../import/home';
 
 /** The codes a held submission waits for, with their suggestions, for the panel's inline mapping. */
-async function mappingFor(ctx: AppContext, accountId: number, record: SubmissionRecord) {
+async function mappingFor(ctx: AppContext, actor: Actor, record: SubmissionRecord) {
   if (!allows(record.status, 'map') || record.nemapate.length === 0) return undefined;
-  const [pending, nomenclator] = await Promise.all([pendingOperations({ ctx, accountId }), ctx.nomenclator.get(ctx.db)]);
+  const [pending, nomenclator] = await Promise.all([pendingOperations({ ctx, actor }), ctx.nomenclator.get(ctx.db)]);
   return { codes: pending.filter((op) => record.nemapate.includes(op.codOpService)), nomenclator };
 }
 
@@ -41,9 +41,9 @@ async function orConflictNotice(c: Context<WebEnv>, ctx: AppContext, id: number,
 }
 
 /** The panel of one submission (404 for another account's id), wrapped so that it follows its state. */
-async function panelView(ctx: AppContext, accountId: number, id: number, notice?: PanelNotice, correction?: CorrectionState) {
-  const record = await getSubmission({ ctx, accountId, id });
-  const [attempts, mapping] = await Promise.all([listAttempts({ ctx, submissionId: record.id }), mappingFor(ctx, accountId, record)]);
+async function panelView(ctx: AppContext, actor: Actor, id: number, notice?: PanelNotice, correction?: CorrectionState) {
+  const record = await getSubmission({ ctx, actor, id });
+  const [attempts, mapping] = await Promise.all([listAttempts({ ctx, submissionId: record.id }), mappingFor(ctx, actor, record)]);
   return (
     <LivePanel record={record} attempts={attempts.length}>
       <SubmissionPanel record={record} attempts={attempts} notice={notice} mapping={mapping} correction={correction} />
@@ -52,7 +52,7 @@ async function panelView(ctx: AppContext, accountId: number, id: number, notice?
 }
 
 async function panel(c: Context<WebEnv>, ctx: AppContext, id: number, notice?: PanelNotice, status: 200 | 409 | 422 = 200, correction?: CorrectionState) {
-  return c.html(await panelView(ctx, c.get('actor').accountId, id, notice, correction), status);
+  return c.html(await panelView(ctx, c.get('actor'), id, notice, correction), status);
 }
 
 /** Trimiteri: the page, the list fragment it polls, the detail panel and its actions. */
@@ -68,8 +68,9 @@ export function coadaRoutes(ctx: AppContext) {
     const q = parsed.success ? parsed.data : CoadaQuery.parse({});
     const { user, csrfToken } = c.get('session');
     // The panel first: another account's id is the same 404 as a missing one, before any list.
-    const open = id === undefined ? undefined : await panelView(ctx, user.accountId, id);
-    const [list, batches] = await Promise.all([loadList(ctx, user.accountId, q), listImportBatches({ ctx, accountId: user.accountId })]);
+    const actor = c.get('actor');
+    const open = id === undefined ? undefined : await panelView(ctx, actor, id);
+    const [list, batches] = await Promise.all([loadList(ctx, actor, q), listImportBatches({ ctx, actor })]);
     const imports = (
       <>
         <UploadArea csrfToken={csrfToken} />
@@ -99,7 +100,7 @@ export function coadaRoutes(ctx: AppContext) {
       );
     }
     const q = parsed.data;
-    const html = await (<CoadaFragment {...(await loadList(ctx, c.get('actor').accountId, q))} />).toString();
+    const html = await (<CoadaFragment {...(await loadList(ctx, c.get('actor'), q))} />).toString();
     const etag = `"${createHash('sha256').update(html).digest('base64url').slice(0, 22)}"`;
     c.header('ETag', etag);
     c.header('Cache-Control', 'no-cache');
@@ -120,7 +121,7 @@ export function coadaRoutes(ctx: AppContext) {
   app.get('/_fragments/trimitere/:id', async (c) => {
     const id = idParam(c.req.param('id'));
     if (c.req.header('x-poll')) {
-      const record = await getSubmission({ ctx, accountId: c.get('actor').accountId, id });
+      const record = await getSubmission({ ctx, actor: c.get('actor'), id });
       const attempts = await listAttempts({ ctx, submissionId: id });
       if (c.req.header('if-none-match') === `"${panelVersion(record, attempts.length)}"`) return c.body(null, 304);
     }
@@ -130,7 +131,7 @@ export function coadaRoutes(ctx: AppContext) {
   app.post('/trimitere/:id/sterge', async (c) => {
     const id = idParam(c.req.param('id'));
     return orConflictNotice(c, ctx, id, async () => {
-      await deleteSubmission({ ctx, accountId: c.get('actor').accountId, id, requestId: c.get('requestId'), actor: c.get('actor') });
+      await deleteSubmission({ ctx, actor: c.get('actor'), id, requestId: c.get('requestId') });
       c.header('HX-Trigger', 'coada:schimbata');
       return c.html(<DeletedPanel id={id} />);
     });
@@ -139,8 +140,8 @@ export function coadaRoutes(ctx: AppContext) {
   /** Maps one of the codes the submission waits for: a mapping of the account, so every held submission with it is re-resolved. */
   app.post('/trimitere/:id/mapeaza', async (c) => {
     const id = idParam(c.req.param('id'));
-    const accountId = c.get('actor').accountId;
-    const record = await getSubmission({ ctx, accountId, id });
+    const actor = c.get('actor');
+    const record = await getSubmission({ ctx, actor, id });
     const fields = await readForm(c);
     const form = MappingForm.safeParse(fields);
     if (!form.success) return panel(c, ctx, id, { kind: 'error', cod: 'CERERE_INVALIDA', cauza: 'Alegeți codul registrului pentru operație.' }, 422);
@@ -150,7 +151,7 @@ export function coadaRoutes(ctx: AppContext) {
       return panel(c, ctx, id, { kind: 'error', cod: 'CONFLICT_STARE', cauza: 'Trimiterea nu mai așteaptă acest cod (a fost mapat între timp).' }, 409);
     }
     try {
-      const { mapping, reResolution } = await saveMapping({ ctx, accountId, input: form.data, requestId: c.get('requestId'), actor: c.get('actor') });
+      const { mapping, reResolution } = await saveMapping({ ctx, actor, input: form.data, requestId: c.get('requestId') });
       c.header('HX-Trigger', 'coada:schimbata');
       return panel(c, ctx, id, {
         kind: 'ok',
@@ -170,15 +171,15 @@ export function coadaRoutes(ctx: AppContext) {
    */
   app.post('/trimitere/:id/corecteaza', async (c) => {
     const id = idParam(c.req.param('id'));
-    const accountId = c.get('actor').accountId;
-    await getSubmission({ ctx, accountId, id });
+    const actor = c.get('actor');
+    await getSubmission({ ctx, actor, id });
     const form = readCorrection(await readForm(c));
     if (!form.ok) {
       const { values, errors } = form;
       return panel(c, ctx, id, { kind: 'error', cod: 'CERERE_INVALIDA', cauza: 'Datele nu au fost salvate: corectați câmpurile marcate.' }, 422, { values, errors });
     }
     return orConflictNotice(c, ctx, id, async () => {
-      const { status } = await correctSubmission({ ctx, accountId, id, changes: form.input, requestId: c.get('requestId'), actor: c.get('actor') });
+      const { status } = await correctSubmission({ ctx, actor, id, changes: form.input, requestId: c.get('requestId') });
       c.header('HX-Trigger', 'coada:schimbata');
       const notice: PanelNotice =
         status === 'needs_data'
@@ -191,7 +192,7 @@ export function coadaRoutes(ctx: AppContext) {
   app.post('/trimitere/:id/repune', async (c) => {
     const id = idParam(c.req.param('id'));
     return orConflictNotice(c, ctx, id, async () => {
-      await requeueSubmission({ ctx, accountId: c.get('actor').accountId, id, requestId: c.get('requestId'), actor: c.get('actor') });
+      await requeueSubmission({ ctx, actor: c.get('actor'), id, requestId: c.get('requestId') });
       c.header('HX-Trigger', 'coada:schimbata');
       return panel(c, ctx, id, { kind: 'ok', text: 'Trimiterea a fost repusă în coadă; lucrătorul o va trimite în curând.' });
     });

@@ -32,7 +32,7 @@ function backToPage(c: Context<WebEnv>, message: keyof typeof MESSAGES, requeued
 
 async function page(c: Context<WebEnv>, ctx: AppContext, notice?: ContNotice, status: 200 | 422 = 200) {
   const { user, csrfToken } = c.get('session');
-  const [overview, alerts] = await Promise.all([accountOverview({ ctx, accountId: user.accountId }), c.get('alerts') ?? accountAlerts({ ctx, accountId: user.accountId })]);
+  const [overview, alerts] = await Promise.all([accountOverview({ ctx, actor: c.get('actor') }), c.get('alerts') ?? accountAlerts({ ctx, actor: c.get('actor') })]);
   return c.html(<ContPage user={user} csrfToken={csrfToken} overview={overview} alerts={alerts} notice={notice} />, status);
 }
 

@@ -1,5 +1,5 @@
 import { Hono, type Context } from 'hono';
-import type { AppContext } from '../../context';
+import type { Actor, AppContext } from '../../context';
 import { AppError } from '../../errors';
 import { IMPORT_FIELDS, type ImportField } from '../../domain/import-header';
 import { idParam, INT4_MAX } from '../../routes/params';
@@ -21,13 +21,13 @@ const refuse = (c: Context, cauza: string, status: 409 | 422 = 422) => c.html(<N
 /** After an action: the whole screen again, in the view it was sent from, with what happened; without htmx, its page. */
 export async function answerScreen(c: Context<WebEnv>, ctx: AppContext, id: number, notice?: NoticeProps) {
   if (!c.req.header('hx-request')) return c.redirect(`/import/${id}`, 303);
-  const data = await loadScreen(ctx, c.get('actor').accountId, id, viewFrom(c.req.header('hx-current-url')), notice);
+  const data = await loadScreen(ctx, c.get('actor'), id, viewFrom(c.req.header('hx-current-url')), notice);
   return c.html(<ImportScreen data={data} />);
 }
 
 /** The batch exists for this account and can still change (404 / 409 as the services say), before a form is judged. */
-async function changeable(ctx: AppContext, accountId: number, id: number) {
-  assertStaged(await getImportBatch({ ctx, accountId, batchId: id }));
+async function changeable(ctx: AppContext, actor: Actor, id: number) {
+  assertStaged(await getImportBatch({ ctx, actor, batchId: id }));
 }
 
 /** The actions on a staged batch: its column mapping, a code mapped once for its rows, a cell corrected, a held row included. */
@@ -37,8 +37,8 @@ export function actionRoutes(ctx: AppContext) {
   /** Every column's field, in header order (`camp` once per column; "" for a column not used). */
   app.post('/_import/:id/coloane', async (c) => {
     const id = batchParam(c);
-    const accountId = c.get('actor').accountId;
-    const batch = await getImportBatch({ ctx, accountId, batchId: id });
+    const actor = c.get('actor');
+    const batch = await getImportBatch({ ctx, actor, batchId: id });
     assertStaged(batch);
     const chosen = values(await readForm(c), 'camp');
     if (chosen.length !== batch.header.length) return refuse(c, 'Trimiteți câmpul fiecărei coloane a fișierului.');
@@ -51,22 +51,22 @@ export function actionRoutes(ctx: AppContext) {
         return refuse(c, `Două coloane sunt citite ca același câmp: „${batch.header[refs[f]!]}” și „${batch.header[column]}”. Alegeți „nu se folosește” la una dintre ele.`);
       refs[f] = column;
     }
-    await saveColumnMapping({ ctx, accountId, batchId: id, refs, replace: true });
+    await saveColumnMapping({ ctx, actor, batchId: id, refs, replace: true });
     return answerScreen(c, ctx, id, { kind: 'ok', text: 'Maparea coloanelor a fost salvată pentru acest antet; exemplele și rândurile de mai jos o folosesc.' });
   });
 
   /** A code of the file mapped for the account (the Mapări rules, serious-code guard included): every row with it is read again. */
   app.post('/_import/:id/mapare-operatie', async (c) => {
     const id = batchParam(c);
-    const accountId = c.get('actor').accountId;
-    await changeable(ctx, accountId, id);
+    const actor = c.get('actor');
+    await changeable(ctx, actor, id);
     const fields = await readForm(c);
     const form = MappingForm.safeParse(fields);
     if (!form.success) return refuse(c, 'Alegeți codul registrului pentru operație.');
     const serious = unconfirmedSerious(fields, [form.data]);
     if (serious) return refuse(c, seriousRefusal(serious.cod_prestatie.toUpperCase()));
     try {
-      const { mapping, reResolution } = await saveMapping({ ctx, accountId, input: form.data, requestId: c.get('requestId'), actor: c.get('actor') });
+      const { mapping, reResolution } = await saveMapping({ ctx, actor, input: form.data, requestId: c.get('requestId') });
       c.header('HX-Trigger', 'coada:schimbata');
       return answerScreen(c, ctx, id, {
         kind: 'ok',
@@ -87,7 +87,7 @@ export function actionRoutes(ctx: AppContext) {
     const value = fields.valoare;
     if (typeof field !== 'string' || !(IMPORT_FIELDS as readonly string[]).includes(field)) return refuse(c, 'Câmpul de corectat nu există.');
     if (typeof value !== 'string' || value.length > 500) return refuse(c, 'Valoarea are cel mult 500 de caractere.');
-    await editImportRow({ ctx, accountId: c.get('actor').accountId, batchId: id, rowIndex, edits: { [field]: value.trim() === '' ? null : value }, requestId: c.get('requestId') });
+    await editImportRow({ ctx, actor: c.get('actor'), batchId: id, rowIndex, edits: { [field]: value.trim() === '' ? null : value }, requestId: c.get('requestId') });
     return answerScreen(c, ctx, id);
   });
 
@@ -97,7 +97,7 @@ export function actionRoutes(ctx: AppContext) {
     const rowIndex = idParam(c.req.param('i') ?? '', INT4_MAX);
     const include = (await readForm(c)).include;
     if (include !== '1' && include !== '0') return refuse(c, 'Alegeți dacă rândul se include.');
-    await setRowReview({ ctx, accountId: c.get('actor').accountId, batchId: id, rowIndex, include: include === '1', requestId: c.get('requestId') });
+    await setRowReview({ ctx, actor: c.get('actor'), batchId: id, rowIndex, include: include === '1', requestId: c.get('requestId') });
     return answerScreen(c, ctx, id, { kind: 'ok', text: include === '1' ? 'Rândul este inclus: se trimite cu celelalte.' : 'Rândul este ținut deoparte.' });
   });
 

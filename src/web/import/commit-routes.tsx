@@ -27,7 +27,7 @@ export function commitRoutes(ctx: AppContext) {
     if (!HASH.test(rowsHash)) return c.html(<Notice kind="error" cod="CERERE_INVALIDA" cauza="Reîncărcați pagina: formularul nu mai corespunde importului." />, 422);
     const result = await commitImportBatch({
       ctx,
-      accountId: actor.accountId,
+      actor,
       batchId: id,
       input: { n_confirmed: Number(typed), rows_hash: rowsHash },
       confirmedBy: actorLabel(actor),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AppContext } from '../../context';
+import type { Actor, AppContext } from '../../context';
 import { ROW_STATES } from '../../domain/import-state';
 import { INT4_MAX } from '../../routes/params';
 import { batchSubmissionStatuses } from '../../services/import/history';
@@ -44,16 +44,16 @@ export function viewFrom(currentUrl: string | undefined): ImportView {
  * registry's codes when a code waits for a mapping, and once committed how its submissions
  * stand. Another account's batch is the preview's NotFoundError.
  */
-export async function loadScreen(ctx: AppContext, accountId: number, batchId: number, view: ImportView, notice?: NoticeProps) {
-  const preview = await previewImportBatch({ ctx, accountId, batchId, query: { page: 1, page_size: PAGE_SIZE, state: view.stare, after: view.dupa } });
+export async function loadScreen(ctx: AppContext, actor: Actor, batchId: number, view: ImportView, notice?: NoticeProps) {
+  const preview = await previewImportBatch({ ctx, actor, batchId, query: { page: 1, page_size: PAGE_SIZE, state: view.stare, after: view.dupa } });
   const { batch, summary, operationsToMap } = preview;
   const [samples, nomenclator, review, followed] = await Promise.all([
-    columnSamples({ ctx, accountId, batchId }),
+    columnSamples({ ctx, actor, batchId }),
     operationsToMap.length > 0 ? ctx.nomenclator.get(ctx.db) : Promise.resolve(new Map<string, string>()),
     batch.status === 'staged' && summary.counts.needs_review > 0
-      ? previewImportBatch({ ctx, accountId, batchId, query: { page: 1, page_size: REVIEW_LISTED, state: 'needs_review' } }).then((p) => p.rows)
+      ? previewImportBatch({ ctx, actor, batchId, query: { page: 1, page_size: REVIEW_LISTED, state: 'needs_review' } }).then((p) => p.rows)
       : Promise.resolve([]),
-    batch.status === 'committed' ? batchSubmissionStatuses({ ctx, accountId, batchId }) : Promise.resolve(null),
+    batch.status === 'committed' ? batchSubmissionStatuses({ ctx, actor, batchId }) : Promise.resolve(null),
   ]);
   return { batch, view, preview, samples, nomenclator, review, followed, notice };
 }

@@ -28,7 +28,7 @@ export function screenRoutes(ctx: AppContext) {
     const id = batchParam(c);
     const view = readView(c);
     const { user, csrfToken } = c.get('session');
-    const data = await loadScreen(ctx, user.accountId, id, view.success ? view.data : {}, view.success ? undefined : { kind: 'error', cod: 'CERERE_INVALIDA', cauza: BAD_VIEW });
+    const data = await loadScreen(ctx, c.get('actor'), id, view.success ? view.data : {}, view.success ? undefined : { kind: 'error', cod: 'CERERE_INVALIDA', cauza: BAD_VIEW });
     return c.html(<ImportPage user={user} csrfToken={csrfToken} alerts={c.get('alerts')} data={data} />);
   });
 
@@ -37,7 +37,7 @@ export function screenRoutes(ctx: AppContext) {
     const id = batchParam(c);
     const view = readView(c);
     if (!view.success) return c.html(<Notice kind="error" cod="CERERE_INVALIDA" cauza={BAD_VIEW} />, 422);
-    const data = await loadScreen(ctx, c.get('actor').accountId, id, view.data);
+    const data = await loadScreen(ctx, c.get('actor'), id, view.data);
     if (!c.req.header('x-poll')) c.header('HX-Push-Url', `/import/${id}${viewQuery(view.data)}`);
     c.header('Vary', 'HX-Request');
     return c.html(<ImportScreen data={data} />);
@@ -46,16 +46,16 @@ export function screenRoutes(ctx: AppContext) {
   /** How a committed import's submissions stand (its poll). */
   app.get('/_import/:id/urmarire', async (c) => {
     const id = batchParam(c);
-    const accountId = c.get('actor').accountId;
-    await getImportBatch({ ctx, accountId, batchId: id });
-    return c.html(<Followed batchId={id} statuses={await batchSubmissionStatuses({ ctx, accountId, batchId: id })} />);
+    const actor = c.get('actor');
+    await getImportBatch({ ctx, actor, batchId: id });
+    return c.html(<Followed batchId={id} statuses={await batchSubmissionStatuses({ ctx, actor, batchId: id })} />);
   });
 
   app.get('/import/:id/netrimise', async (c) => {
     const id = batchParam(c);
     const q = ExportFailedQuery.safeParse(c.req.query());
     if (!q.success) return c.html(<Notice kind="error" cod="CERERE_INVALIDA" cauza="Formatul este csv sau xlsx." />, 422);
-    const file = await exportFailedRows({ ctx, accountId: c.get('actor').accountId, batchId: id, format: q.data.format });
+    const file = await exportFailedRows({ ctx, actor: c.get('actor'), batchId: id, format: q.data.format });
     return streamDownload(c, ctx.journal, file);
   });
 

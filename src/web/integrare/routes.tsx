@@ -2,7 +2,7 @@ import { type Context, Hono } from 'hono';
 import { publicBaseUrl } from '../../config';
 import type { AppContext } from '../../context';
 import { clientAddress } from '../../http/auth';
-import { keyOwner, MAX_KEY_LENGTH } from '../../services/accounts/key-check';
+import { checkKey, MAX_KEY_LENGTH } from '../../services/accounts/key-check';
 import type { WebEnv } from '../env';
 import { readForm } from '../form';
 import { createKeyTestLimits } from './key-limits';
@@ -38,17 +38,14 @@ export function integrareRoutes(ctx: AppContext) {
     if (key.length > MAX_KEY_LENGTH) {
       return answer(c, { kind: 'refused', cod: 'CERERE_INVALIDA', cauza: `O cheie API are cel mult ${MAX_KEY_LENGTH} de caractere; textul trimis nu este o cheie.` }, 422);
     }
-    const owner = await keyOwner(ctx, key);
+    const check = await checkKey({ ctx, actor: c.get('actor'), key });
     ctx.journal.write({
       event: 'web_test_cheie',
       requestId: c.get('requestId'),
       accountId: user.accountId,
-      data: { rezultat: owner === null ? 'invalida' : owner.accountId === user.accountId ? 'contul_propriu' : 'alt_cont', user_id: user.userId },
+      data: { rezultat: check.kind === 'invalid' ? 'invalida' : check.kind === 'own' ? 'contul_propriu' : 'alt_cont', user_id: user.userId },
     });
-    if (owner === null) return answer(c, { kind: 'invalid' });
-    if (owner.accountId === user.accountId) return answer(c, { kind: 'own', ...owner });
-    // Another workshop's key: only an administrator (who sees every account anyway) learns whose.
-    return answer(c, user.admin ? { kind: 'other-named', ...owner } : { kind: 'other' });
+    return answer(c, check);
   });
   return app;
 }

@@ -62,16 +62,16 @@ export function jurnalRoutes(ctx: AppContext) {
     const { user, csrfToken } = c.get('session');
     const parsed = JurnalQuery.safeParse(c.req.query());
     const q = parsed.success ? parsed.data : JurnalQuery.parse({});
-    const { items, nextBefore } = await listJournal({
+    const { items, nextBefore, allAccounts } = await listJournal({
       ctx,
-      accountId: user.admin ? null : user.accountId,
+      actor: c.get('actor'),
       filters: { event: q.eveniment, level: q.nivel, from: q.de_la, to: q.pana_la, requestId: q.cerere, before: q.inainte, limit: PAGE_SIZE },
     });
     return c.html(
       <Layout title="Jurnal" tab="jurnal" user={user} csrfToken={csrfToken} alerts={c.get('alerts')}>
         <h1>Jurnal</h1>
         <p class="muted">
-          {user.admin ? 'Evenimentele tuturor conturilor (sunteți administrator).' : `Evenimentele contului ${user.accountId}.`} Datele personale sunt mascate, ca în fișierul
+          {allAccounts ? 'Evenimentele tuturor conturilor (sunteți administrator).' : `Evenimentele contului ${user.accountId}.`} Datele personale sunt mascate, ca în fișierul
           jurnalului.
         </p>
         {parsed.success ? null : (
@@ -82,7 +82,7 @@ export function jurnalRoutes(ctx: AppContext) {
           />
         )}
         <Filters q={q} />
-        <JournalSection q={q} items={items} nextBefore={nextBefore} allAccounts={user.admin} />
+        <JournalSection q={q} items={items} nextBefore={nextBefore} allAccounts={allAccounts} />
       </Layout>,
       parsed.success ? 200 : 422,
     );

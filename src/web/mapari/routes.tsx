@@ -35,7 +35,7 @@ export function mapariRoutes(ctx: AppContext) {
     const serious = unconfirmedSerious(fields, [form.data]);
     if (serious) return c.html(await editor(c, ctx, invalid(seriousRefusal(serious.cod_prestatie.toUpperCase())), chosen), 422);
     try {
-      const { mapping, reResolution } = await saveMapping({ ctx, accountId: c.get('actor').accountId, input: form.data, requestId: c.get('requestId'), actor: c.get('actor') });
+      const { mapping, reResolution } = await saveMapping({ ctx, actor: c.get('actor'), input: form.data, requestId: c.get('requestId') });
       return c.html(await editor(c, ctx, { kind: 'ok', text: `Maparea ${mapping.codOpService} → ${mapping.codPrestatie} a fost salvată; ${requeuedText(reResolution)}` }));
     } catch (error) {
       const { notice, status } = refusal(error);
@@ -54,11 +54,10 @@ export function mapariRoutes(ctx: AppContext) {
     try {
       const { mapping, reResolution } = await changeMapping({
         ctx,
-        accountId: c.get('actor').accountId,
+        actor: c.get('actor'),
         code,
         codPrestatie: form.data.cod_prestatie,
         requestId: c.get('requestId'),
-        actor: c.get('actor'),
       });
       return c.html(
         await editor(c, ctx, {
@@ -75,7 +74,7 @@ export function mapariRoutes(ctx: AppContext) {
   app.post('/mapari/:code/sterge', async (c) => {
     const code = c.req.param('code');
     try {
-      await deleteMapping({ ctx, accountId: c.get('actor').accountId, code, requestId: c.get('requestId'), actor: c.get('actor') });
+      await deleteMapping({ ctx, actor: c.get('actor'), code, requestId: c.get('requestId') });
       return c.html(await editor(c, ctx, { kind: 'ok', text: `Maparea ${code.toUpperCase()} a fost ștearsă.` }));
     } catch (error) {
       const { notice, status } = refusal(error);

@@ -43,7 +43,7 @@ export function textRuleRoutes(ctx: AppContext) {
       return c.html(await editor(c, ctx, invalid(seriousRefusal(input.cod_prestatie.toUpperCase()))), 422);
     }
     try {
-      const { rule, reResolution } = await saveTextRule({ ctx, accountId: c.get('actor').accountId, input, id, requestId: c.get('requestId'), actor: c.get('actor') });
+      const { rule, reResolution } = await saveTextRule({ ctx, actor: c.get('actor'), input, id, requestId: c.get('requestId') });
       return c.html(await editor(c, ctx, { kind: 'ok', text: `Regula „${rule.pattern}” → ${rule.codPrestatie} a fost salvată; ${requeuedText(reResolution)}` }));
     } catch (error) {
       const { notice, status } = refusal(error);
@@ -61,13 +61,13 @@ export function textRuleRoutes(ctx: AppContext) {
     if (!pattern.success) return c.html(<p class="notice error">Textul căutat trebuie să aibă 2–200 caractere.</p>, 422);
     const code = typeof fields.cod_prestatie === 'string' && fields.cod_prestatie.trim() ? fields.cod_prestatie.trim().toUpperCase() : null;
     const nomenclator = await ctx.nomenclator.get(ctx.db);
-    const pending = await pendingOperations({ ctx, accountId: c.get('actor').accountId });
+    const pending = await pendingOperations({ ctx, actor: c.get('actor') });
     return c.html(<RuleTest pattern={pattern.data} code={code && nomenclator.has(code) ? code : null} matches={pendingMatches(pending, pattern.data)} />);
   });
 
   app.post('/mapari/reguli/:id/sterge', async (c) => {
     try {
-      await deleteTextRule({ ctx, accountId: c.get('actor').accountId, id: idParam(c.req.param('id')), requestId: c.get('requestId'), actor: c.get('actor') });
+      await deleteTextRule({ ctx, actor: c.get('actor'), id: idParam(c.req.param('id')), requestId: c.get('requestId') });
       return c.html(await editor(c, ctx, { kind: 'ok', text: 'Regula de text a fost ștearsă.' }));
     } catch (error) {
       const { notice, status } = refusal(error);

@@ -19,12 +19,12 @@ export function saveAllRoutes(ctx: AppContext) {
   const app = new Hono<WebEnv>();
 
   app.post('/mapari/sugestii', async (c) => {
-    const accountId = c.get('actor').accountId;
+    const actor = c.get('actor');
     const fields = await readForm(c);
     const pairs = readPairs(fields);
     if (!pairs) return c.html(await editor(c, ctx, invalid('Lista de coduri trimisă nu este validă; reîncărcați pagina și alegeți din nou.')), 422);
     if (pairs.length === 0) return c.html(await editor(c, ctx, invalid('Niciun cod ales: alegeți codul registrului pe rândurile de salvat.')), 422);
-    const [pending, nomenclator] = await Promise.all([pendingOperations({ ctx, accountId }), ctx.nomenclator.get(ctx.db)]);
+    const [pending, nomenclator] = await Promise.all([pendingOperations({ ctx, actor }), ctx.nomenclator.get(ctx.db)]);
     const unknown = pairs.find((p) => !nomenclator.has(p.cod_prestatie));
     if (unknown) return c.html(await editor(c, ctx, invalid('Un cod ales nu există în nomenclatorul registrului; alegeți unul din listă.')), 422);
 
@@ -53,7 +53,7 @@ export function saveAllRoutes(ctx: AppContext) {
     let saved: Awaited<ReturnType<typeof saveMappings>>;
     try {
       // The check above ran before the transaction: one mapped in between is refused inside it.
-      saved = await saveMappings({ ctx, accountId, pairs, requestId: c.get('requestId'), actor: c.get('actor'), onlyNew: true });
+      saved = await saveMappings({ ctx, actor, pairs, requestId: c.get('requestId'), onlyNew: true });
     } catch (error) {
       if (!(error instanceof ConflictError)) throw error;
       return c.html(<SaveAllConfirmation pairs={shown} notice={{ kind: 'error', cod: 'CONFLICT_STARE', cauza: `${error.cauza} Nu s-a salvat nimic: reveniți la listă.` }} />, 409);

@@ -9,14 +9,14 @@ import { type EditorNotice, MappingEditor } from './editor';
 
 /** The editor as the account's data stands now, with a notice and a clerk's picks to keep. */
 export async function editor(c: Context<WebEnv>, ctx: AppContext, notice?: EditorNotice, chosen?: ReadonlyMap<string, string>) {
-  const accountId = c.get('actor').accountId;
+  const actor = c.get('actor');
   const [pending, saved, rules, nomenclator] = await Promise.all([
-    pendingOperations({ ctx, accountId }),
-    listMappings({ ctx, accountId }),
-    listTextRules({ ctx, accountId }),
+    pendingOperations({ ctx, actor }),
+    listMappings({ ctx, actor }),
+    listTextRules({ ctx, actor }),
     ctx.nomenclator.get(ctx.db),
   ]);
-  const history = await mappingHistory({ ctx, accountId, codes: saved.map((m) => m.codOpService) });
+  const history = await mappingHistory({ ctx, actor, codes: saved.map((m) => m.codOpService) });
   return <MappingEditor pending={pending} saved={saved} history={history} rules={rules} nomenclator={nomenclator} notice={notice} chosen={chosen} />;
 }
 
