@@ -38,7 +38,9 @@ describe('journal rows and lines', () => {
     expect(full).toMatchObject({ event: 'e_full', level: 'warn', requestId: 'req-1', accountId: 7, submissionId: 42, data, process: 'proc "1"' });
     expect(bare).toMatchObject({ event: 'e_bare', level: 'info', requestId: null, accountId: null, submissionId: null, data: null, process: 'proc "1"' });
 
-    const rows = await handle.sql<{ ts: Date | string; level: string; event: string; request_id: string | null; account_id: number | null; submission_id: string | null; data: unknown }[]>`
+    const rows = await handle.sql<
+      { ts: Date | string; level: string; event: string; request_id: string | null; account_id: number | null; submission_id: string | null; data: unknown }[]
+    >`
       SELECT ts, level, event, request_id, account_id, submission_id, data FROM app_events ORDER BY id`;
     expect(rows.map((r) => ({ ...r, ts: new Date(r.ts).toISOString() }))).toEqual([
       { ts: full!.ts, level: 'warn', event: 'e_full', request_id: 'req-1', account_id: 7, submission_id: '42', data },
