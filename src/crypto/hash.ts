@@ -1,7 +1,8 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
+// One-shot hashing: no Hash object per call (every API request hashes its key).
 export function sha256Hex(value: string): string {
-  return createHash('sha256').update(value).digest('hex');
+  return hash('sha256', value, 'hex');
 }
 
 const KEY_PREFIX = 'gw_';

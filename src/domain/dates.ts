@@ -3,15 +3,17 @@ const BUCHAREST_DATE = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Buch
 
 /** Today's date (YYYY-MM-DD) in Bucharest, where the date bounds are judged. */
 export function todayInBucharest(now: Date): string {
-  // Callers classify a whole batch against one `now`: format each instant once.
-  const time = now.getTime();
-  if (time !== lastTime) {
+  // Bucharest is a whole number of hours from UTC (+2, +3 in summer, switching at 01:00 UTC),
+  // so its date can only change on the hour: format once per UTC hour, not per request.
+  const hour = Math.floor(now.getTime() / HOUR_MS);
+  if (hour !== lastHour) {
     lastToday = BUCHAREST_DATE.format(now);
-    lastTime = time;
+    lastHour = hour;
   }
   return lastToday;
 }
-let lastTime = Number.NaN;
+const HOUR_MS = 3_600_000;
+let lastHour = Number.NaN;
 let lastToday = '';
 
 /** True when `text` is a real calendar date in the form YYYY-MM-DD. */

@@ -1,4 +1,18 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
+
+/**
+ * Sets a header on the answer a handler already made, in place. Hono's `c.header` after
+ * `next()` rebuilds a finished answer around its body as a stream, which @hono/node-server
+ * then sends chunked, a few times the cost of the answer itself (measured: ~8 % of a POST's
+ * time). A native answer with immutable headers (none of ours so far) is still rebuilt.
+ */
+function setOnAnswer(c: Context, name: string, value: string): void {
+  try {
+    c.res.headers.set(name, value);
+  } catch {
+    c.header(name, value);
+  }
+}
 
 /**
  * `X-Content-Type-Options: nosniff` on every answer it wraps, errors included: a JSON answer
@@ -6,7 +20,7 @@ import type { MiddlewareHandler } from 'hono';
  */
 export const noSniff: MiddlewareHandler = async (c, next) => {
   await next();
-  c.header('X-Content-Type-Options', 'nosniff');
+  setOnAnswer(c, 'X-Content-Type-Options', 'nosniff');
 };
 
 /**
@@ -16,7 +30,7 @@ export const noSniff: MiddlewareHandler = async (c, next) => {
  */
 export const noStore: MiddlewareHandler = async (c, next) => {
   await next();
-  c.header('Cache-Control', 'no-store');
+  setOnAnswer(c, 'Cache-Control', 'no-store');
 };
 
 /**

@@ -21,6 +21,30 @@ export interface Journal {
 const FLUSH_MS = 50;
 const MAX_BUFFER = 500;
 
+type Buffered = Required<Omit<JournalEvent, 'data'>> & { ts: Date; data: unknown };
+
+interface Serialised {
+  line: string;
+  /** The table row up to its data: a row whose data the table refuses is written without it. */
+  rowHead: string;
+  data: string;
+}
+
+/**
+ * An event as its file line and as its table row, its data serialised once for both (the
+ * journal writes a row per API call). The line is what `JSON.stringify({ ...event, process })`
+ * writes, field for field.
+ */
+function serialise(r: Buffered, processJson: string): Serialised {
+  const data = JSON.stringify(r.data);
+  const [ts, level, event, requestId, accountId, submissionId] = [r.ts, r.level, r.event, r.requestId, r.accountId, r.submissionId].map((v) => JSON.stringify(v));
+  return {
+    line: `{"ts":${ts},"event":${event},"level":${level},"requestId":${requestId},"accountId":${accountId},"submissionId":${submissionId},"data":${data},"process":${processJson}}`,
+    rowHead: `{"ts":${ts},"level":${level},"event":${event},"request_id":${requestId},"account_id":${accountId},"submission_id":${submissionId},"data":`,
+    data,
+  };
+}
+
 /**
  * The application journal: `app_events` plus a rotating per-process file. Events are
  * redacted as they are written, then buffered and inserted in one statement per tick,
@@ -28,7 +52,8 @@ const MAX_BUFFER = 500;
  */
 export function createJournal(options: { sql: Sql; logDir: string; processName: string }): Journal {
   const file = createFileSink(options.logDir, options.processName);
-  let buffer: Array<Required<Omit<JournalEvent, 'data'>> & { ts: Date; data: unknown }> = [];
+  const processJson = JSON.stringify(options.processName);
+  let buffer: Buffered[] = [];
   let timer: NodeJS.Timeout | undefined;
   let inFlight: Promise<void> = Promise.resolve();
 
@@ -37,33 +62,25 @@ export function createJournal(options: { sql: Sql; logDir: string; processName: 
     const rows = buffer;
     buffer = [];
     if (rows.length === 0) return;
-    file.write(`${rows.map((r) => JSON.stringify({ ...r, process: options.processName })).join('\n')}\n`);
-    const batch = rows.map((r) => ({
-      ts: r.ts.toISOString(),
-      level: r.level,
-      event: r.event,
-      request_id: r.requestId,
-      account_id: r.accountId,
-      submission_id: r.submissionId,
-      data: r.data,
-    }));
-    await insertIsolated(batch);
+    const events = rows.map((r) => serialise(r, processJson));
+    file.write(`${events.map((e) => e.line).join('\n')}\n`);
+    await insertIsolated(events);
   }
 
-  // One parameter for the whole batch: a JSON array expanded by Postgres.
-  const insert = (batch: unknown[]) => options.sql`
+  // One parameter for the whole batch: a JSON array (of rows already serialised) expanded by Postgres.
+  const insert = (rows: string[]) => options.sql`
     INSERT INTO app_events (ts, level, event, request_id, account_id, submission_id, data)
     SELECT ts, level, event, request_id, account_id, submission_id, data
-    FROM jsonb_to_recordset(${JSON.stringify(batch)}::jsonb)
+    FROM jsonb_to_recordset(${`[${rows.join(',')}]`}::jsonb)
       AS x(ts timestamptz, level text, event text, request_id text, account_id integer, submission_id bigint, data jsonb)`;
 
   /**
    * A failed batch is split and retried, so no event is lost because of another; an event
    * that fails alone is kept without its data (the file has it whole).
    */
-  async function insertIsolated(batch: Array<{ data: unknown }>): Promise<void> {
+  async function insertIsolated(batch: Serialised[]): Promise<void> {
     try {
-      await insert(batch);
+      await insert(batch.map((e) => `${e.rowHead}${e.data}}`));
     } catch (error) {
       if (batch.length > 1) {
         const half = Math.ceil(batch.length / 2);
@@ -74,8 +91,8 @@ export function createJournal(options: { sql: Sql; logDir: string; processName: 
       const failure = describeError(error);
       // The file still has the event; a journal failure must never fail the request.
       file.write(`${JSON.stringify({ ts: new Date(), level: 'error', event: 'journal_write_failed', error: failure })}\n`);
-      if (batch[0]!.data === null) return;
-      await insert([{ ...batch[0], data: { jurnal: 'date_neinregistrabile', sqlstate: failure.sqlstate ?? null } }]).catch(() => undefined);
+      if (batch[0]!.data === 'null') return;
+      await insert([`${batch[0]!.rowHead}${JSON.stringify({ jurnal: 'date_neinregistrabile', sqlstate: failure.sqlstate ?? null })}}`]).catch(() => undefined);
     }
   }
 

@@ -155,6 +155,14 @@ describe('todayInBucharest', () => {
     expect(at('2025-07-14T21:00:00.000Z')).toBe('2025-07-15');
     expect(at('2025-07-14T20:59:59.999Z')).toBe('2025-07-14');
   });
+
+  it('agrees with Intl at every quarter hour of two years (the date is formatted once per UTC hour)', () => {
+    const reference = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Bucharest', year: 'numeric', month: '2-digit', day: '2-digit' });
+    for (let t = Date.UTC(2024, 11, 1); t < Date.UTC(2026, 11, 1); t += 15 * 60_000) {
+      const now = new Date(t);
+      expect(todayInBucharest(now), now.toISOString()).toBe(reference.format(now));
+    }
+  });
 });
 
 describe('isIsoDate', () => {

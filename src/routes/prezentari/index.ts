@@ -49,7 +49,7 @@ export function prezentariRoutes(ctx: AppContext) {
   // A photo past the limit is refused before anything is classified or stored.
   const imageLimit = ctx.config.GATEWAY_MAX_IMAGE_BYTES;
   const checkImage: MiddlewareHandler<{ Variables: { body: SubmissionInput } }> = async (c, next) => {
-    const bytes = base64Bytes(c.var.body.b64Image ?? '');
+    const bytes = base64Bytes(c.get('body').b64Image ?? '');
     if (bytes <= imageLimit) return next();
     return errorResponse(c, 'IMAGINE_PREA_MARE', `Imaginea are aproximativ ${bytes} octeți; limita este ${imageLimit} (GATEWAY_MAX_IMAGE_BYTES).`);
   };
@@ -64,7 +64,7 @@ export function prezentariRoutes(ctx: AppContext) {
     jsonBody(SubmissionInput),
     checkImage,
     async (c) => {
-      const result = await createSubmission({ ctx, actor: c.get('actor'), input: c.var.body, requestId: c.get('requestId') });
+      const result = await createSubmission({ ctx, actor: c.get('actor'), input: c.get('body'), requestId: c.get('requestId') });
       ctx.metrics.submissionsCreated.inc({ status: result.status });
       audit(c, {
         op: 'create',
@@ -88,7 +88,7 @@ export function prezentariRoutes(ctx: AppContext) {
     jsonBody(SubmissionInput),
     checkImage,
     async (c) => {
-      const verdict = await classifyForAccount({ ctx, actor: c.get('actor'), input: c.var.body });
+      const verdict = await classifyForAccount({ ctx, actor: c.get('actor'), input: c.get('body') });
       audit(c, { op: 'dry_run', status: verdict.status });
       return c.json(presentDryRun(verdict));
     },

@@ -47,8 +47,20 @@ export async function lookupOperations(exec: Executor, lookups: OperationsLookup
   return rows.map((r) => ({ mappings: r.mappings ?? [], rules: r.rules ?? [] }));
 }
 
-/** Lookups of concurrent requests share one query (see batcher.ts). */
+/**
+ * Lookups of concurrent requests share one query (see batcher.ts), and identical lookups (the
+ * same account and codes, as a workshop posting one kind of record sends) one row of it.
+ */
 export function createOperationsLoader(exec: Executor) {
-  return createBatcher((lookups: OperationsLookup[]) => lookupOperations(exec, lookups), { maxInFlight: 1 });
+  return createBatcher(
+    async (lookups: OperationsLookup[]) => {
+      const keys = lookups.map((l) => JSON.stringify([l.accountId, l.codes]));
+      const distinct = new Map(keys.map((key, i) => [key, lookups[i]!]));
+      const found = await lookupOperations(exec, [...distinct.values()]);
+      const byKey = new Map([...distinct.keys()].map((key, i) => [key, found[i]!]));
+      return keys.map((key) => byKey.get(key)!);
+    },
+    { maxInFlight: 1 },
+  );
 }
 export type OperationsLoader = ReturnType<typeof createOperationsLoader>;
