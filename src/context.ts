@@ -5,7 +5,7 @@ import { sqlState } from './journal/describe-error';
 import type { Journal } from './journal/journal';
 import type { WindowSync } from './http/window-sync';
 import type { Metrics } from './metrics';
-import type { ImportStagings } from './services/import/stagings';
+import type { ImportStagings } from './services/import';
 import type { NomenclatorCache } from './services/operations/nomenclator-cache';
 import type { OperationsLoader } from './services/operations/context';
 import type { InsertBatcher } from './services/submissions/insert-batcher';

@@ -12,7 +12,7 @@ import { limitServer, serverOptions } from './http/server-limits';
 import { resolveSecretKey } from './crypto/secret-key';
 import { openDatabase } from './database';
 import { createContext } from './runtime';
-import { failInterruptedStagings } from './services/import/staging-failure';
+import { failInterruptedStagings } from './services/import';
 import { runUntilSignalled } from './lifecycle';
 
 /**

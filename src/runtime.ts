@@ -3,7 +3,7 @@ import { createBaseContext, type ContextOptions } from './base-context';
 import type { AppContext } from './context';
 import { createWindowSync } from './http/window-sync';
 import { createMetrics } from './metrics';
-import { createImportStagings } from './services/import/stagings';
+import { createImportStagings } from './services/import';
 import { createOperationsLoader } from './services/operations/context';
 import { createNomenclatorCache } from './services/operations/nomenclator-cache';
 import { createInsertBatcher } from './services/submissions/insert-batcher';

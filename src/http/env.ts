@@ -1,5 +1,5 @@
 import type { Actor } from '../context';
-import type { UploadAdmission } from '../services/import/stagings';
+import type { UploadAdmission } from '../services/import';
 
 export type AppEnv = {
   Variables: {

@@ -3,7 +3,7 @@ import type { AppContext } from '../context';
 import { discardBody } from './body';
 import { errorResponse } from './envelope';
 import type { AppEnv } from './env';
-import type { UploadRefusal } from '../services/import/stagings';
+import type { UploadRefusal } from '../services/import';
 
 /** How long a refused upload is told to wait: about what a large file takes to stage. */
 export const RETRY_AFTER_S = 10;

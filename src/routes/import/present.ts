@@ -1,12 +1,7 @@
 import { IMPORT_FIELDS, REQUIRED_FIELDS } from '../../domain/import-header';
 import { CATALOG } from '../../errors';
 import { statusOf } from '../../http/status';
-import type { LoadedBatch } from '../../services/import/batch';
-import type { ImportCommit } from '../../services/import/commit';
-import type { RowChange } from '../../services/import/edit';
-import type { ImportPreview, ImportRowRecord } from '../../services/import/preview';
-import type { StagingFailure } from '../../services/import/staging-failure';
-import type { BatchSummary, OperationToMap } from '../../services/import/states';
+import type { LoadedBatch, ImportCommit, RowChange, ImportPreview, ImportRowRecord, StagingFailure, BatchSummary, OperationToMap } from '../../services/import';
 import type { BatchAnswer, ColumnMappingAnswer, CommitAnswer, PreviewAnswer, RowChangeAnswer, RowView } from './answers';
 
 // The API's forms of the import records: issue 4's field names, ISO timestamps.

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ROW_STATES } from '../../domain/import-state';
-import { FAILED_FORMATS } from '../../services/import/export-failed';
+import { FAILED_FORMATS } from '../../services/import';
 
 export const PreviewQuery = z.object({
   page: z.coerce.number().int().min(1).max(1_000_000).default(1),

@@ -20,7 +20,7 @@ import { CoadaPage } from './page';
 import { DeletedPanel, SubmissionPanel, type PanelNotice } from './panel';
 import { LivePanel, panelVersion } from './live-panel';
 import { CoadaQuery, queryString } from './query';
-import { listImportBatches } from '../../services/import/history';
+import { listImportBatches } from '../../services/import';
 import { EarlierImports, UploadArea } from '../import/home';
 
 /** The codes a held submission waits for, with their suggestions, for the panel's inline mapping. */

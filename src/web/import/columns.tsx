@@ -1,6 +1,5 @@
 import { IMPORT_FIELDS, REQUIRED_FIELDS } from '../../domain/import-header';
-import type { LoadedBatch } from '../../services/import/batch';
-import type { Sample } from '../../services/import/samples';
+import type { LoadedBatch, Sample } from '../../services/import';
 import { showDate } from '../ui/format';
 import { IMPORT_FIELD_LABEL } from './labels';
 

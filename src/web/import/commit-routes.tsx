@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { actorLabel, type AppContext } from '../../context';
-import { commitImportBatch } from '../../services/import/commit';
+import { commitImportBatch } from '../../services/import';
 import type { WebEnv } from '../env';
 import { readForm } from '../form';
 import { Notice } from '../notice';

@@ -1,7 +1,6 @@
 import { ROW_STATES } from '../../domain/import-state';
 import { STATUS_LABEL, type SubmissionStatus } from '../../domain/statuses';
-import type { LoadedBatch } from '../../services/import/batch';
-import type { BatchSummary } from '../../services/import/states';
+import type { LoadedBatch, BatchSummary } from '../../services/import';
 import { countOf, showInstant } from '../ui/format';
 import { ROW_STATE_FATE, ROW_STATE_LABEL } from './labels';
 

@@ -1,5 +1,4 @@
-import type { ImportRowRecord } from '../../services/import/preview';
-import type { OperationToMap } from '../../services/import/states';
+import type { ImportRowRecord, OperationToMap } from '../../services/import';
 import { CodeSelect } from '../ui/code-select';
 import { countOf, showDate } from '../ui/format';
 

@@ -1,4 +1,4 @@
-import type { ImportBatchItem } from '../../services/import/history';
+import type { ImportBatchItem } from '../../services/import';
 import { CATALOG } from '../../errors';
 import { countOf, showInstant } from '../ui/format';
 import { BATCH_STATUS_LABEL } from './labels';

@@ -2,9 +2,7 @@ import { z } from 'zod';
 import type { Actor, AppContext } from '../../context';
 import { ROW_STATES } from '../../domain/import-state';
 import { INT4_MAX } from '../../routes/params';
-import { batchSubmissionStatuses } from '../../services/import/history';
-import { previewImportBatch } from '../../services/import/preview';
-import { columnSamples } from '../../services/import/samples';
+import { batchSubmissionStatuses, previewImportBatch, columnSamples } from '../../services/import';
 import type { NoticeProps } from '../notice';
 
 /** Rows per preview page: enough to scan, few enough that every cell can be an input. */

@@ -1,5 +1,5 @@
 import { ROW_STATES, type RowState } from '../../domain/import-state';
-import type { ImportPreview, ImportRowRecord } from '../../services/import/preview';
+import type { ImportPreview, ImportRowRecord } from '../../services/import';
 import { showDate } from '../ui/format';
 import { IMPORT_FIELD_LABEL, ROW_STATE_LABEL } from './labels';
 import { PAGE_SIZE, viewQuery, type ImportView } from './load';

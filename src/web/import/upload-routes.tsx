@@ -4,7 +4,7 @@ import { replaceUnstorable } from '../../domain/text';
 import type { RefuseBody } from '../../http/body-refusals';
 import { RETRY_AFTER_S, uploadRefusal } from '../../http/upload-admission';
 import { journalActor } from '../../journal/actor';
-import { createImportBatch } from '../../services/import/upload';
+import { createImportBatch } from '../../services/import';
 import type { WebEnv } from '../env';
 import { readForm, refuseForm } from '../form';
 import { notice } from '../notice';
