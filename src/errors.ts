@@ -40,6 +40,8 @@ const SUBMISSION_ERRORS = {
 const REQUEST_ERRORS = {
   // HTTP-level errors.
   CERERE_INVALIDA: { problema: 'Cererea nu este validă.', fix: 'Corectați parametrii indicați și reîncercați.' },
+  // The dashboard's forms and filters: the same words, answered 422 (the form is shown again).
+  FORMULAR_INVALID: { problema: 'Cererea nu este validă.', fix: 'Corectați câmpurile indicate și trimiteți din nou.' },
   NEAUTENTIFICAT: { problema: 'Cheia API lipsește sau nu este validă.', fix: 'Trimiteți cheia în antetul X-API-Key sau Authorization: Bearer.' },
   NEGASIT: { problema: 'Resursa nu există.', fix: 'Verificați identificatorul.' },
   CONFLICT_STARE: { problema: 'Operația nu este permisă în starea curentă.', fix: 'Verificați starea resursei.' },

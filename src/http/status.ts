@@ -8,6 +8,7 @@ import type { RequestErrorCode } from '../errors';
  */
 export const codeToStatus = {
   CERERE_INVALIDA: 400,
+  FORMULAR_INVALID: 422,
   NEAUTENTIFICAT: 401,
   AUTENTIFICARE_ESUATA: 401,
   NEAUTORIZAT_CSRF: 403,

@@ -1,3 +1,4 @@
+import { answerRefused } from './notice';
 import type { Context, MiddlewareHandler } from 'hono';
 import { hasUnstorableChar } from '../domain/text';
 import type { BodyFault, RefuseBody } from '../http/body-refusals';
@@ -108,7 +109,11 @@ export async function refuseForm(c: Context, refuseBody: RefuseBody): Promise<Re
     throw error;
   }
   if (hasUnstorableField(fields)) {
-    return c.html(notice({ kind: 'error', cod: 'CERERE_INVALIDA', cauza: 'Un câmp conține un caracter nepermis (NUL sau un surogat UTF-16 fără pereche).' }), 422);
+    return answerRefused(
+      c,
+      notice({ kind: 'error', cod: 'FORMULAR_INVALID', cauza: 'Un câmp conține un caracter nepermis (NUL sau un surogat UTF-16 fără pereche).' }),
+      'FORMULAR_INVALID',
+    );
   }
   return null;
 }

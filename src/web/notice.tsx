@@ -27,3 +27,6 @@ export const notice = (props: NoticeProps) => <Notice {...props} />;
 
 /** A request refused with a catalog code: its notice, at the code's status (http/status.ts). */
 export const errorNotice = (c: Context, cod: RequestErrorCode, cauza?: string) => c.html(notice({ kind: 'error', cod, cauza }), statusOf(cod));
+
+/** A view that shows a refusal, answered at its code's status (http/status.ts): the one place a dashboard refusal gets its status. */
+export const answerRefused = (c: Context, view: Parameters<Context['html']>[0], cod: RequestErrorCode) => c.html(view, statusOf(cod));

@@ -20,8 +20,6 @@ function sources(dir: string): string[] {
 it('nothing outside src/services/import imports a file inside it but its index', () => {
   const reachingIn = [...sources(join(ROOT, 'src')), ...sources(join(ROOT, 'worker'))]
     .filter((file) => !file.startsWith(FOLDER))
-    .flatMap((file) =>
-      [...readFileSync(file, 'utf8').matchAll(/from '([^']*services\/import\/[^']+)'/g)].map((m) => `${relative(ROOT, file)} → ${m[1]}`),
-    );
+    .flatMap((file) => [...readFileSync(file, 'utf8').matchAll(/from '([^']*services\/import\/[^']+)'/g)].map((m) => `${relative(ROOT, file)} → ${m[1]}`));
   expect(reachingIn).toEqual([]);
 });

@@ -1,3 +1,4 @@
+import { answerRefused } from '../notice';
 import { Hono } from 'hono';
 import { z } from 'zod';
 import type { AppContext } from '../../context';
@@ -45,7 +46,7 @@ function parse(fields: Record<string, unknown>) {
   };
 }
 
-const invalid = (cauza: string) => <Notice kind="error" cod="CERERE_INVALIDA" cauza={cauza} />;
+const invalid = (cauza: string) => <Notice kind="error" cod="FORMULAR_INVALID" cauza={cauza} />;
 
 /** Bulk delete and requeue from the list: a counted confirmation, then the action itself. */
 export function bulkRoutes(ctx: AppContext) {
@@ -53,15 +54,15 @@ export function bulkRoutes(ctx: AppContext) {
 
   app.post('/trimiteri/actiuni', async (c) => {
     const input = parse(await readForm(c));
-    if (!input) return c.html(invalid('Acțiunea sau selecția nu sunt valide: alegeți rânduri (cel mult 200) sau „toate din această vedere”.'), 422);
-    if (input.empty) return c.html(invalid('Alegeți cel puțin o trimitere sau bifați „toate din această vedere”.'), 422);
+    if (!input) return answerRefused(c, invalid('Acțiunea sau selecția nu sunt valide: alegeți rânduri (cel mult 200) sau „toate din această vedere”.'), 'FORMULAR_INVALID');
+    if (input.empty) return answerRefused(c, invalid('Alegeți cel puțin o trimitere sau bifați „toate din această vedere”.'), 'FORMULAR_INVALID');
     const plan = await previewBulk({ ctx, actor: c.get('actor'), action: input.action, target: input.target });
     return c.html(<BulkConfirm plan={plan} selection={{ q: input.q, all: input.all, ids: input.ids }} />);
   });
 
   app.post('/trimiteri/actiuni/executa', async (c) => {
     const input = parse(await readForm(c));
-    if (!input || input.empty || !input.fingerprint) return c.html(invalid('Confirmarea nu este validă; porniți acțiunea din nou din listă.'), 422);
+    if (!input || input.empty || !input.fingerprint) return answerRefused(c, invalid('Confirmarea nu este validă; porniți acțiunea din nou din listă.'), 'FORMULAR_INVALID');
     try {
       const { done } = await applyBulk({
         ctx,

@@ -50,7 +50,7 @@ export function CoadaPage(props: {
           <h1>Trimiteri</h1>
           {props.imports}
           <h2 class="section-title">Trimiterile</h2>
-          {props.invalidQuery ? <Notice kind="error" cod="CERERE_INVALIDA" cauza="Filtrele din adresă nu sunt valide; se arată vederea implicită." /> : null}
+          {props.invalidQuery ? <Notice kind="error" cod="FORMULAR_INVALID" cauza="Filtrele din adresă nu sunt valide; se arată vederea implicită." /> : null}
           <Filters q={q} />
           <p class="updated">
             Actualizat la <time id="actualizat">{showInstant(props.now).slice(11)}</time> · <span id="stare-actualizare">se reîmprospătează automat</span>

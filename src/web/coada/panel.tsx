@@ -84,7 +84,8 @@ function MapCodes({ id, codes, nomenclator }: { id: number; codes: PendingOperat
   );
 }
 
-export type PanelNotice = { kind: 'ok'; text: string } | { kind: 'error'; cod: 'CONFLICT_STARE' | 'CERERE_INVALIDA'; cauza: string };
+/** A confirmation, or a refusal (answered at its code's status); `saved`: the change was stored, and what it shows is still to do (200). */
+export type PanelNotice = { kind: 'ok'; text: string } | { kind: 'error'; cod: 'CONFLICT_STARE' | 'FORMULAR_INVALID'; cauza: string; saved?: true };
 
 /** The detail panel: only allow-listed fields (never the payload, image or credentials). */
 export function SubmissionPanel({
@@ -109,7 +110,7 @@ export function SubmissionPanel({
           ×
         </button>
       </header>
-      {notice ? <Notice {...notice} /> : null}
+      {notice ? notice.kind === 'ok' ? <Notice {...notice} /> : <Notice kind="error" cod={notice.cod} cauza={notice.cauza} /> : null}
       <dl class="fields">
         <dt>Stare</dt>
         <dd>

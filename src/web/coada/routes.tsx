@@ -8,10 +8,11 @@ import { correctSubmission } from '../../services/submissions/correct';
 import { getSubmission, listAttempts, type SubmissionRecord } from '../../services/submissions/read';
 import { pendingOperations, saveMapping } from '../../services/operations/mappings';
 import { allows } from '../../domain/statuses';
+import { statusOf } from '../../http/status';
 import { MappingForm, requeuedText, seriousRefusal, unconfirmedSerious } from '../mapari/form';
 import type { WebEnv } from '../env';
 import { readForm } from '../form';
-import { Notice } from '../notice';
+import { errorNotice, Notice } from '../notice';
 import { bulkRoutes } from './bulk-routes';
 import { readCorrection, type CorrectionState } from './correction';
 import { CoadaFragment } from './list';
@@ -35,7 +36,7 @@ async function orConflictNotice(c: Context<WebEnv>, ctx: AppContext, id: number,
   try {
     return await action();
   } catch (error) {
-    if (error instanceof AppError && error.cod === 'CONFLICT_STARE') return panel(c, ctx, id, { kind: 'error', cod: 'CONFLICT_STARE', cauza: error.cauza }, 409);
+    if (error instanceof AppError && error.cod === 'CONFLICT_STARE') return panel(c, ctx, id, { kind: 'error', cod: 'CONFLICT_STARE', cauza: error.cauza });
     throw error;
   }
 }
@@ -51,7 +52,9 @@ async function panelView(ctx: AppContext, actor: Actor, id: number, notice?: Pan
   );
 }
 
-async function panel(c: Context<WebEnv>, ctx: AppContext, id: number, notice?: PanelNotice, status: 200 | 409 | 422 = 200, correction?: CorrectionState) {
+/** The panel, answered at its refusal's status (http/status.ts), or 200. */
+async function panel(c: Context<WebEnv>, ctx: AppContext, id: number, notice?: PanelNotice, correction?: CorrectionState) {
+  const status = notice?.kind === 'error' && !notice.saved ? statusOf(notice.cod) : 200;
   return c.html(await panelView(ctx, c.get('actor'), id, notice, correction), status);
 }
 
@@ -94,10 +97,8 @@ export function coadaRoutes(ctx: AppContext) {
     const parsed = CoadaQuery.safeParse(c.req.query());
     if (!parsed.success) {
       // A notice only: app.js shows it above the list it keeps (a failed answer never replaces the list).
-      return c.html(
-        <Notice kind="error" cod="CERERE_INVALIDA" cauza="Filtrele nu sunt valide: data în forma zz.ll.aaaa, căutarea de cel mult 40 de caractere, o cauză din listă." />,
-        422,
-      );
+      const cauza = 'Filtrele nu sunt valide: data în forma zz.ll.aaaa, căutarea de cel mult 40 de caractere, o cauză din listă.';
+      return errorNotice(c, 'FORMULAR_INVALID', cauza);
     }
     const q = parsed.data;
     const html = await (<CoadaFragment {...(await loadList(ctx, c.get('actor'), q))} />).toString();
@@ -144,11 +145,11 @@ export function coadaRoutes(ctx: AppContext) {
     const record = await getSubmission({ ctx, actor, id });
     const fields = await readForm(c);
     const form = MappingForm.safeParse(fields);
-    if (!form.success) return panel(c, ctx, id, { kind: 'error', cod: 'CERERE_INVALIDA', cauza: 'Alegeți codul registrului pentru operație.' }, 422);
+    if (!form.success) return panel(c, ctx, id, { kind: 'error', cod: 'FORMULAR_INVALID', cauza: 'Alegeți codul registrului pentru operație.' });
     const serious = unconfirmedSerious(fields, [form.data]);
-    if (serious) return panel(c, ctx, id, { kind: 'error', cod: 'CERERE_INVALIDA', cauza: seriousRefusal(serious.cod_prestatie.toUpperCase()) }, 422);
+    if (serious) return panel(c, ctx, id, { kind: 'error', cod: 'FORMULAR_INVALID', cauza: seriousRefusal(serious.cod_prestatie.toUpperCase()) });
     if (!record.nemapate.includes(form.data.cod_op_service.toUpperCase())) {
-      return panel(c, ctx, id, { kind: 'error', cod: 'CONFLICT_STARE', cauza: 'Trimiterea nu mai așteaptă acest cod (a fost mapat între timp).' }, 409);
+      return panel(c, ctx, id, { kind: 'error', cod: 'CONFLICT_STARE', cauza: 'Trimiterea nu mai așteaptă acest cod (a fost mapat între timp).' });
     }
     try {
       const { mapping, reResolution } = await saveMapping({ ctx, actor, input: form.data, requestId: c.get('requestId') });
@@ -159,7 +160,7 @@ export function coadaRoutes(ctx: AppContext) {
       });
     } catch (error) {
       if (error instanceof AppError && error.cod === 'CERERE_INVALIDA')
-        return panel(c, ctx, id, { kind: 'error', cod: 'CERERE_INVALIDA', cauza: 'Codul ales nu există în nomenclatorul registrului.' }, 422);
+        return panel(c, ctx, id, { kind: 'error', cod: 'FORMULAR_INVALID', cauza: 'Codul ales nu există în nomenclatorul registrului.' });
       throw error;
     }
   });
@@ -176,14 +177,14 @@ export function coadaRoutes(ctx: AppContext) {
     const form = readCorrection(await readForm(c));
     if (!form.ok) {
       const { values, errors } = form;
-      return panel(c, ctx, id, { kind: 'error', cod: 'CERERE_INVALIDA', cauza: 'Datele nu au fost salvate: corectați câmpurile marcate.' }, 422, { values, errors });
+      return panel(c, ctx, id, { kind: 'error', cod: 'FORMULAR_INVALID', cauza: 'Datele nu au fost salvate: corectați câmpurile marcate.' }, { values, errors });
     }
     return orConflictNotice(c, ctx, id, async () => {
       const { status } = await correctSubmission({ ctx, actor, id, changes: form.input, requestId: c.get('requestId') });
       c.header('HX-Trigger', 'coada:schimbata');
       const notice: PanelNotice =
         status === 'needs_data'
-          ? { kind: 'error', cod: 'CERERE_INVALIDA', cauza: 'Datele au fost salvate, dar mai sunt de corectat (vedeți câmpurile marcate).' }
+          ? { kind: 'error', cod: 'FORMULAR_INVALID', cauza: 'Datele au fost salvate, dar mai sunt de corectat (vedeți câmpurile marcate).', saved: true }
           : { kind: 'ok', text: status === 'queued' ? 'Datele sunt corecte: trimiterea a intrat în coadă.' : 'Datele sunt corecte; trimiterea așteaptă maparea unui cod.' };
       return panel(c, ctx, id, notice);
     });

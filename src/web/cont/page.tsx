@@ -7,7 +7,7 @@ import { showInstant } from '../ui/format';
 import { Credentials } from './creds-form';
 import { UnmappedDefault } from './unmapped-form';
 
-export type ContNotice = { kind: 'ok'; text: string } | { kind: 'error'; cod: 'CERERE_INVALIDA'; cauza: string };
+export type ContNotice = { kind: 'ok'; text: string } | { kind: 'error'; cod: 'FORMULAR_INVALID'; cauza: string };
 
 /** Cont: keys (prefixes only), registry credentials (set or not, never shown), defaults, the registry session. */
 export function ContPage({

@@ -1,3 +1,4 @@
+import { statusOf } from '../../http/status';
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import type { AppContext } from '../../context';
@@ -30,7 +31,9 @@ function backToPage(c: Context<WebEnv>, message: keyof typeof MESSAGES, requeued
   return c.req.header('hx-request') ? c.body(null, 200, { 'HX-Redirect': url }) : c.redirect(url, 303);
 }
 
-async function page(c: Context<WebEnv>, ctx: AppContext, notice?: ContNotice, status: 200 | 422 = 200) {
+/** The page; with a refusal, at its code's status (http/status.ts). */
+async function page(c: Context<WebEnv>, ctx: AppContext, notice?: ContNotice) {
+  const status = notice?.kind === 'error' ? statusOf(notice.cod) : 200;
   const { user, csrfToken } = c.get('session');
   const [overview, alerts] = await Promise.all([accountOverview({ ctx, actor: c.get('actor') }), c.get('alerts') ?? accountAlerts({ ctx, actor: c.get('actor') })]);
   return c.html(<ContPage user={user} csrfToken={csrfToken} overview={overview} alerts={alerts} notice={notice} />, status);
@@ -52,7 +55,7 @@ export function contRoutes(ctx: AppContext) {
   app.get('/cont', (c) => page(c, ctx, confirmation(c.req.query('mesaj'), c.req.query('repuse'))));
   app.post('/cont/creds', async (c) => {
     const form = CredentialsForm.safeParse(await readForm(c));
-    if (!form.success) return page(c, ctx, { kind: 'error', cod: 'CERERE_INVALIDA', cauza: 'Completați utilizatorul și parola registrului.' }, 422);
+    if (!form.success) return page(c, ctx, { kind: 'error', cod: 'FORMULAR_INVALID', cauza: 'Completați utilizatorul și parola registrului.' });
     const { repune_refuzate, ...creds } = form.data;
     const { requeued } = await saveRegCredentials({ ctx, actor: c.get('actor'), creds, requestId: c.get('requestId'), requeueLoginRefused: repune_refuzate === '1' });
     return backToPage(c, 'creds_salvate', requeued);
@@ -63,7 +66,7 @@ export function contRoutes(ctx: AppContext) {
   });
   app.post('/cont/coduri-nemapate', async (c) => {
     const form = UnmappedForm.safeParse(await readForm(c));
-    if (!form.success) return page(c, ctx, { kind: 'error', cod: 'CERERE_INVALIDA', cauza: 'Alegeți ce se întâmplă cu o trimitere cu un cod nemapat.' }, 422);
+    if (!form.success) return page(c, ctx, { kind: 'error', cod: 'FORMULAR_INVALID', cauza: 'Alegeți ce se întâmplă cu o trimitere cu un cod nemapat.' });
     const reject = form.data.respinge === '1';
     await setUnmappedDefault({ ctx, actor: c.get('actor'), reject, requestId: c.get('requestId') });
     return backToPage(c, reject ? 'nemapate_respinse' : 'nemapate_pastrate');

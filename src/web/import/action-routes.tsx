@@ -1,3 +1,4 @@
+import { answerRefused } from '../notice';
 import { Hono, type Context } from 'hono';
 import type { Actor, AppContext } from '../../context';
 import { AppError } from '../../errors';
@@ -14,7 +15,7 @@ import { ImportScreen } from './screen';
 import { batchParam } from './screen-routes';
 
 /** A refusal in the screen's notice box (app.js moves a 4xx there, keeping the screen). */
-const refuse = (c: Context, cauza: string, status: 409 | 422 = 422) => c.html(<Notice kind="error" cod="CERERE_INVALIDA" cauza={cauza} />, status);
+const refuse = (c: Context, cauza: string) => answerRefused(c, <Notice kind="error" cod="FORMULAR_INVALID" cauza={cauza} />, 'FORMULAR_INVALID');
 
 /** After an action: the whole screen again, in the view it was sent from, with what happened; without htmx, its page. */
 export async function answerScreen(c: Context<WebEnv>, ctx: AppContext, id: number, notice?: NoticeProps) {

@@ -1,3 +1,4 @@
+import { answerRefused } from '../notice';
 import { Hono } from 'hono';
 import { actorLabel, type AppContext } from '../../context';
 import { commitImportBatch } from '../../services/import';
@@ -23,8 +24,10 @@ export function commitRoutes(ctx: AppContext) {
     const fields = await readForm(c);
     const typed = typeof fields.numar === 'string' ? fields.numar.trim().replace(/[.\s]/g, '') : '';
     const rowsHash = typeof fields.rows_hash === 'string' ? fields.rows_hash : '';
-    if (!/^\d{1,9}$/.test(typed)) return c.html(<Notice kind="error" cod="CERERE_INVALIDA" cauza="Scrieți numărul de rânduri de trimis, în cifre." />, 422);
-    if (!HASH.test(rowsHash)) return c.html(<Notice kind="error" cod="CERERE_INVALIDA" cauza="Reîncărcați pagina: formularul nu mai corespunde importului." />, 422);
+    if (!/^\d{1,9}$/.test(typed))
+      return answerRefused(c, <Notice kind="error" cod="FORMULAR_INVALID" cauza="Scrieți numărul de rânduri de trimis, în cifre." />, 'FORMULAR_INVALID');
+    if (!HASH.test(rowsHash))
+      return answerRefused(c, <Notice kind="error" cod="FORMULAR_INVALID" cauza="Reîncărcați pagina: formularul nu mai corespunde importului." />, 'FORMULAR_INVALID');
     const result = await commitImportBatch({
       ctx,
       actor,

@@ -1,3 +1,4 @@
+import { answerRefused } from '../notice';
 import { Hono, type Context } from 'hono';
 import type { AppContext } from '../../context';
 import { streamDownload } from '../../http/download';
@@ -26,7 +27,7 @@ export function screenRoutes(ctx: AppContext) {
     const id = batchParam(c);
     const view = readView(c);
     const { user, csrfToken } = c.get('session');
-    const data = await loadScreen(ctx, c.get('actor'), id, view.success ? view.data : {}, view.success ? undefined : { kind: 'error', cod: 'CERERE_INVALIDA', cauza: BAD_VIEW });
+    const data = await loadScreen(ctx, c.get('actor'), id, view.success ? view.data : {}, view.success ? undefined : { kind: 'error', cod: 'FORMULAR_INVALID', cauza: BAD_VIEW });
     return c.html(<ImportPage user={user} csrfToken={csrfToken} alerts={c.get('alerts')} data={data} />);
   });
 
@@ -34,7 +35,7 @@ export function screenRoutes(ctx: AppContext) {
   app.get('/_import/:id', async (c) => {
     const id = batchParam(c);
     const view = readView(c);
-    if (!view.success) return c.html(<Notice kind="error" cod="CERERE_INVALIDA" cauza={BAD_VIEW} />, 422);
+    if (!view.success) return answerRefused(c, <Notice kind="error" cod="FORMULAR_INVALID" cauza={BAD_VIEW} />, 'FORMULAR_INVALID');
     const data = await loadScreen(ctx, c.get('actor'), id, view.data);
     if (!c.req.header('x-poll')) c.header('HX-Push-Url', `/import/${id}${viewQuery(view.data)}`);
     c.header('Vary', 'HX-Request');
@@ -52,7 +53,7 @@ export function screenRoutes(ctx: AppContext) {
   app.get('/import/:id/netrimise', async (c) => {
     const id = batchParam(c);
     const q = ExportFailedQuery.safeParse(c.req.query());
-    if (!q.success) return c.html(<Notice kind="error" cod="CERERE_INVALIDA" cauza="Formatul este csv sau xlsx." />, 422);
+    if (!q.success) return answerRefused(c, <Notice kind="error" cod="FORMULAR_INVALID" cauza="Formatul este csv sau xlsx." />, 'FORMULAR_INVALID');
     const file = await exportFailedRows({ ctx, actor: c.get('actor'), batchId: id, format: q.data.format });
     return streamDownload(c, ctx.journal, file);
   });

@@ -1,3 +1,4 @@
+import { answerRefused } from '../notice';
 import { Hono } from 'hono';
 import type { AppContext } from '../../context';
 import { replaceUnstorable } from '../../domain/text';
@@ -35,9 +36,11 @@ export function uploadRoutes(ctx: AppContext, refuseBody: RefuseBody) {
       if (refused) return refused;
       const fields = await readForm(c);
       const file = fields.file;
-      if (!(file instanceof File)) return c.html(notice({ kind: 'error', cod: 'CERERE_INVALIDA', cauza: 'Alegeți un fișier xlsx sau csv (unul singur).' }), 422);
+      if (!(file instanceof File))
+        return answerRefused(c, notice({ kind: 'error', cod: 'FORMULAR_INVALID', cauza: 'Alegeți un fișier xlsx sau csv (unul singur).' }), 'FORMULAR_INVALID');
       const sheet = typeof fields.foaie === 'string' ? fields.foaie.trim() : '';
-      if (sheet.length > MAX_SHEET) return c.html(notice({ kind: 'error', cod: 'CERERE_INVALIDA', cauza: 'Numele foii are cel mult 200 de caractere.' }), 422);
+      if (sheet.length > MAX_SHEET)
+        return answerRefused(c, notice({ kind: 'error', cod: 'FORMULAR_INVALID', cauza: 'Numele foii are cel mult 200 de caractere.' }), 'FORMULAR_INVALID');
       const bytes = Buffer.from(await file.arrayBuffer());
       const filename = replaceUnstorable(file.name.slice(0, 255)) || null;
       const batch = await createImportBatch({ ctx, actor, admission, filename, bytes, sheets: sheet ? [sheet] : [], requestId: c.get('requestId') });

@@ -6,7 +6,7 @@ export type KeyVerdict =
   | { kind: 'other' }
   | { kind: 'other-named'; accountId: number; accountName: string }
   | { kind: 'invalid' }
-  | { kind: 'refused'; cod: 'CERERE_INVALIDA' | 'PREA_MULTE_CERERI'; cauza: string };
+  | { kind: 'refused'; cod: 'FORMULAR_INVALID' | 'PREA_MULTE_CERERI'; cauza: string };
 
 /** The tester's answer: which account a key acts for; never the key itself. */
 export function KeyResult({ verdict }: { verdict?: KeyVerdict }) {

@@ -1,3 +1,4 @@
+import { statusOf } from '../../http/status';
 import { type Context, Hono } from 'hono';
 import { publicBaseUrl } from '../../config';
 import type { AppContext } from '../../context';
@@ -15,7 +16,9 @@ export function integrareRoutes(ctx: AppContext) {
   const limits = createKeyTestLimits(ctx.windows);
   const base = publicBaseUrl(ctx.config);
 
-  function answer(c: Context<WebEnv>, verdict: KeyVerdict | undefined, status: 200 | 422 | 429 = 200) {
+  /** The tester's answer; a refusal at its code's status (http/status.ts). */
+  function answer(c: Context<WebEnv>, verdict: KeyVerdict | undefined) {
+    const status = verdict?.kind === 'refused' ? statusOf(verdict.cod) : 200;
     if (c.req.header('hx-request')) return c.html(<KeyResult verdict={verdict} />, status);
     const { user, csrfToken } = c.get('session');
     return c.html(<IntegrarePage user={user} csrfToken={csrfToken} alerts={c.get('alerts')} base={base} verdict={verdict} />, status);
@@ -29,14 +32,14 @@ export function integrareRoutes(ctx: AppContext) {
     if (!admission.admitted) {
       c.header('Retry-After', String(admission.retryAfterS));
       const cauza = `Ați verificat prea multe chei într-un minut; reîncercați peste ${admission.retryAfterS} s.`;
-      return answer(c, { kind: 'refused', cod: 'PREA_MULTE_CERERI', cauza }, 429);
+      return answer(c, { kind: 'refused', cod: 'PREA_MULTE_CERERI', cauza });
     }
     const field = (await readForm(c)).cheie;
     const key = typeof field === 'string' ? field.trim() : '';
     // The key is never part of an answer: a refusal says what is wrong, not what was sent.
-    if (key === '') return answer(c, { kind: 'refused', cod: 'CERERE_INVALIDA', cauza: 'Introduceți cheia API de verificat.' }, 422);
+    if (key === '') return answer(c, { kind: 'refused', cod: 'FORMULAR_INVALID', cauza: 'Introduceți cheia API de verificat.' });
     if (key.length > MAX_KEY_LENGTH) {
-      return answer(c, { kind: 'refused', cod: 'CERERE_INVALIDA', cauza: `O cheie API are cel mult ${MAX_KEY_LENGTH} de caractere; textul trimis nu este o cheie.` }, 422);
+      return answer(c, { kind: 'refused', cod: 'FORMULAR_INVALID', cauza: `O cheie API are cel mult ${MAX_KEY_LENGTH} de caractere; textul trimis nu este o cheie.` });
     }
     const check = await checkKey({ ctx, actor: c.get('actor'), key });
     ctx.journal.write({

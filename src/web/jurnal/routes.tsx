@@ -77,7 +77,7 @@ export function jurnalRoutes(ctx: AppContext) {
         {parsed.success ? null : (
           <Notice
             kind="error"
-            cod="CERERE_INVALIDA"
+            cod="FORMULAR_INVALID"
             cauza="Filtrele nu sunt valide (data în forma zz.ll.aaaa, evenimentul din litere mici, cifre și _); se arată jurnalul nefiltrat."
           />
         )}

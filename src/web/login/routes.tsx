@@ -2,7 +2,8 @@ import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import type { AppContext } from '../../context';
 import { HashQueueFull } from '../../crypto/hash-gate';
-import type { ErrorCode } from '../../errors';
+import type { RequestErrorCode } from '../../errors';
+import { statusOf } from '../../http/status';
 import { clientAddress, maskAddress } from '../../http/auth';
 import { checkCredentials, closeSession, findSession, normalEmail, openSession, type SessionUser } from '../../services/users/sessions';
 import type { WebEnv } from '../env';
@@ -36,14 +37,15 @@ export function loginRoutes(ctx: AppContext) {
   const formTokens = createFormTokens(ctx.keyring.deriveKey('login-form-token'), ctx.clock);
   const devices = createDeviceCookies(ctx.keyring.deriveKey('device-cookie'));
 
-  const page = (c: Context, status: 200 | 401 | 403 | 422 | 429 = 200, props: { email?: string; error?: { cod: ErrorCode; cauza?: string } } = {}) => {
+  /** The sign-in page; with a refusal, at its code's status (http/status.ts). */
+  const page = (c: Context, props: { email?: string; error?: { cod: RequestErrorCode; cauza?: string } } = {}) => {
     const csrfToken = formTokens.issue();
     setWebCookie(c, ctx, LOGIN_COOKIE, csrfToken, 'Strict');
-    return c.html(<LoginPage csrfToken={csrfToken} {...props} />, status);
+    return c.html(<LoginPage csrfToken={csrfToken} {...props} />, props.error ? statusOf(props.error.cod) : 200);
   };
   const tooMany = (c: Context, email: string, retryAfterS: number, cauza: string) => {
     c.header('Retry-After', String(retryAfterS));
-    return page(c, 429, { email, error: { cod: 'PREA_MULTE_CERERI', cauza } });
+    return page(c, { email, error: { cod: 'PREA_MULTE_CERERI', cauza } });
   };
 
   app.get('/login', async (c) => {
@@ -54,11 +56,11 @@ export function loginRoutes(ctx: AppContext) {
 
   app.post('/login', async (c) => {
     const parsed = LoginForm.safeParse(await readForm(c));
-    if (!parsed.success) return page(c, 422, { error: { cod: 'CERERE_INVALIDA', cauza: 'Completați e-mailul și parola.' } });
+    if (!parsed.success) return page(c, { error: { cod: 'FORMULAR_INVALID', cauza: 'Completați e-mailul și parola.' } });
     const { email, parola, _csrf } = parsed.data;
     const formCookie = readWebCookie(c, ctx, LOGIN_COOKIE) ?? '';
     if (!fromOwnSite(c) || !sameToken(_csrf, formCookie) || !formTokens.valid(formCookie)) {
-      return page(c, 403, { email, error: { cod: 'NEAUTORIZAT_CSRF' } });
+      return page(c, { email, error: { cod: 'NEAUTORIZAT_CSRF' } });
     }
     const address = clientAddress(c, ctx.config.GATEWAY_TRUST_PROXY);
     const normal = normalEmail(email);
@@ -86,7 +88,7 @@ export function loginRoutes(ctx: AppContext) {
         requestId: c.get('requestId'),
         data: { adresa: maskAddress(address), dispozitiv_cunoscut: admission.lane === 'trusted' },
       });
-      return page(c, 401, { email, error: { cod: 'AUTENTIFICARE_ESUATA' } });
+      return page(c, { email, error: { cod: 'AUTENTIFICARE_ESUATA' } });
     }
     // A success does not count against the limits.
     admission.release();

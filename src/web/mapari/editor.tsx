@@ -6,7 +6,7 @@ import { PendingList } from './pending';
 import { TextRules } from './rules';
 import { SavedMappings } from './saved';
 
-export type EditorNotice = { kind: 'ok'; text: string } | { kind: 'error'; cod: 'CERERE_INVALIDA' | 'CONFLICT_STARE'; cauza: string };
+export type EditorNotice = { kind: 'ok'; text: string } | { kind: 'error'; cod: 'FORMULAR_INVALID' | 'CONFLICT_STARE' | 'NEGASIT'; cauza: string };
 
 /**
  * The mapping editor's fragment: the codes waiting for a mapping (with how many submissions

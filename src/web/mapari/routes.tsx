@@ -1,3 +1,4 @@
+import { answerRefused } from '../notice';
 import { Hono } from 'hono';
 import type { AppContext } from '../../context';
 import { changeMapping, deleteMapping, saveMapping } from '../../services/operations/mappings';
@@ -30,16 +31,16 @@ export function mapariRoutes(ctx: AppContext) {
   app.post('/mapari', async (c) => {
     const fields = await readForm(c);
     const form = MappingForm.safeParse(fields);
-    if (!form.success) return c.html(await editor(c, ctx, invalid('Alegeți codul registrului pentru operație: rândul nu se salvează fără cod.')), 422);
+    if (!form.success) return answerRefused(c, await editor(c, ctx, invalid('Alegeți codul registrului pentru operație: rândul nu se salvează fără cod.')), 'FORMULAR_INVALID');
     const chosen = new Map([[form.data.cod_op_service.toUpperCase(), form.data.cod_prestatie.toUpperCase()]]);
     const serious = unconfirmedSerious(fields, [form.data]);
-    if (serious) return c.html(await editor(c, ctx, invalid(seriousRefusal(serious.cod_prestatie.toUpperCase())), chosen), 422);
+    if (serious) return answerRefused(c, await editor(c, ctx, invalid(seriousRefusal(serious.cod_prestatie.toUpperCase())), chosen), 'FORMULAR_INVALID');
     try {
       const { mapping, reResolution } = await saveMapping({ ctx, actor: c.get('actor'), input: form.data, requestId: c.get('requestId') });
       return c.html(await editor(c, ctx, { kind: 'ok', text: `Maparea ${mapping.codOpService} → ${mapping.codPrestatie} a fost salvată; ${requeuedText(reResolution)}` }));
     } catch (error) {
-      const { notice, status } = refusal(error);
-      return c.html(await editor(c, ctx, notice, chosen), status);
+      const notice = refusal(error);
+      return answerRefused(c, await editor(c, ctx, notice, chosen), notice.cod);
     }
   });
 
@@ -48,9 +49,9 @@ export function mapariRoutes(ctx: AppContext) {
     const code = c.req.param('code');
     const fields = await readForm(c);
     const form = MappingForm.safeParse({ cod_op_service: code, cod_prestatie: fields.cod_prestatie });
-    if (!form.success) return c.html(await editor(c, ctx, invalid('Alegeți noul cod al registrului.')), 422);
+    if (!form.success) return answerRefused(c, await editor(c, ctx, invalid('Alegeți noul cod al registrului.')), 'FORMULAR_INVALID');
     const serious = unconfirmedSerious(fields, [form.data]);
-    if (serious) return c.html(await editor(c, ctx, invalid(seriousRefusal(serious.cod_prestatie.toUpperCase()))), 422);
+    if (serious) return answerRefused(c, await editor(c, ctx, invalid(seriousRefusal(serious.cod_prestatie.toUpperCase()))), 'FORMULAR_INVALID');
     try {
       const { mapping, reResolution } = await changeMapping({
         ctx,
@@ -66,8 +67,8 @@ export function mapariRoutes(ctx: AppContext) {
         }),
       );
     } catch (error) {
-      const { notice, status } = refusal(error);
-      return c.html(await editor(c, ctx, notice), status);
+      const notice = refusal(error);
+      return answerRefused(c, await editor(c, ctx, notice), notice.cod);
     }
   });
 
@@ -77,8 +78,8 @@ export function mapariRoutes(ctx: AppContext) {
       await deleteMapping({ ctx, actor: c.get('actor'), code, requestId: c.get('requestId') });
       return c.html(await editor(c, ctx, { kind: 'ok', text: `Maparea ${code.toUpperCase()} a fost ștearsă.` }));
     } catch (error) {
-      const { notice, status } = refusal(error);
-      return c.html(await editor(c, ctx, notice), status);
+      const notice = refusal(error);
+      return answerRefused(c, await editor(c, ctx, notice), notice.cod);
     }
   });
 

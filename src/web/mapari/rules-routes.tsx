@@ -1,3 +1,4 @@
+import { answerRefused } from '../notice';
 import { type Context, Hono } from 'hono';
 import { z } from 'zod';
 import type { AppContext } from '../../context';
@@ -38,16 +39,16 @@ export function textRuleRoutes(ctx: AppContext) {
   async function save(c: Context<WebEnv>, id?: number) {
     const fields = await readForm(c);
     const input = readRule(fields);
-    if (!input) return c.html(await editor(c, ctx, invalid(RULE_FIELDS)), 422);
+    if (!input) return answerRefused(c, await editor(c, ctx, invalid(RULE_FIELDS)), 'FORMULAR_INVALID');
     if (unconfirmedSerious(fields, [{ cod_op_service: 'regula', cod_prestatie: input.cod_prestatie }])) {
-      return c.html(await editor(c, ctx, invalid(seriousRefusal(input.cod_prestatie.toUpperCase()))), 422);
+      return answerRefused(c, await editor(c, ctx, invalid(seriousRefusal(input.cod_prestatie.toUpperCase()))), 'FORMULAR_INVALID');
     }
     try {
       const { rule, reResolution } = await saveTextRule({ ctx, actor: c.get('actor'), input, id, requestId: c.get('requestId') });
       return c.html(await editor(c, ctx, { kind: 'ok', text: `Regula „${rule.pattern}” → ${rule.codPrestatie} a fost salvată; ${requeuedText(reResolution)}` }));
     } catch (error) {
-      const { notice, status } = refusal(error);
-      return c.html(await editor(c, ctx, notice), status);
+      const notice = refusal(error);
+      return answerRefused(c, await editor(c, ctx, notice), notice.cod);
     }
   }
 
@@ -58,7 +59,7 @@ export function textRuleRoutes(ctx: AppContext) {
   app.post('/mapari/reguli/test', async (c) => {
     const fields = await readForm(c);
     const pattern = z.string().trim().min(2).max(200).safeParse(fields.pattern);
-    if (!pattern.success) return c.html(<p class="notice error">Textul căutat trebuie să aibă 2–200 caractere.</p>, 422);
+    if (!pattern.success) return answerRefused(c, <p class="notice error">Textul căutat trebuie să aibă 2–200 caractere.</p>, 'FORMULAR_INVALID');
     const code = typeof fields.cod_prestatie === 'string' && fields.cod_prestatie.trim() ? fields.cod_prestatie.trim().toUpperCase() : null;
     const nomenclator = await ctx.nomenclator.get(ctx.db);
     const pending = await pendingOperations({ ctx, actor: c.get('actor') });
@@ -70,8 +71,8 @@ export function textRuleRoutes(ctx: AppContext) {
       await deleteTextRule({ ctx, actor: c.get('actor'), id: idParam(c.req.param('id')), requestId: c.get('requestId') });
       return c.html(await editor(c, ctx, { kind: 'ok', text: 'Regula de text a fost ștearsă.' }));
     } catch (error) {
-      const { notice, status } = refusal(error);
-      return c.html(await editor(c, ctx, notice), status);
+      const notice = refusal(error);
+      return answerRefused(c, await editor(c, ctx, notice), notice.cod);
     }
   });
 

@@ -1,3 +1,4 @@
+import { answerRefused } from '../notice';
 import { Hono } from 'hono';
 import type { AppContext } from '../../context';
 import { ConflictError } from '../../errors';
@@ -22,11 +23,11 @@ export function saveAllRoutes(ctx: AppContext) {
     const actor = c.get('actor');
     const fields = await readForm(c);
     const pairs = readPairs(fields);
-    if (!pairs) return c.html(await editor(c, ctx, invalid('Lista de coduri trimisă nu este validă; reîncărcați pagina și alegeți din nou.')), 422);
-    if (pairs.length === 0) return c.html(await editor(c, ctx, invalid('Niciun cod ales: alegeți codul registrului pe rândurile de salvat.')), 422);
+    if (!pairs) return answerRefused(c, await editor(c, ctx, invalid('Lista de coduri trimisă nu este validă; reîncărcați pagina și alegeți din nou.')), 'FORMULAR_INVALID');
+    if (pairs.length === 0) return answerRefused(c, await editor(c, ctx, invalid('Niciun cod ales: alegeți codul registrului pe rândurile de salvat.')), 'FORMULAR_INVALID');
     const [pending, nomenclator] = await Promise.all([pendingOperations({ ctx, actor }), ctx.nomenclator.get(ctx.db)]);
     const unknown = pairs.find((p) => !nomenclator.has(p.cod_prestatie));
-    if (unknown) return c.html(await editor(c, ctx, invalid('Un cod ales nu există în nomenclatorul registrului; alegeți unul din listă.')), 422);
+    if (unknown) return answerRefused(c, await editor(c, ctx, invalid('Un cod ales nu există în nomenclatorul registrului; alegeți unul din listă.')), 'FORMULAR_INVALID');
 
     const waiting = new Map(pending.map((op) => [op.codOpService, op.submissions]));
     const shown: ConfirmPair[] = pairs.map((p) => ({
@@ -45,10 +46,10 @@ export function saveAllRoutes(ctx: AppContext) {
         cod: 'CONFLICT_STARE',
         cauza: 'Între timp lista s-a schimbat (marcat mai jos). Nu s-a salvat nimic: verificați și confirmați din nou.',
       };
-      return c.html(<SaveAllConfirmation pairs={shown.map((p) => ({ ...p, shown: p.shown }))} notice={notice} />, 409);
+      return answerRefused(c, <SaveAllConfirmation pairs={shown.map((p) => ({ ...p, shown: p.shown }))} notice={notice} />, 'CONFLICT_STARE');
     }
     const serious = unconfirmedSerious(fields, pairs);
-    if (serious) return c.html(<SaveAllConfirmation pairs={shown} notice={invalid(seriousRefusal(serious.cod_prestatie))} />, 422);
+    if (serious) return answerRefused(c, <SaveAllConfirmation pairs={shown} notice={invalid(seriousRefusal(serious.cod_prestatie))} />, 'FORMULAR_INVALID');
 
     let saved: Awaited<ReturnType<typeof saveMappings>>;
     try {
@@ -56,7 +57,11 @@ export function saveAllRoutes(ctx: AppContext) {
       saved = await saveMappings({ ctx, actor, pairs, requestId: c.get('requestId'), onlyNew: true });
     } catch (error) {
       if (!(error instanceof ConflictError)) throw error;
-      return c.html(<SaveAllConfirmation pairs={shown} notice={{ kind: 'error', cod: 'CONFLICT_STARE', cauza: `${error.cauza} Nu s-a salvat nimic: reveniți la listă.` }} />, 409);
+      return answerRefused(
+        c,
+        <SaveAllConfirmation pairs={shown} notice={{ kind: 'error', cod: 'CONFLICT_STARE', cauza: `${error.cauza} Nu s-a salvat nimic: reveniți la listă.` }} />,
+        'CONFLICT_STARE',
+      );
     }
     const { mappings, reResolution } = saved;
     const text = `${mappings.length === 1 ? 'O mapare salvată' : `${mappings.length} mapări salvate`} (${mappings.map((m) => `${m.codOpService} → ${m.codPrestatie}`).join(', ')}); ${requeuedText(reResolution)}`;

@@ -20,13 +20,13 @@ export async function editor(c: Context<WebEnv>, ctx: AppContext, notice?: Edito
   return <MappingEditor pending={pending} saved={saved} history={history} rules={rules} nomenclator={nomenclator} notice={notice} chosen={chosen} />;
 }
 
-/** A service's refusal (an unknown code, a missing mapping or rule) as the editor's notice and status. */
-export function refusal(error: unknown): { notice: EditorNotice; status: 404 | 422 } {
+/** A service's refusal (an unknown code, a missing mapping or rule) as the editor's notice. */
+export function refusal(error: unknown): Extract<EditorNotice, { kind: 'error' }> {
   if (error instanceof AppError && error.cod === 'CERERE_INVALIDA')
-    return { notice: { kind: 'error', cod: 'CERERE_INVALIDA', cauza: 'Codul ales nu există în nomenclatorul registrului; alegeți unul din listă.' }, status: 422 };
+    return { kind: 'error', cod: 'FORMULAR_INVALID', cauza: 'Codul ales nu există în nomenclatorul registrului; alegeți unul din listă.' };
   if (error instanceof AppError && error.cod === 'NEGASIT')
-    return { notice: { kind: 'error', cod: 'CONFLICT_STARE', cauza: 'Nu mai există (a fost ștearsă între timp sau nu este a contului dvs.).' }, status: 404 };
+    return { kind: 'error', cod: 'NEGASIT', cauza: 'Nu mai există (a fost ștearsă între timp sau nu este a contului dvs.).' };
   throw error;
 }
 
-export const invalid = (cauza: string): EditorNotice => ({ kind: 'error', cod: 'CERERE_INVALIDA', cauza });
+export const invalid = (cauza: string): EditorNotice => ({ kind: 'error', cod: 'FORMULAR_INVALID', cauza });
