@@ -37,7 +37,7 @@ afterAll(async () => {
 });
 
 /** Both servers' background stagings wait until `release`: their uploads keep their places meanwhile. */
-let held: Array<() => void> = [];
+const held: Array<() => void> = [];
 function holdStagings() {
   for (const server of [a, b]) server.ctx.importStagings = createImportStagings({ uploads: 2, perAccount: 1, background: 2, schedule: (start) => held.push(start) });
 }
