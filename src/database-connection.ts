@@ -71,6 +71,12 @@ export function databaseConnection(config: Config, url: string): DbConnection {
 export function explainConnectionError(error: unknown): unknown {
   if (!(error instanceof Error)) return error;
   const code = (error as NodeJS.ErrnoException).code ?? '';
+  // postgres.js goes on with TLS after a server that answered it has none; the server then hangs up.
+  if (/before secure TLS connection was established/.test(error.message)) {
+    return new ConfigError(
+      `The database closed the connection before TLS was established (${code}): it does not offer TLS (ssl=off?) while DATABASE_URL's sslmode asks for it. Turn TLS on in PostgreSQL, or check the address.`,
+    );
+  }
   const certificate = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS_CERT_ALTNAME_INVALID|UNABLE_TO_GET_ISSUER/.test(code);
   if (!certificate) return error;
   return new ConfigError(

@@ -11,6 +11,7 @@ import { parseConfig } from '../../src/config';
 import { openDatabase } from '../../src/database';
 import { databaseConnection } from '../../src/database-connection';
 import { TEST_SECRET } from '../helpers/app';
+import { createTestDatabase } from '../helpers/db';
 
 // A managed PostgreSQL is reached over TLS: sslmode=verify-full with the CA of
 // GATEWAY_DB_CA_FILE must connect to the database whose certificate that CA signed, and refuse
@@ -114,6 +115,19 @@ describe('sslmode=verify-full with GATEWAY_DB_CA_FILE', () => {
 
   it('without the CA file, checks against the system CAs, which do not know this one', async () => {
     await expect(openDatabase(config(urlFor('localhost', '?sslmode=verify-full')), () => {})).rejects.toThrow(/TLS certificate was refused/);
+  });
+});
+
+describe('a database without TLS', () => {
+  it('is refused when sslmode asks for TLS, with a message saying so', async () => {
+    const plain = await createTestDatabase();
+    try {
+      const url = new URL(plain.url);
+      url.search = '?sslmode=require';
+      await expect(openDatabase(config(url.toString()), () => {})).rejects.toThrow(/does not offer TLS \(ssl=off\?\) while DATABASE_URL's sslmode asks for it/);
+    } finally {
+      await plain.drop();
+    }
   });
 });
 
