@@ -24,10 +24,25 @@ function drizzleOver<S extends Sql>(sql: S, options: Sql['options'] = sql.option
   return drizzle(prepared, { schema });
 }
 
-export function createDb(url: string, options: { max?: number; idleTimeoutS?: number } = {}) {
+/**
+ * What a process asks of its connections beyond the URL (src/database-connection.ts builds it
+ * from the settings): TLS, and session parameters sent as each connection opens.
+ */
+export interface DbConnection {
+  /** postgres.js `ssl`; unset, postgres.js reads the URL's `sslmode` itself. */
+  ssl?: postgres.Options<Record<string, never>>['ssl'];
+  /** statement_timeout, idle_in_transaction_session_timeout: in the start-up packet, so every connection has them before its first query. */
+  parameters?: Partial<postgres.ConnectionParameters>;
+}
+
+export function createDb(url: string, options: { max?: number; idleTimeoutS?: number; connection?: DbConnection } = {}) {
+  const { ssl, parameters } = options.connection ?? {};
   const sql = postgres(url, {
     max: options.max ?? 10,
     ...(options.idleTimeoutS ? { idle_timeout: options.idleTimeoutS } : {}),
+    // Only when given: a key present, even undefined, would override the URL's sslmode.
+    ...(ssl === undefined ? {} : { ssl }),
+    ...(parameters ? { connection: parameters } : {}),
     onnotice: () => {},
     transform: { undefined: null },
   });

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { createDb } from '../db/client';
 import type { Config } from './config';
 import { createKeyring } from './crypto/envelope';
+import { databaseConnection } from './database-connection';
 import { createJournal } from './journal/journal';
 
 export interface ContextOptions {
@@ -19,7 +20,7 @@ export interface ContextOptions {
  * before it ends the pool.
  */
 export function createBaseContext(options: ContextOptions) {
-  const { sql, db, close } = createDb(options.databaseUrl, { max: options.poolSize });
+  const { sql, db, close } = createDb(options.databaseUrl, { max: options.poolSize, connection: databaseConnection(options.config, options.databaseUrl) });
   const journal = createJournal({ sql, logDir: join(options.config.GATEWAY_DATA_DIR, 'logs'), processName: options.processName });
   return {
     db,

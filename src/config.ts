@@ -82,6 +82,16 @@ export const Config = z.object({
   GATEWAY_IMPORT_UPLOADS_PER_ACCOUNT: z.coerce.number().int().positive().default(1),
   // Connections of the server's database pool.
   GATEWAY_DB_POOL: z.coerce.number().int().min(2).default(20),
+  // The worker's pool; unset, GATEWAY_WORKER_MAX_INFLIGHT + 4, at most 20. Three at least: its
+  // registry slots keep one, its tasks and sends share the rest (LISTEN has one of its own).
+  GATEWAY_WORKER_DB_POOL: z.coerce.number().int().min(3).optional(),
+  // A managed PostgreSQL (README, Several servers): the PEM file of the CA that signed the
+  // database's certificate, for DATABASE_URL's sslmode=verify-full (read at start).
+  GATEWAY_DB_CA_FILE: z.string().min(1).optional(),
+  // Asked of every connection at its start (0: the database's or role's own setting): a
+  // statement running longer is cancelled; a transaction idle longer ends its session.
+  GATEWAY_DB_STATEMENT_TIMEOUT_S: z.coerce.number().int().min(0).default(0),
+  GATEWAY_DB_IDLE_TX_TIMEOUT_S: z.coerce.number().int().min(0).default(0),
   // SIGTERM or Ctrl-C: the whole stop (requests, stagings, worker, database) takes at most this.
   GATEWAY_SHUTDOWN_S: z.coerce.number().positive().default(30),
   // A background staging shares the rest of its file with a worker thread once it has staged

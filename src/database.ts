@@ -1,16 +1,21 @@
-import { createDb } from '../db/client';
+import { createDb, type Sql } from '../db/client';
 import { startEmbedded } from '../db/embedded';
 import { preserveExitCode } from '../db/exit-code';
 import { migrate } from '../db/migrate';
-import type { Config } from './config';
+import { keepsSessions } from '../db/session-probe';
+import { ConfigError, type Config } from './config';
+import { databaseConnection, explainConnectionError } from './database-connection';
 
 /**
  * The database URL to use: DATABASE_URL, or the embedded PostgreSQL in the data dir (started
- * here, or attached to when the server already runs it). Migrations are applied either way.
+ * here, or attached to when the server already runs it). Migrations are applied either way,
+ * without the statement timeout: an index built on a large table may take longer.
  */
 export async function openDatabase(config: Config, log: (message: string) => void): Promise<{ url: string; stop: () => Promise<void> }> {
   let url = config.DATABASE_URL;
   let stop = async () => {};
+  // TLS settings are checked (and the CA file read) before anything is started.
+  const ssl = url ? databaseConnection(config, url).ssl : undefined;
   if (!url) {
     preserveExitCode();
     const embedded = await startEmbedded({ dataDir: config.GATEWAY_DATA_DIR, onLog: log });
@@ -18,12 +23,27 @@ export async function openDatabase(config: Config, log: (message: string) => voi
     stop = embedded.stop;
     log(`Embedded PostgreSQL in ${embedded.pgDir}`);
   }
-  const { sql, close } = createDb(url, { max: 1 });
+  const { sql, close } = createDb(url, { max: 2, connection: { ssl } });
   try {
     const applied = await migrate(sql);
     if (applied.length) log(`Applied migrations: ${applied.join(', ')}`);
+    if (config.DATABASE_URL) await assertKeepsSessions(sql);
+  } catch (error) {
+    throw explainConnectionError(error);
   } finally {
     await close();
   }
   return { url, stop };
+}
+
+/**
+ * Refuses a DATABASE_URL whose connections do not keep their session (db/session-probe.ts):
+ * every process holds session advisory locks (upload places and leases, registry slots) and
+ * the worker LISTENs, so none can work through a pooler in transaction mode.
+ */
+export async function assertKeepsSessions(sql: Pick<Sql, 'reserve'>): Promise<void> {
+  if (await keepsSessions(sql)) return;
+  throw new ConfigError(
+    'Invalid configuration:\n  DATABASE_URL: its connections do not keep their session (a pooler in transaction mode, such as PgBouncer with pool_mode=transaction?). Servers and workers hold session advisory locks and the worker LISTENs: give them PostgreSQL directly or a pooler in session mode (README, Several servers and workers on one database).',
+  );
 }

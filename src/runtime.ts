@@ -1,5 +1,6 @@
 import { createDb } from '../db/client';
 import { createBaseContext, type ContextOptions } from './base-context';
+import { databaseConnection } from './database-connection';
 import type { AppContext } from './context';
 import { createWindowSync } from './http/window-sync';
 import { createMetrics } from './metrics';
@@ -12,7 +13,11 @@ import { createInsertBatcher } from './services/submissions/insert-batcher';
 export function createContext(options: ContextOptions): AppContext & { close: () => Promise<void> } {
   const base = createBaseContext(options);
   // Uploads stage on connections of their own, one per upload at most, closed when idle.
-  const uploads = createDb(options.databaseUrl, { max: options.config.GATEWAY_IMPORT_UPLOADS_MAX, idleTimeoutS: 30 });
+  const uploads = createDb(options.databaseUrl, {
+    max: options.config.GATEWAY_IMPORT_UPLOADS_MAX,
+    idleTimeoutS: 30,
+    connection: databaseConnection(options.config, options.databaseUrl),
+  });
   const ctx: AppContext & { close: () => Promise<void> } = {
     ...base,
     uploadSql: uploads.sql,

@@ -60,7 +60,7 @@ export function createWorkerContext(options: {
     processName: 'worker',
     clock: options.clock,
     // Sends in flight each hold a connection only briefly; a few beyond that serve the tasks.
-    poolSize: Math.min(20, settings.maxInflight + 4),
+    poolSize: config.GATEWAY_WORKER_DB_POOL ?? Math.min(20, settings.maxInflight + 4),
   });
   const protocol = protocolFrom(config.GATEWAY_REGISTRY_PROTOCOL);
   const { clock } = base;

@@ -4,6 +4,7 @@ import { createDb, type DbHandle } from '../../db/client';
 import { clusterDir } from '../../db/embedded-placement';
 import { ConfigError, parseConfig, type Config } from '../config';
 import { openDatabase } from '../database';
+import { databaseConnection } from '../database-connection';
 
 /**
  * Runs a command-line tool against the product's database: DATABASE_URL, or the embedded one
@@ -30,7 +31,7 @@ export async function runCli(usage: string, fn: (db: DbHandle, args: string[], c
     }
     const database = await openDatabase(config, () => {});
     stop = database.stop;
-    handle = createDb(database.url, { max: 2 });
+    handle = createDb(database.url, { max: 2, connection: databaseConnection(config, database.url) });
     await fn(handle, args, config);
   } catch (error) {
     process.exitCode = error instanceof UsageError || error instanceof ConfigError ? 2 : 1;

@@ -11,6 +11,6 @@ export { batchSubmissionStatuses, listImportBatches, type ImportBatchItem } from
 export { previewImportBatch, type ImportPreview, type ImportRowRecord } from './preview';
 export { columnSamples, type Sample } from './samples';
 export { failInterruptedStagings, type StagingFailure } from './staging-failure';
-export { createImportStagings, type ImportStagings, type UploadAdmission, type UploadRefusal } from './stagings';
+export { createImportStagings, type AdmittedUpload, type ImportStagings, type UploadAdmission, type UploadRefusal } from './stagings';
 export type { BatchSummary, OperationToMap } from './states';
 export { createImportBatch } from './upload';

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
-import type { Executor } from '../../../db/client';
+import { reserveConnection, type Executor, type OwnConnection, type Sql } from '../../../db/client';
+import { takeUploadPlaces } from './upload-places';
 
 /** The advisory-lock space of staging leases; the second key is the batch id. */
 export const LEASE_SPACE = 727_012;
@@ -25,12 +26,30 @@ export interface UploadAdmission {
   signal: AbortSignal;
   /** One more holder of the place (the background staging that outlives the request). */
   retain(): void;
-  /** Once per holder: the place is free when every holder released it. */
-  release(): void;
+  /** Once per holder: the place is free when every holder released it (settled once it is). */
+  release(): Promise<void>;
 }
 
-/** Why an upload was not let in: the account has as many as it may, or the process has. */
-export type UploadRefusal = { refused: 'account' | 'process'; limit: number };
+/**
+ * An upload let in for the whole deployment: its place in this process, and its own connection
+ * (db/client.ts `reserveConnection`), which holds its places in the deployment
+ * (upload-places.ts). The file is staged on that connection, which never asks the pool for a
+ * second.
+ */
+export interface AdmittedUpload extends UploadAdmission {
+  connection: OwnConnection;
+  /** Frees the deployment's places and gives the connection back to the pool: once, by whoever used it last (the last release does it too). */
+  giveBack(): Promise<void>;
+}
+
+/** Why an upload was not let in: the account has as many as it may, or this process has, or the deployment has. */
+export type UploadRefusal = { refused: 'account' | 'process' | 'deployment'; limit: number };
+
+/** Back to the pool without a lock: a pooled connection that kept one would hold its place (or lease) for good. */
+async function giveBackConnection(own: OwnConnection): Promise<void> {
+  await own.db.execute(sql`SELECT pg_advisory_unlock_all()`).catch(() => undefined);
+  own.release();
+}
 
 interface StagingRun {
   /** Whether it runs after the upload answered; otherwise the upload waits for `done`. */
@@ -52,9 +71,10 @@ interface ImportStagingsOptions {
 
 /**
  * The uploads this process takes. Each is admitted before its body is read, against a limit
- * for the process and one per account, and keeps its place until its staging ended, in the
- * request or after it: so the files, readers and connections of uploads are bounded, and one
- * account cannot take every place. Past either limit the caller answers at once (429 / 503),
+ * for the process and one per account, then against the same limits for the whole deployment
+ * (`enter`, upload-places.ts), and keeps its place until its staging ended, in the request or
+ * after it: so the files, readers and connections of uploads are bounded, and one account
+ * cannot take every place. Past either limit the caller answers at once (429 / 503),
  * holding nothing. Of the admitted, at most `background` stage past their first rows after
  * the upload answered; past it the upload stages the rest itself before it answers. `stop`
  * (server shutdown) interrupts every upload between two rows and waits until each background
@@ -67,32 +87,61 @@ export function createImportStagings(options: ImportStagingsOptions) {
   const perAccount = new Map<number, number>();
   let inBackground = 0;
   let stopping = false;
+  /** A place in this process; `freeFirst` runs when the last holder released it, before the place is free. */
+  function admitHere(accountId: number, freeFirst: () => Promise<void>): UploadAdmission | UploadRefusal {
+    const mine = perAccount.get(accountId) ?? 0;
+    if (mine >= options.perAccount) return { refused: 'account', limit: options.perAccount };
+    if (admitted.size >= options.uploads) return { refused: 'process', limit: options.uploads };
+    const controller = new AbortController();
+    if (stopping) controller.abort();
+    admitted.add(controller);
+    perAccount.set(accountId, mine + 1);
+    let holders = 1;
+    const free = () => {
+      admitted.delete(controller);
+      const left = (perAccount.get(accountId) ?? 1) - 1;
+      if (left > 0) perAccount.set(accountId, left);
+      else perAccount.delete(accountId);
+    };
+    return {
+      signal: controller.signal,
+      retain: () => {
+        holders += 1;
+      },
+      release: async () => {
+        holders -= 1;
+        if (holders !== 0) return;
+        await freeFirst();
+        free();
+      },
+    };
+  }
   return {
-    admit(accountId: number): UploadAdmission | UploadRefusal {
-      const mine = perAccount.get(accountId) ?? 0;
-      if (mine >= options.perAccount) return { refused: 'account', limit: options.perAccount };
-      if (admitted.size >= options.uploads) return { refused: 'process', limit: options.uploads };
-      const controller = new AbortController();
-      if (stopping) controller.abort();
-      admitted.add(controller);
-      perAccount.set(accountId, mine + 1);
-      let holders = 1;
-      const free = () => {
-        admitted.delete(controller);
-        const left = (perAccount.get(accountId) ?? 1) - 1;
-        if (left > 0) perAccount.set(accountId, left);
-        else perAccount.delete(accountId);
-      };
-      return {
-        signal: controller.signal,
-        retain: () => {
-          holders += 1;
-        },
-        release: () => {
-          holders -= 1;
-          if (holders === 0) free();
-        },
-      };
+    /** A place in this process alone (what `enter` checks first, without a round trip). */
+    admit: (accountId: number) => admitHere(accountId, async () => {}),
+    /**
+     * Lets an upload in, or answers why not, holding nothing then: a place in this process,
+     * then a connection of `sql` and the account's and the deployment's places on it (two
+     * short statements; every server of the deployment counts the same places).
+     */
+    async enter(sql: Sql, accountId: number): Promise<AdmittedUpload | UploadRefusal> {
+      let connection: OwnConnection | undefined;
+      let given: Promise<void> | undefined;
+      const giveBack = () => (given ??= connection ? giveBackConnection(connection) : Promise.resolve());
+      const here = admitHere(accountId, giveBack);
+      if ('refused' in here) return here;
+      try {
+        connection = await reserveConnection(sql);
+        const refusal = await takeUploadPlaces(connection.db, accountId, options);
+        if (refusal) {
+          await here.release();
+          return refusal;
+        }
+      } catch (error) {
+        await here.release();
+        throw error;
+      }
+      return { ...here, connection, giveBack };
     },
     /**
      * Runs the rest of an admitted upload's staging: in the background when a place is free
@@ -120,7 +169,7 @@ export function createImportStagings(options: ImportStagingsOptions) {
           running.delete(tracked);
           if (!background) return;
           inBackground -= 1;
-          admission.release();
+          return admission.release();
         });
       running.add(tracked);
       return { background, done };

@@ -1,7 +1,7 @@
 import { AppError } from '../../errors';
 import { and, eq } from 'drizzle-orm';
-import { lowerBackendPriority, isLocalDatabase } from '../../../db/backend-priority';
-import { reserveConnection, type Executor, type OwnConnection } from '../../../db/client';
+import { isLocalDatabase, lowerBackendPriority } from '../../../db/backend-priority';
+import type { Executor, OwnConnection } from '../../../db/client';
 import { importBatches } from '../../../db/schema';
 import { actorLabel, type Actor, type AppContext } from '../../context';
 import { preferRegistryCodes } from '../../domain/registry-code-column';
@@ -18,7 +18,7 @@ import { stageRows, type Staging } from './row-writer';
 import { interrupted } from './staging-errors';
 import { nothingStaged, walkFile, type FileWalk, type SheetSummary } from './sheet-walk';
 import { failStaging } from './staging-failure';
-import { releaseLease, takeLease, type UploadAdmission } from './stagings';
+import { releaseLease, takeLease, type AdmittedUpload } from './stagings';
 
 /**
  * The batch's row as a staging transaction leaves it: rows staged and sheets read so far, and
@@ -138,7 +138,16 @@ type UploadedFile = { bytes: Buffer; chosen: readonly string[]; limits: ImportLi
  * back, fails the batch and removes its first rows (staging-failure.ts), then rejects. Nothing
  * here waits for a second connection: the progress writes go to the pool unawaited.
  */
-async function stageRest(ctx: AppContext, own: OwnConnection, staging: Staging, walk: FileWalk, file: UploadedFile, signal: AbortSignal, requestId: string | null): Promise<void> {
+async function stageRest(
+  ctx: AppContext,
+  upload: AdmittedUpload,
+  staging: Staging,
+  walk: FileWalk,
+  file: UploadedFile,
+  signal: AbortSignal,
+  requestId: string | null,
+): Promise<void> {
+  const own = upload.connection;
   const started = performance.now();
   const progress = progressWriter(ctx, staging.batchId);
   try {
@@ -167,7 +176,7 @@ async function stageRest(ctx: AppContext, own: OwnConnection, staging: Staging, 
     await walk.close();
     // A lease that cannot be released (the connection broke) went with its session.
     await releaseLease(own.db, staging.batchId).catch(() => undefined);
-    own.release();
+    await upload.giveBack();
     // Holding no connection now: a progress write still queued on the pool is let finish.
     await progress.settled();
   }
@@ -192,8 +201,8 @@ export async function createImportBatch({
 }: {
   ctx: AppContext;
   actor: Actor;
-  /** The upload's place (stagings.ts), held by the caller until this returns. */
-  admission: UploadAdmission;
+  /** The upload's place and connection (stagings.ts), held by the caller until this returns. */
+  admission: AdmittedUpload;
   filename: string | null;
   bytes: Buffer;
   sheets: string[];
@@ -208,23 +217,21 @@ export async function createImportBatch({
   const fileMeta: FileMeta = { kind: source.kind, encoding: source.encoding ?? null, delimiter: source.delimiter ?? null, date1904: source.date1904, size: bytes.length };
   const accountId = actor.accountId;
   const walk = walkFile(source, chosen);
-  // The upload's one connection, asked for while it holds no other; the rest of a long file
-  // is staged on it too (it then belongs to stageRest).
-  let own: OwnConnection | null = null;
+  // The upload's one connection, taken with its place; the rest of a long file is staged on
+  // it too (it then belongs to stageRest).
+  let own: OwnConnection | null = admission.connection;
   try {
-    own = await reserveConnection(ctx.uploadSql);
     await lowerBackendPriority(own.db, isLocalDatabase(ctx.uploadSql));
     const { staging, more, batch } = await stageFirstPart(ctx, own, actor, filename, fileMeta, walk, admission.signal);
     if (!more) return batch;
-    const rest = own;
     own = null;
-    const run = ctx.importStagings.run(admission, (signal) => stageRest(ctx, rest, staging, walk, file, signal, requestId));
+    const run = ctx.importStagings.run(admission, (signal) => stageRest(ctx, admission, staging, walk, file, signal, requestId));
     if (run.background) return batch;
     await run.done;
     return await loadBatch(ctx.db, accountId, staging.batchId);
   } finally {
     if (own) {
-      own.release();
+      await admission.giveBack();
       await walk.close();
     }
   }

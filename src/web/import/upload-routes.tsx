@@ -25,7 +25,7 @@ export function uploadRoutes(ctx: AppContext, refuseBody: RefuseBody) {
 
   app.post('/_import/incarca', async (c) => {
     const actor = c.get('actor');
-    const admission = ctx.importStagings.admit(actor.accountId);
+    const admission = await ctx.importStagings.enter(ctx.sql, actor.accountId);
     if ('refused' in admission) {
       const { cod, cauza } = uploadRefusal(admission);
       c.header('Retry-After', String(RETRY_AFTER_S));
@@ -56,7 +56,7 @@ export function uploadRoutes(ctx: AppContext, refuseBody: RefuseBody) {
       c.header('HX-Redirect', screen);
       return c.body(null, 200);
     } finally {
-      admission.release();
+      await admission.release();
     }
   });
 

@@ -1,0 +1,198 @@
+// npm run bench:scale — one server and one worker against two servers and two workers, all
+// built processes (dist/main.js, dist/worker.js) on one embedded PostgreSQL, under the same
+// load: BENCH_SUBMISSIONS (3,000) submissions over 10 accounts posted by 32 clients, spread over
+// the servers in turn as a load balancer would, and delivered by the workers to the simulated
+// registry (dist/registry-sim.js, each call answered after 50 ms). Prints, for each layout,
+// the rate the servers accepted them and the rate they reached the registry (first post to
+// last send), the ratio of two to one (on two cores it will not double; it must not fall), and
+// the most calls the registry saw at once for one account (at most GATEWAY_WORKER_CONCURRENCY).
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import postgres from 'postgres';
+import { freePort, startEmbedded } from '../db/embedded';
+import { preserveExitCode } from '../db/exit-code';
+import { migrate } from '../db/migrate';
+import { parseConfig } from '../src/config';
+import { createKeyring, encryptJson } from '../src/crypto/envelope';
+import { generateApiKey } from '../src/crypto/hash';
+
+const ROOT = join(import.meta.dirname, '..');
+const SUBMISSIONS = Number(process.env.BENCH_SUBMISSIONS ?? 3_000);
+const ACCOUNTS = 10;
+const CLIENTS = 32;
+const LATENCY_MS = 50;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function startProcess(script: string, env: Record<string, string>): { child: ChildProcess; stop: () => Promise<void> } {
+  const child = spawn(process.execPath, [script], { cwd: ROOT, env: { ...process.env, GATEWAY_LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'inherit', 'inherit'] });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return {
+    child,
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+async function until(probe: () => Promise<boolean>, timeoutMs: number, what: string, everyMs = 100) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await probe().catch(() => false))) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(everyMs);
+  }
+}
+
+const payload = (i: number) => ({
+  vin: `WDB1234561A${String(100_000 + i)}`,
+  nrInm: 'B123ABC',
+  dataPrestatie: '2025-03-14',
+  odometruFinal: 100_000 + i,
+  prestatii: [{ cod_prestatie: 'OE-3' }, { cod_op_service: 'REV', denumire: 'Revizie' }],
+});
+
+interface Measured {
+  accepted: number;
+  acceptSeconds: number;
+  sent: number;
+  deliverSeconds: number;
+  maxConcurrent: number;
+  duplicates: number;
+}
+
+/** One layout on a database of its own: `n` servers and `n` workers, the load, and what the registry saw. */
+async function run(n: number, round: number, pg: { adminUrl: string; url: string }, dataDir: string, secret: string, simUrl: string): Promise<Measured> {
+  const name = `scale_${round}_${n}`;
+  const admin = postgres(pg.adminUrl, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`DROP DATABASE IF EXISTS ${name}`);
+  await admin.unsafe(`CREATE DATABASE ${name} OWNER "${new URL(pg.url).username}"`);
+  await admin.end();
+  const url = new URL(pg.url);
+  url.pathname = `/${name}`;
+  const databaseUrl = url.toString();
+  const sql = postgres(databaseUrl, { max: 2, onnotice: () => {} });
+  const processes: Array<{ stop: () => Promise<void> }> = [];
+  try {
+    await migrate(sql);
+    const keyring = createKeyring(secret);
+    const keys: string[] = [];
+    for (let i = 1; i <= ACCOUNTS; i++) {
+      const creds = encryptJson(keyring, { username: `bench${i}`, password: `pw${i}` });
+      const [account] = await sql<{ id: number }[]>`INSERT INTO accounts (name, reg_creds_enc) VALUES (${`bench ${i}`}, ${creds}) RETURNING id`;
+      const key = generateApiKey();
+      await sql`INSERT INTO api_keys (account_id, key_hash, prefix) VALUES (${account!.id}, ${key.hash}, ${key.prefix})`;
+      await sql`INSERT INTO operation_mappings (account_id, cod_op_service, cod_prestatie) VALUES (${account!.id}, 'REV', 'OE-3')`;
+      keys.push(key.plain);
+    }
+    const reset = await fetch(`${simUrl}/_sim/reset?records=1`, { method: 'POST' });
+    const faults = await fetch(`${simUrl}/_sim/faults`, { method: 'POST', body: JSON.stringify({ latencyMs: LATENCY_MS }) });
+    if (!reset.ok || !faults.ok) throw new Error('resetting the simulator failed');
+    const env = { DATABASE_URL: databaseUrl, GATEWAY_SECRET_KEY: secret, GATEWAY_DATA_DIR: dataDir, GATEWAY_REGISTRY_URL: simUrl, GATEWAY_KEY_REQUESTS_PER_MIN: '0' };
+    const ports: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const port = await freePort();
+      ports.push(port);
+      processes.push(startProcess('dist/main.js', { ...env, PORT: String(port), GATEWAY_RUN_WORKER: 'false' }));
+      processes.push(startProcess('dist/worker.js', { ...env, GATEWAY_WORKER_ID: `bench-worker-${i + 1}` }));
+    }
+    for (const port of ports) await until(async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).status === 200, 60_000, `the server on ${port} and a worker`);
+    await until(async () => (await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM worker_state WHERE worker_id LIKE 'bench-worker-%'`)[0]!.n === n, 60_000, 'every worker');
+
+    let next = 0;
+    let accepted = 0;
+    const began = performance.now();
+    await Promise.all(
+      Array.from({ length: CLIENTS }, async () => {
+        for (let i = next++; i < SUBMISSIONS; i = next++) {
+          const res = await fetch(`http://127.0.0.1:${ports[i % n]}/v1/prezentari`, {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json', 'X-API-Key': keys[i % ACCOUNTS]! },
+            body: JSON.stringify(payload(i)),
+          });
+          const body = (await res.json()) as { status?: string };
+          if (res.status === 200 && body.status === 'queued') accepted++;
+        }
+      }),
+    );
+    const acceptSeconds = (performance.now() - began) / 1000;
+    await until(
+      async () => {
+        const [row] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM submissions WHERE status IN ('queued', 'sending')`;
+        return row!.n === 0;
+      },
+      600_000,
+      'the queue to drain',
+      50,
+    );
+    const deliverSeconds = (performance.now() - began) / 1000;
+    const [sent] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM submissions WHERE status = 'sent'`;
+    const state = (await (await fetch(`${simUrl}/_sim/state`)).json()) as { duplicates: number; maxConcurrentSends: Record<string, number> };
+    return { accepted, acceptSeconds, sent: sent!.n, deliverSeconds, maxConcurrent: Math.max(0, ...Object.values(state.maxConcurrentSends)), duplicates: state.duplicates };
+  } finally {
+    await Promise.all(processes.map((p) => p.stop()));
+    await sql.end();
+  }
+}
+
+async function main() {
+  preserveExitCode();
+  if (spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, stdio: 'inherit' }).status !== 0) throw new Error('build failed');
+  const config = parseConfig(process.env);
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-scale-'));
+  const pg = await startEmbedded({ dataDir });
+  const simPort = await freePort();
+  const sim = startProcess('dist/registry-sim.js', {
+    GATEWAY_SIM_USERS: Array.from({ length: ACCOUNTS }, (_, i) => `bench${i + 1}:pw${i + 1}`).join(','),
+    GATEWAY_SIM_PORT: String(simPort),
+  });
+  const simUrl = `http://127.0.0.1:${simPort}`;
+  try {
+    await until(async () => (await fetch(`${simUrl}/_sim/state`)).ok, 20_000, 'the simulator');
+    const secret = randomBytes(32).toString('base64');
+    const load = loadavg()[0]!;
+    // In the order 1, 2, 2, 1: a load that drifts during the run weighs on both alike.
+    const runs: Array<{ n: number; m: Measured }> = [];
+    for (const [round, n] of [1, 2, 2, 1].entries()) runs.push({ n, m: await run(n, round, pg, dataDir, secret, simUrl) });
+    const total = (n: number): Measured => {
+      const of = runs.filter((r) => r.n === n).map((r) => r.m);
+      const sum = (f: (m: Measured) => number) => of.reduce((a, m) => a + f(m), 0);
+      return {
+        accepted: sum((m) => m.accepted),
+        acceptSeconds: sum((m) => m.acceptSeconds),
+        sent: sum((m) => m.sent),
+        deliverSeconds: sum((m) => m.deliverSeconds),
+        maxConcurrent: Math.max(...of.map((m) => m.maxConcurrent)),
+        duplicates: sum((m) => m.duplicates),
+      };
+    };
+    const [one, two] = [total(1), total(2)];
+    const limit = config.GATEWAY_WORKER_CONCURRENCY;
+    const line = (label: string, m: Measured) =>
+      `${label}  accepted ${m.accepted} at ${(m.accepted / m.acceptSeconds).toFixed(0)}/s; sent ${m.sent} at ${(m.sent / m.deliverSeconds).toFixed(0)}/s (first post to last send ${m.deliverSeconds.toFixed(1)} s); registry: at most ${m.maxConcurrent} calls at once for one account (limit ${limit}), ${m.duplicates} duplicates`;
+    console.log(
+      [
+        `${SUBMISSIONS} submissions a run over ${ACCOUNTS} accounts, ${CLIENTS} clients, registry latency ${LATENCY_MS} ms; load average before ${load.toFixed(2)} on ${cpus().length} cores`,
+        ...runs.map((r, i) => line(`run ${i + 1}: ${r.n === 1 ? '1 server + 1 worker  ' : '2 servers + 2 workers'}`, r.m)),
+        'both runs of each layout together:',
+        line('1 server + 1 worker  ', one),
+        line('2 servers + 2 workers', two),
+        `ratio 2 / 1: accepted ${(two.accepted / two.acceptSeconds / (one.accepted / one.acceptSeconds)).toFixed(2)}, sent ${(two.sent / two.deliverSeconds / (one.sent / one.deliverSeconds)).toFixed(2)} (must not fall below 1 by more than the noise)`,
+      ].join('\n'),
+    );
+    const wrong = runs.some(({ m }) => m.accepted !== SUBMISSIONS || m.sent !== SUBMISSIONS || m.duplicates !== 0 || m.maxConcurrent > limit);
+    if (wrong) process.exitCode = 1;
+  } finally {
+    await sim.stop();
+    await pg.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
