@@ -24,9 +24,21 @@ function drizzleOver<S extends Sql>(sql: S, options: Sql['options'] = sql.option
   return drizzle(prepared, { schema });
 }
 
+/**
+ * While the database cannot be reached (a restart, a failover), a query fails within these
+ * bounds instead of waiting: a connection attempt gives up after CONNECT_TIMEOUT_S, and a
+ * connection that failed tries again after at most RECONNECT_MAX_S (postgres.js would wait up
+ * to 20 s, and hold every query queued meanwhile); so requests answer 503 at once and work
+ * resumes within half a second of the database's return.
+ */
+const CONNECT_TIMEOUT_S = 5;
+const RECONNECT_MAX_S = 0.5;
+
 export function createDb(url: string, options: { max?: number } = {}) {
   const sql = postgres(url, {
     max: options.max ?? 10,
+    connect_timeout: CONNECT_TIMEOUT_S,
+    backoff: (retries) => Math.min(0.05 * 2 ** retries, RECONNECT_MAX_S),
     onnotice: () => {},
     transform: { undefined: null },
   });

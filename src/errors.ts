@@ -57,6 +57,10 @@ export const CATALOG = {
   },
   NEAUTORIZAT_CSRF: { problema: 'Cererea nu a putut fi verificată (lipsește jetonul de siguranță sau vine de pe alt site).', fix: 'Reîncărcați pagina și repetați acțiunea.' },
   EROARE_INTERNA: { problema: 'A apărut o eroare neprevăzută.', fix: 'Reîncercați; dacă persistă, trimiteți request_id echipei de suport.' },
+  BAZA_INDISPONIBILA: {
+    problema: 'Baza de date nu poate fi contactată acum (o repornire sau o comutare pe altă mașină).',
+    fix: 'Reîncercați după numărul de secunde din antetul Retry-After: nimic nu a rămas salvat pe jumătate, iar o prezentare trimisă din nou nu se înregistrează de două ori.',
+  },
   // File import (issue 4).
   IMPORT_PREA_MULTE_INCARCARI: {
     problema: 'Contul are deja numărul maxim de fișiere în curs de încărcare.',
@@ -169,6 +173,7 @@ const HTTP_STATUS = {
   CORP_ILIZIBIL: 400,
   IMAGINE_PREA_MARE: 413,
   EROARE_INTERNA: 500,
+  BAZA_INDISPONIBILA: 503,
   IMPORT_PREA_MULTE_INCARCARI: 429,
   SERVER_OCUPAT: 503,
   IMPORT_TIP_NESUPORTAT: 415,

@@ -1,4 +1,5 @@
 import type { Sql } from '../../db/client';
+import { isDatabaseUnavailable } from '../../db/unavailable';
 import { createFileSink } from './file-sink';
 import { describeError } from './describe-error';
 import { redact } from './redact';
@@ -20,11 +21,14 @@ export interface Journal {
 
 const FLUSH_MS = 50;
 const MAX_BUFFER = 500;
+const RETRY_MS = 1_000;
+const MAX_UNSAVED = 10_000;
 
 /**
  * The application journal: `app_events` plus a rotating per-process file. Events are
  * redacted as they are written, then buffered and inserted in one statement per tick,
- * so journalling costs a request no round-trip of its own.
+ * so journalling costs a request no round-trip of its own. While the database cannot be
+ * reached the file still gets every event at once and the table gets them when it is back.
  */
 export function createJournal(options: { sql: Sql; logDir: string; processName: string }): Journal {
   const file = createFileSink(options.logDir, options.processName);
@@ -32,12 +36,17 @@ export function createJournal(options: { sql: Sql; logDir: string; processName: 
   let timer: NodeJS.Timeout | undefined;
   let inFlight: Promise<void> = Promise.resolve();
 
+  /** Rows already in the file that the table did not take because the database could not be reached. */
+  let unsaved: Array<{ data: unknown }> = [];
+  let retry: NodeJS.Timeout | undefined;
+  /** Set from the first deferred write to the next that succeeds: the file notes an outage once. */
+  let deferring = false;
+
   async function drain() {
     timer = undefined;
     const rows = buffer;
     buffer = [];
-    if (rows.length === 0) return;
-    file.write(`${rows.map((r) => JSON.stringify({ ...r, process: options.processName })).join('\n')}\n`);
+    if (rows.length > 0) file.write(`${rows.map((r) => JSON.stringify({ ...r, process: options.processName })).join('\n')}\n`);
     const batch = rows.map((r) => ({
       ts: r.ts.toISOString(),
       level: r.level,
@@ -47,7 +56,28 @@ export function createJournal(options: { sql: Sql; logDir: string; processName: 
       submission_id: r.submissionId,
       data: r.data,
     }));
-    await insertIsolated(batch);
+    const waiting = unsaved;
+    unsaved = [];
+    if (waiting.length + batch.length === 0) return;
+    await insertIsolated([...waiting, ...batch]);
+  }
+
+  /**
+   * The database is away (a restart, a failover): the rows wait, in order, for the next try a
+   * second later, at most MAX_UNSAVED of them (the oldest go first; the file keeps them all).
+   */
+  function keepForLater(batch: Array<{ data: unknown }>) {
+    if (!deferring) {
+      deferring = true;
+      file.write(`${JSON.stringify({ ts: new Date(), level: 'warn', event: 'journal_write_deferred', process: options.processName })}\n`);
+    }
+    unsaved = [...unsaved, ...batch].slice(-MAX_UNSAVED);
+    retry ??= setTimeout(() => {
+      retry = undefined;
+      void schedule();
+    }, RETRY_MS);
+    // A process that stops meanwhile does not wait for it.
+    retry.unref();
   }
 
   // One parameter for the whole batch: a JSON array expanded by Postgres.
@@ -64,7 +94,10 @@ export function createJournal(options: { sql: Sql; logDir: string; processName: 
   async function insertIsolated(batch: Array<{ data: unknown }>): Promise<void> {
     try {
       await insert(batch);
+      deferring = false;
     } catch (error) {
+      // Split only for a row the database refuses; one it cannot be asked about waits whole.
+      if (isDatabaseUnavailable(error)) return keepForLater(batch);
       if (batch.length > 1) {
         const half = Math.ceil(batch.length / 2);
         await insertIsolated(batch.slice(0, half));

@@ -4,6 +4,7 @@ import { AppError } from '../errors';
 import { isAbortedBody } from '../http/body';
 import type { RefuseBody } from '../http/body-refusals';
 import { noStore } from '../http/headers';
+import { DATABASE_DOWN_CAUSE, DATABASE_RETRY_AFTER_S, isDatabaseUnavailable } from '../http/database-down';
 import { reportUnexpected } from '../http/unexpected';
 import { coadaRoutes } from './coada/routes';
 import { contRoutes } from './cont/routes';
@@ -75,6 +76,10 @@ export function webRoutes(ctx: AppContext, refuseBody: RefuseBody) {
     if (isAbortedBody(c, error)) {
       const refusal = refuseBody(c, 'aborted');
       return c.html(notice({ kind: 'error', cod: refusal.cod, cauza: refusal.cauza }), refusal.status);
+    }
+    if (isDatabaseUnavailable(error)) {
+      c.header('Retry-After', String(DATABASE_RETRY_AFTER_S));
+      return c.html(notice({ kind: 'error', cod: 'BAZA_INDISPONIBILA', cauza: DATABASE_DOWN_CAUSE }), 503);
     }
     const id = reportUnexpected(ctx, c, error);
     return c.html(notice({ kind: 'error', cod: 'EROARE_INTERNA', cauza: `Cod de urmărire: ${id}` }), 500);

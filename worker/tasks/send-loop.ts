@@ -21,7 +21,7 @@ export interface SendLoop {
 export function createSendLoop(ctx: WorkerContext): SendLoop {
   const running = new Set<Promise<void>>();
   const abort = new AbortController();
-  const writer = createOutcomeWriter(ctx);
+  const writer = createOutcomeWriter(ctx, abort.signal);
   // Every send in flight, and every one waiting for a registry slot, listens to this one signal.
   setMaxListeners(0, abort.signal);
   let stopping = false;
