@@ -34,9 +34,14 @@ function drizzleOver<S extends Sql>(sql: S, options: Sql['options'] = sql.option
 const CONNECT_TIMEOUT_S = 5;
 const RECONNECT_MAX_S = 0.5;
 
-export function createDb(url: string, options: { max?: number } = {}) {
+/**
+ * `session`: the pool holds session state (advisory locks) on its connections: they are
+ * never recycled by age, and `onclose` hears of each one that closes (the state went with it).
+ */
+export function createDb(url: string, options: { max?: number; session?: { onclose: () => void } } = {}) {
   const sql = postgres(url, {
     max: options.max ?? 10,
+    ...(options.session && { max_lifetime: null, onclose: options.session.onclose }),
     connect_timeout: CONNECT_TIMEOUT_S,
     backoff: (retries) => Math.min(0.05 * 2 ** retries, RECONNECT_MAX_S),
     onnotice: () => {},

@@ -30,3 +30,14 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   // An AggregateError (a host name with several addresses, each refused) carries its errors.
   return error instanceof AggregateError && error.errors.some(isDatabaseUnavailable);
 }
+
+/**
+ * postgres.js 3.4 can throw outside any promise when a connection is lost under a transaction:
+ * the transaction, already rejected (CONNECTION_CLOSED), writes its ROLLBACK on the closed
+ * connection, and that write runs in a setImmediate after the socket is gone (connection.js,
+ * nextWrite). Nothing waits for that write; the process must not end for it.
+ */
+export function isLostConnectionWrite(error: unknown): boolean {
+  const stack = error instanceof Error ? (error.stack ?? '') : '';
+  return error instanceof TypeError && error.message.includes("reading 'write'") && /nextWrite/.test(stack) && /postgres[\\/]src[\\/]connection\.js/.test(stack);
+}

@@ -73,7 +73,7 @@ export function createWorkerContext(options: {
       options.registry ??
       createRegistryClient({ baseUrl: options.registryUrl, userAgent: config.GATEWAY_REGISTRY_USER_AGENT, timeoutMs: config.GATEWAY_REGISTRY_TIMEOUT_MS, protocol }),
     sessions: createSessionCache(() => clock().getTime()),
-    limiter: createAccountLimiter(settings.concurrencyPerAccount, createDeploymentSlots(base.sql, settings.concurrencyPerAccount)),
+    limiter: createAccountLimiter(settings.concurrencyPerAccount, createDeploymentSlots(options.databaseUrl, settings.concurrencyPerAccount)),
     loginRefresh: { accounts: new Set() },
     log: options.log,
   };
