@@ -1,6 +1,7 @@
 import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import * as schema from './schema';
+import { isConnectionLost } from './unavailable';
 
 export type Sql = postgres.Sql;
 
@@ -73,6 +74,7 @@ export async function reserveConnection(sql: Sql): Promise<OwnConnection> {
   const reserved = await sql.reserve();
   const db: Db = drizzleOver(reserved, sql.options);
   let released = false;
+  let lost = false;
   return {
     db,
     async transaction(fn) {
@@ -82,15 +84,17 @@ export async function reserveConnection(sql: Sql): Promise<OwnConnection> {
         await reserved.unsafe('COMMIT');
         return result;
       } catch (error) {
-        // A connection that broke rolled back by itself; postgres.js opens a new one on next use.
-        await reserved.unsafe('ROLLBACK').catch(() => undefined);
+        // A connection that broke rolled back by itself, and must be neither used nor released
+        // again (db/unavailable.ts): the pool takes it back once closed.
+        lost ||= isConnectionLost(error);
+        if (!lost) await reserved.unsafe('ROLLBACK').catch(() => undefined);
         throw error;
       }
     },
     release() {
       if (released) return;
       released = true;
-      reserved.release();
+      if (!lost) reserved.release();
     },
   };
 }

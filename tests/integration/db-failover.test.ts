@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { createDb, type DbHandle } from '../../db/client';
 import { createKeyring, encryptJson } from '../../src/crypto/envelope';
 import { generateApiKey } from '../../src/crypto/hash';
@@ -48,6 +48,7 @@ beforeAll(async () => {
     GATEWAY_TRUST_PROXY: 'true',
     GATEWAY_SCRYPT_N: '1024',
     GATEWAY_LOG_LEVEL: 'info',
+    GATEWAY_SENDING_STALE_S: '5',
   };
   [server, worker] = await Promise.all([spawnGateway('server', 'failover-server', env), spawnGateway('worker', 'failover-worker', env)]);
 }, 120_000);
@@ -74,6 +75,9 @@ const sentCount = async (vins: string[]) => {
 
 describe('a database failover', () => {
   it('is answered 503 with Retry-After while it lasts; the server and the worker resume by themselves', async () => {
+    onTestFailed(() => {
+      for (const p of [server, worker]) console.log(`--- ${p.name} (${p.running() ? 'running' : 'ended'})\n${p.output().slice(-3000)}`);
+    });
     const web = webSession(server.url, '198.51.100.7');
     expect((await web.login(EMAIL, PASSWORD)).status).toBe(303);
     expect((await web.get('/')).status).toBe(200);
@@ -119,20 +123,13 @@ describe('a database failover', () => {
     expect((await post(refusedVin)).status).toBe(200);
     expect((await web.get('/')).status).toBe(200);
     const all = [...before, refusedVin];
-    await waitFor(async () => (await sentCount(all)) === all.length || undefined, 30_000, 'every submission to be sent').catch(async (error: unknown) => {
-      const rows = await db.sql`SELECT s.id, s.status, s.worker_id, s.attempts, s.next_attempt_at, s.heartbeat_at, (SELECT json_agg(json_build_object('o', a.outcome, 'w', a.worker_id, 'e', a.ended_at)) FROM submission_attempts a WHERE a.submission_id = s.id) AS att FROM submissions s ORDER BY id`;
-      throw new Error(`${String(error)}\n${JSON.stringify(rows, null, 1)}\n${worker.output().slice(-3000)}`);
-    });
+    await waitFor(async () => (await sentCount(all)) === all.length || undefined, 30_000, 'every submission to be sent');
     const deliveredMs = performance.now() - restartedAt;
     // Exactly once in the registry, each.
     for (const vin of all) expect(sim.state.records.filter((r) => r.record.vin === vin)).toHaveLength(1);
 
     // The worker listens again (postgres.js listens anew on its new connection).
-    await waitFor(
-      async () => (await db.sql`SELECT 1 FROM pg_stat_activity WHERE query = 'listen "gateway_queue"'`).length > 0 || undefined,
-      10_000,
-      'the worker to listen again',
-    );
+    await waitFor(async () => (await db.sql`SELECT 1 FROM pg_stat_activity WHERE query = 'listen "gateway_queue"'`).length > 0 || undefined, 10_000, 'the worker to listen again');
     // Its registry slots are advisory locks again (on a connection of its own, opened anew).
     const slotSessions = await db.sql`SELECT DISTINCT pid FROM pg_stat_activity WHERE query LIKE '%pg_advisory_unlock(%'`;
     expect(slotSessions.length).toBeGreaterThan(0);
