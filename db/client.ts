@@ -11,13 +11,16 @@ export type Sql = postgres.Sql;
  * them, as postgres.js does for its own tagged queries, halves that; statement shapes here are
  * few and fixed.
  */
-function drizzleOver<S extends Sql>(sql: S, options: Sql['options'] = sql.options) {
+function drizzleOver<S extends Sql>(sql: S, options: Sql['options'] = sql.options, lost: () => boolean = () => false) {
   const prepared = new Proxy(sql, {
     get(target, prop, receiver) {
       // A reserved connection has no options of its own: drizzle reads (and sets) its pool's.
       if (prop === 'options') return options;
       if (prop === 'unsafe') {
-        return (query: string, params?: unknown[], options?: { prepare?: boolean }) => target.unsafe(query, params as never, { ...options, prepare: true });
+        return (query: string, params?: unknown[], options?: { prepare?: boolean }) => {
+          if (lost()) throw Object.assign(new Error('the reserved connection was lost'), { code: 'CONNECTION_CLOSED' });
+          return target.unsafe(query, params as never, { ...options, prepare: true });
+        };
       }
       return Reflect.get(target, prop, receiver) as unknown;
     },
@@ -72,12 +75,14 @@ export interface OwnConnection {
 
 export async function reserveConnection(sql: Sql): Promise<OwnConnection> {
   const reserved = await sql.reserve();
-  const db: Db = drizzleOver(reserved, sql.options);
   let released = false;
   let lost = false;
+  // Once lost, every query on it fails at once instead of waiting on a dead connection.
+  const db: Db = drizzleOver(reserved, sql.options, () => lost);
   return {
     db,
     async transaction(fn) {
+      if (lost) throw Object.assign(new Error('the reserved connection was lost'), { code: 'CONNECTION_CLOSED' });
       await reserved.unsafe('BEGIN');
       try {
         const result = await fn(db);
