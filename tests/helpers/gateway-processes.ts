@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../db/embedded';
@@ -33,12 +33,13 @@ export interface GatewayProcess {
  */
 export async function spawnGateway(kind: 'server' | 'worker', name: string, env: Record<string, string>): Promise<GatewayProcess> {
   const port = env.PORT ?? String(await freePort());
+  const dataDir = mkdtempSync(join(tmpdir(), `gateway-${name}-`));
   const child = spawn(process.execPath, [kind === 'server' ? 'dist/main.js' : 'dist/worker.js'], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
-      GATEWAY_DATA_DIR: mkdtempSync(join(tmpdir(), `gateway-${name}-`)),
+      GATEWAY_DATA_DIR: dataDir,
       HOST: '127.0.0.1',
       ...env,
       PORT: port,
@@ -49,7 +50,13 @@ export async function spawnGateway(kind: 'server' | 'worker', name: string, env:
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  // Its data dir (logs) goes with it, however it ended.
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => {
+      rmSync(dataDir, { recursive: true, force: true });
+      resolve({ code, signal });
+    }),
+  );
   const running = () => child.exitCode === null && child.signalCode === null;
   const url = `http://127.0.0.1:${port}`;
   await waitFor(
