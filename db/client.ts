@@ -1,6 +1,7 @@
 import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import * as schema from './schema';
+import { isConnectionLost } from './unavailable';
 
 export type Sql = postgres.Sql;
 
@@ -10,19 +11,32 @@ export type Sql = postgres.Sql;
  * them, as postgres.js does for its own tagged queries, halves that; statement shapes here are
  * few and fixed.
  */
-function drizzleOver<S extends Sql>(sql: S, options: Sql['options'] = sql.options) {
+function drizzleOver<S extends Sql>(sql: S, options: Sql['options'] = sql.options, lost: () => boolean = () => false) {
   const prepared = new Proxy(sql, {
     get(target, prop, receiver) {
       // A reserved connection has no options of its own: drizzle reads (and sets) its pool's.
       if (prop === 'options') return options;
       if (prop === 'unsafe') {
-        return (query: string, params?: unknown[], options?: { prepare?: boolean }) => target.unsafe(query, params as never, { ...options, prepare: true });
+        return (query: string, params?: unknown[], options?: { prepare?: boolean }) => {
+          if (lost()) throw Object.assign(new Error('the reserved connection was lost'), { code: 'CONNECTION_CLOSED' });
+          return target.unsafe(query, params as never, { ...options, prepare: true });
+        };
       }
       return Reflect.get(target, prop, receiver) as unknown;
     },
   });
   return drizzle(prepared, { schema });
 }
+
+/**
+ * While the database cannot be reached (a restart, a failover), a query fails within these
+ * bounds instead of waiting: a connection attempt gives up after CONNECT_TIMEOUT_S, and a
+ * connection that failed tries again after at most RECONNECT_MAX_S (postgres.js would wait up
+ * to 20 s, and hold every query queued meanwhile); so requests answer 503 at once and work
+ * resumes within half a second of the database's return.
+ */
+const CONNECT_TIMEOUT_S = 5;
+const RECONNECT_MAX_S = 0.5;
 
 /**
  * What a process asks of its connections beyond the URL (src/database-connection.ts builds it
@@ -35,11 +49,18 @@ export interface DbConnection {
   parameters?: Partial<postgres.ConnectionParameters>;
 }
 
-export function createDb(url: string, options: { max?: number; idleTimeoutS?: number; connection?: DbConnection } = {}) {
+/**
+ * `session`: the pool holds session state (advisory locks) on its connections: they are
+ * never recycled by age, and `onclose` hears of each one that closes (the state went with it).
+ */
+export function createDb(url: string, options: { max?: number; idleTimeoutS?: number; connection?: DbConnection; session?: { onclose: () => void } } = {}) {
   const { ssl, parameters } = options.connection ?? {};
   const sql = postgres(url, {
     max: options.max ?? 10,
     ...(options.idleTimeoutS ? { idle_timeout: options.idleTimeoutS } : {}),
+    ...(options.session && { max_lifetime: null, onclose: options.session.onclose }),
+    connect_timeout: CONNECT_TIMEOUT_S,
+    backoff: (retries) => Math.min(0.05 * 2 ** retries, RECONNECT_MAX_S),
     // Only when given: a key present, even undefined, would override the URL's sslmode.
     ...(ssl === undefined ? {} : { ssl }),
     ...(parameters ? { connection: parameters } : {}),
@@ -70,26 +91,31 @@ export interface OwnConnection {
 
 export async function reserveConnection(sql: Sql): Promise<OwnConnection> {
   const reserved = await sql.reserve();
-  const db: Db = drizzleOver(reserved, sql.options);
   let released = false;
+  let lost = false;
+  // Once lost, every query on it fails at once instead of waiting on a dead connection.
+  const db: Db = drizzleOver(reserved, sql.options, () => lost);
   return {
     db,
     async transaction(fn) {
+      if (lost) throw Object.assign(new Error('the reserved connection was lost'), { code: 'CONNECTION_CLOSED' });
       await reserved.unsafe('BEGIN');
       try {
         const result = await fn(db);
         await reserved.unsafe('COMMIT');
         return result;
       } catch (error) {
-        // A connection that broke rolled back by itself; postgres.js opens a new one on next use.
-        await reserved.unsafe('ROLLBACK').catch(() => undefined);
+        // A connection that broke rolled back by itself, and must be neither used nor released
+        // again (db/unavailable.ts): the pool takes it back once closed.
+        lost ||= isConnectionLost(error);
+        if (!lost) await reserved.unsafe('ROLLBACK').catch(() => undefined);
         throw error;
       }
     },
     release() {
       if (released) return;
       released = true;
-      reserved.release();
+      if (!lost) reserved.release();
     },
   };
 }

@@ -7,6 +7,7 @@ import { apiKeyAuth } from './http/auth';
 import { isAbortedBody, limitBody } from './http/body';
 import { createBodyRefusals } from './http/body-refusals';
 import { admitUpload } from './http/upload-admission';
+import { databaseDown, isDatabaseUnavailable } from './http/database-down';
 import { errorResponse, notFound } from './http/envelope';
 import type { AppEnv } from './http/env';
 import { noSniff } from './http/headers';
@@ -73,6 +74,8 @@ export function createApp(ctx: AppContext) {
       const refusal = refuseBody(c, 'aborted');
       return errorResponse(c, refusal.cod, refusal.cauza);
     }
+    // A failover or restart: the transaction rolled back with its connection, nothing is half-written.
+    if (isDatabaseUnavailable(error)) return databaseDown(c);
     reportUnexpected(ctx, c, error);
     return errorResponse(c, 'EROARE_INTERNA', 'Eroare internă a serverului.');
   });

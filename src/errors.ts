@@ -64,6 +64,10 @@ const REQUEST_ERRORS = {
   },
   NEAUTORIZAT_CSRF: { problema: 'Cererea nu a putut fi verificată (lipsește jetonul de siguranță sau vine de pe alt site).', fix: 'Reîncărcați pagina și repetați acțiunea.' },
   EROARE_INTERNA: { problema: 'A apărut o eroare neprevăzută.', fix: 'Reîncercați; dacă persistă, trimiteți request_id echipei de suport.' },
+  BAZA_INDISPONIBILA: {
+    problema: 'Baza de date nu poate fi contactată acum (o repornire sau o comutare pe altă mașină).',
+    fix: 'Reîncercați după numărul de secunde din antetul Retry-After: nimic nu a rămas salvat pe jumătate, iar o prezentare trimisă din nou nu se înregistrează de două ori.',
+  },
   // File import (issue 4).
   IMPORT_PREA_MULTE_INCARCARI: {
     problema: 'Contul are deja numărul maxim de fișiere în curs de încărcare.',

@@ -1,4 +1,5 @@
 import { consola } from 'consola';
+import { isLostConnectionWrite } from '../db/unavailable';
 import { ConfigError } from './config';
 
 /**
@@ -20,6 +21,12 @@ export function runUntilSignalled(start: () => Promise<() => Promise<void>>, nam
     consola.success(`${name} stopped`);
     process.exit(0);
   }
+  // A database failover must not end the process (db/unavailable.ts); anything else still does.
+  process.on('uncaughtException', (error) => {
+    if (isLostConnectionWrite(error)) return void consola.warn('A database connection was lost under a transaction (rolled back by the server)');
+    consola.error(error);
+    process.exit(1);
+  });
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   watchParent(() => void shutdown('parent process gone'));

@@ -1,3 +1,4 @@
+import { isConnectionLost } from '../db/unavailable';
 import { z } from 'zod';
 import type { WorkerContext } from './context';
 
@@ -42,6 +43,7 @@ export async function claimBatch(ctx: WorkerContext, limit: number): Promise<Cla
   // together, and Postgres runs them in order, so the claim's snapshot is taken once the lock
   // is held and sees every earlier claim. A failed statement makes the COMMIT a rollback.
   const tx = await ctx.sql.reserve();
+  let lost = false;
   try {
     const statements: Array<Promise<unknown>> = [tx`BEGIN`.execute(), tx`SELECT pg_advisory_xact_lock(${CLAIM_LOCK})`.execute()];
     const claim = tx<Record<string, unknown>[]>`
@@ -95,10 +97,14 @@ export async function claimBatch(ctx: WorkerContext, limit: number): Promise<Cla
     // Every statement settled before the connection goes back to the pool.
     const settled = await Promise.allSettled(statements);
     const failed = settled.find((s) => s.status === 'rejected');
-    if (failed) throw failed.reason;
+    if (failed) {
+      lost = isConnectionLost(failed.reason);
+      throw failed.reason;
+    }
     return (await claim).map((row) => ClaimedJob.parse(row));
   } finally {
-    tx.release();
+    // A connection lost under the claim (a failover) is not handed back (db/unavailable.ts).
+    if (!lost) tx.release();
   }
 }
 

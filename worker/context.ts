@@ -1,3 +1,4 @@
+import { databaseConnection } from '../src/database-connection';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Db, Sql } from '../db/client';
@@ -73,7 +74,10 @@ export function createWorkerContext(options: {
       options.registry ??
       createRegistryClient({ baseUrl: options.registryUrl, userAgent: config.GATEWAY_REGISTRY_USER_AGENT, timeoutMs: config.GATEWAY_REGISTRY_TIMEOUT_MS, protocol }),
     sessions: createSessionCache(() => clock().getTime()),
-    limiter: createAccountLimiter(settings.concurrencyPerAccount, createDeploymentSlots(base.sql, settings.concurrencyPerAccount)),
+    limiter: createAccountLimiter(
+      settings.concurrencyPerAccount,
+      createDeploymentSlots(options.databaseUrl, settings.concurrencyPerAccount, databaseConnection(config, options.databaseUrl)),
+    ),
     loginRefresh: { accounts: new Set() },
     log: options.log,
   };

@@ -1,3 +1,4 @@
+import { isDatabaseUnavailable } from '../db/unavailable';
 import { CATALOG, type ErrorCode, type RegError } from '../src/errors';
 import { NoCredentialsError } from './login';
 import { RecordError } from './registry/record';
@@ -132,6 +133,11 @@ export function outcomeOfFailure(error: unknown, f: FailureContext): Outcome {
     const cod: ErrorCode = phase === 'send' && (error.status === 400 || error.status === 422) ? 'REG_CONTINUT_RESPINS' : 'REG_EROARE';
     const cauza = error.mesaj ? `${error.cod ? `${error.cod}: ` : ''}${error.mesaj}` : `Registrul a răspuns HTTP ${error.status} la ${PHASE_TEXT[phase]}.`;
     return { kind: 'error', outcome: 'rejected', regError: regError(cod, cauza, http), httpStatus: error.status, latencyMs: error.latencyMs };
+  }
+  if (isDatabaseUnavailable(error)) {
+    // Our database went away (a restart, a failover), not the registry: no attempt is spent,
+    // and the row waits in the queue until a claim can reach the database again.
+    return { kind: 'requeue', outcome: phase === 'send' ? 'in_doubt' : 'released', delayS: 0, countsAsAttempt: false, httpStatus: null, latencyMs: null };
   }
   // Anything else is our own fault (a bug, a lost database connection): never lose the
   // record, never risk a duplicate: retry, reconciling first if the send had started.

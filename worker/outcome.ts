@@ -1,6 +1,7 @@
 import { recordset } from '../db/recordset';
 import { submissionAttempts, submissions } from '../db/schema';
 import { DELIVERY_COLUMNS, deliveryColumns, submissionColumns, type Delivery, type DeliveryColumns } from '../src/services/submissions/store';
+import { isDatabaseUnavailable } from '../db/unavailable';
 import type { ClaimedJob } from './claim';
 import type { WorkerContext } from './context';
 import type { Outcome } from './failures';
@@ -128,13 +129,15 @@ export interface OutcomeWriter {
 
 const GROUP_MS = 5;
 const GROUP_MAX = 100;
+/** How often outcomes are written again while the database cannot be reached. */
+const RETRY_MS = 500;
 
 /**
  * Group commit: outcomes finished within a few milliseconds are written together. At
  * hundreds of sends a second this halves the worker's database round trips; a crash before
  * the write leaves the rows `sending`, recovered and reconciled like any other.
  */
-export function createOutcomeWriter(ctx: WorkerContext): OutcomeWriter {
+export function createOutcomeWriter(ctx: WorkerContext, signal?: AbortSignal): OutcomeWriter {
   let pending: Array<{ job: ClaimedJob; outcome: Outcome; done: (held: boolean) => void; fail: (e: unknown) => void }> = [];
   let timer: NodeJS.Timeout | undefined;
 
@@ -155,6 +158,14 @@ export function createOutcomeWriter(ctx: WorkerContext): OutcomeWriter {
         p.done(held);
       }
     } catch (error) {
+      if (isDatabaseUnavailable(error) && !signal?.aborted) {
+        // The outcome is known; it is written once the database is back (the rows stay
+        // `sending`, ours and heartbeated, meanwhile), so a send that reached the registry
+        // needs no reconciliation. At shutdown they are left to the stale recovery instead.
+        pending = [...batch, ...pending];
+        timer ??= setTimeout(() => void flush(), RETRY_MS);
+        return;
+      }
       for (const p of batch) p.fail(error);
     }
   }

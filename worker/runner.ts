@@ -45,7 +45,7 @@ export async function startWorker(ctx: WorkerContext): Promise<RunningWorker> {
   };
 
   const beat = track('heartbeat', async () => {
-    await heartbeat(ctx);
+    await heartbeat(ctx, loop.heartbeatIds());
     if ((await recoverStaleSends(ctx)) > 0) loop.wake();
   });
   await heartbeat(ctx);

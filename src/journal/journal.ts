@@ -1,4 +1,5 @@
 import type { Sql } from '../../db/client';
+import { isDatabaseUnavailable } from '../../db/unavailable';
 import { createFileSink } from './file-sink';
 import { describeError } from './describe-error';
 import { redact } from './redact';
@@ -20,6 +21,8 @@ export interface Journal {
 
 const FLUSH_MS = 50;
 const MAX_BUFFER = 500;
+const RETRY_MS = 1_000;
+const MAX_UNSAVED = 10_000;
 
 type Buffered = Required<Omit<JournalEvent, 'data'>> & { ts: Date; data: unknown };
 
@@ -48,7 +51,8 @@ function serialise(r: Buffered, processJson: string): Serialised {
 /**
  * The application journal: `app_events` plus a rotating per-process file. Events are
  * redacted as they are written, then buffered and inserted in one statement per tick,
- * so journalling costs a request no round-trip of its own.
+ * so journalling costs a request no round-trip of its own. While the database cannot be
+ * reached the file still gets every event at once and the table gets them when it is back.
  */
 export function createJournal(options: { sql: Sql; logDir: string; processName: string }): Journal {
   const file = createFileSink(options.logDir, options.processName);
@@ -57,14 +61,40 @@ export function createJournal(options: { sql: Sql; logDir: string; processName: 
   let timer: NodeJS.Timeout | undefined;
   let inFlight: Promise<void> = Promise.resolve();
 
+  /** Rows already in the file that the table did not take because the database could not be reached. */
+  let unsaved: Serialised[] = [];
+  let retry: NodeJS.Timeout | undefined;
+  /** Set from the first deferred write to the next that succeeds: the file notes an outage once. */
+  let deferring = false;
+
   async function drain() {
     timer = undefined;
     const rows = buffer;
     buffer = [];
-    if (rows.length === 0) return;
     const events = rows.map((r) => serialise(r, processJson));
-    file.write(`${events.map((e) => e.line).join('\n')}\n`);
-    await insertIsolated(events);
+    if (events.length > 0) file.write(`${events.map((e) => e.line).join('\n')}\n`);
+    const waiting = unsaved;
+    unsaved = [];
+    if (waiting.length + events.length === 0) return;
+    await insertIsolated([...waiting, ...events]);
+  }
+
+  /**
+   * The database is away (a restart, a failover): the rows wait, in order, for the next try a
+   * second later, at most MAX_UNSAVED of them (the oldest go first; the file keeps them all).
+   */
+  function keepForLater(batch: Serialised[]) {
+    if (!deferring) {
+      deferring = true;
+      file.write(`${JSON.stringify({ ts: new Date(), level: 'warn', event: 'journal_write_deferred', process: options.processName })}\n`);
+    }
+    unsaved = [...unsaved, ...batch].slice(-MAX_UNSAVED);
+    retry ??= setTimeout(() => {
+      retry = undefined;
+      void schedule();
+    }, RETRY_MS);
+    // A process that stops meanwhile does not wait for it.
+    retry.unref();
   }
 
   // One parameter for the whole batch: a JSON array (of rows already serialised) expanded by Postgres.
@@ -81,7 +111,10 @@ export function createJournal(options: { sql: Sql; logDir: string; processName: 
   async function insertIsolated(batch: Serialised[]): Promise<void> {
     try {
       await insert(batch.map((e) => `${e.rowHead}${e.data}}`));
+      deferring = false;
     } catch (error) {
+      // Split only for a row the database refuses; one it cannot be asked about waits whole.
+      if (isDatabaseUnavailable(error)) return keepForLater(batch);
       if (batch.length > 1) {
         const half = Math.ceil(batch.length / 2);
         await insertIsolated(batch.slice(0, half));

@@ -4,6 +4,7 @@ import { AppError } from '../errors';
 import { isAbortedBody } from '../http/body';
 import type { RefuseBody } from '../http/body-refusals';
 import { noStore } from '../http/headers';
+import { DATABASE_DOWN_CAUSE, DATABASE_RETRY_AFTER_S, isDatabaseUnavailable } from '../http/database-down';
 import { reportUnexpected } from '../http/unexpected';
 import { coadaRoutes } from './coada/routes';
 import { contRoutes } from './cont/routes';
@@ -74,6 +75,10 @@ export function webRoutes(ctx: AppContext, refuseBody: RefuseBody) {
     if (isAbortedBody(c, error)) {
       const refusal = refuseBody(c, 'aborted');
       return errorNotice(c, refusal.cod, refusal.cauza);
+    }
+    if (isDatabaseUnavailable(error)) {
+      c.header('Retry-After', String(DATABASE_RETRY_AFTER_S));
+      return errorNotice(c, 'BAZA_INDISPONIBILA', DATABASE_DOWN_CAUSE);
     }
     const id = reportUnexpected(ctx, c, error);
     return errorNotice(c, 'EROARE_INTERNA', `Cod de urmărire: ${id}`);

@@ -5,11 +5,21 @@ import { deliver } from '../deliver';
 import { createOutcomeWriter } from '../outcome';
 
 const CLAIM_COALESCE_MS = 15;
+/** A delivery's bound, in registry timeouts: login, reconciliation, send, and two calls' wait for a slot. */
+const DELIVERY_TIMEOUTS = 6;
 
 export interface SendLoop {
   /** Claims now if there is room; calls made while a claim runs are folded into one more claim. */
   wake(): void;
   inflight(): number;
+  /**
+   * The submissions whose delivery is under way and younger than the bound a delivery can
+   * take (its login, reconciliation and send, each within the registry timeout, and a wait
+   * for a slot). One older than that is stuck (a query the driver never answered on a lost
+   * connection): its row is no longer heartbeated, so it goes stale and is recovered and
+   * reconciled like a dead worker's.
+   */
+  heartbeatIds(): number[];
   /** Stops claiming, waits up to `boundMs` for sends in flight, then aborts the rest (they are released, not lost). */
   stop(boundMs: number): Promise<void>;
 }
@@ -20,8 +30,11 @@ export interface SendLoop {
  */
 export function createSendLoop(ctx: WorkerContext): SendLoop {
   const running = new Set<Promise<void>>();
+  /** Each delivery under way: when it was claimed. */
+  const startedAt = new Map<number, number>();
+  const boundMs = DELIVERY_TIMEOUTS * ctx.config.GATEWAY_REGISTRY_TIMEOUT_MS;
   const abort = new AbortController();
-  const writer = createOutcomeWriter(ctx);
+  const writer = createOutcomeWriter(ctx, abort.signal);
   // Every send in flight, and every one waiting for a registry slot, listens to this one signal.
   setMaxListeners(0, abort.signal);
   let stopping = false;
@@ -42,6 +55,7 @@ export function createSendLoop(ctx: WorkerContext): SendLoop {
           submissionId: job.id,
           data: { from: 'queued', to: 'sending', attempt: job.attemptNo, worker_id: ctx.workerId, reconcile_first: job.inDoubt },
         });
+        startedAt.set(job.id, Date.now());
         const task: Promise<void> = deliver(ctx, job, abort.signal, writer)
           .then(() => undefined)
           .catch((error: unknown) => {
@@ -49,6 +63,7 @@ export function createSendLoop(ctx: WorkerContext): SendLoop {
             ctx.log.error(`delivery of submission ${job.id} failed to record: ${String(error)}`);
           })
           .finally(() => {
+            startedAt.delete(job.id);
             running.delete(task);
             wakeSoon();
           });
@@ -87,6 +102,10 @@ export function createSendLoop(ctx: WorkerContext): SendLoop {
   return {
     wake,
     inflight: () => running.size,
+    heartbeatIds: () => {
+      const since = Date.now() - boundMs;
+      return [...startedAt].filter(([, at]) => at >= since).map(([id]) => id);
+    },
     async stop(boundMs) {
       stopping = true;
       clearTimeout(soon);

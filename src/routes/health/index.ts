@@ -1,5 +1,6 @@
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import type { AppContext } from '../../context';
+import { DATABASE_RETRY_AFTER_S, isDatabaseUnavailable } from '../../http/database-down';
 import type { AppEnv } from '../../http/env';
 import { WORKER_ALIVE_S } from '../../metrics';
 import { z } from 'zod';
@@ -28,11 +29,38 @@ export function healthRoutes(ctx: AppContext) {
       summary: 'Starea serviciului: baza de date, worker-ii întregii instalări, coada',
       responses: {
         200: { description: 'Totul funcționează', schema: HealthAnswer },
-        503: { description: 'Degradat: niciun worker viu în toată instalarea (aceleași câmpuri)', schema: HealthAnswer },
+        503: {
+          description: 'Degradat: niciun worker viu în toată instalarea, sau baza de date indisponibilă (database: false, cu Retry-After); aceleași câmpuri',
+          schema: HealthAnswer,
+        },
       },
     }),
     async (c) => {
-      const [row] = await ctx.sql<{ worker_alive: boolean; last_registry_login: Date | null; queue_size: number; sending: number; registry_available: boolean }[]>`
+      try {
+        return await answer(c);
+      } catch (error) {
+        if (!isDatabaseUnavailable(error)) throw error;
+        // The load balancer's check sees the database down; the answer keeps its shape.
+        c.header('Retry-After', String(DATABASE_RETRY_AFTER_S));
+        return c.json(
+          {
+            status: 'degradat' as const,
+            database: false,
+            worker_alive: false,
+            last_registry_login: null,
+            queue_size: 0,
+            sending: 0,
+            registry_available: false,
+            workers: [],
+          } satisfies HealthAnswer,
+          503,
+        );
+      }
+    },
+  );
+
+  async function answer(c: Context<AppEnv>) {
+    const [row] = await ctx.sql<{ worker_alive: boolean; last_registry_login: Date | null; queue_size: number; sending: number; registry_available: boolean }[]>`
       SELECT
         EXISTS (SELECT 1 FROM worker_state WHERE heartbeat_at > now() - make_interval(secs => ${WORKER_ALIVE_S})) AS worker_alive,
         (SELECT max(last_registry_login) FROM worker_state) AS last_registry_login,
@@ -40,27 +68,26 @@ export function healthRoutes(ctx: AppContext) {
         (SELECT count(*)::int FROM submissions WHERE status = 'sending') AS sending,
         -- The spec's availability indicator: a registry login within the token's 30-hour life.
         coalesce((SELECT max(last_registry_login) > now() - interval '30 hours' FROM worker_state), false) AS registry_available`;
-      // Every worker of the deployment seen in the last hour, whichever server started it.
-      const workers = await ctx.sql<{ worker_id: string; heartbeat_at: string; alive: boolean }[]>`
+    // Every worker of the deployment seen in the last hour, whichever server started it.
+    const workers = await ctx.sql<{ worker_id: string; heartbeat_at: string; alive: boolean }[]>`
         SELECT worker_id, heartbeat_at, heartbeat_at > now() - make_interval(secs => ${WORKER_ALIVE_S}) AS alive
         FROM worker_state WHERE heartbeat_at > now() - interval '1 hour' ORDER BY heartbeat_at DESC LIMIT 20`;
-      const workerAlive = row?.worker_alive ?? false;
-      // A monitor sees a gateway whose submissions are not being delivered as unhealthy.
-      return c.json(
-        {
-          status: workerAlive ? ('ok' as const) : ('degradat' as const),
-          database: true,
-          worker_alive: workerAlive,
-          last_registry_login: row?.last_registry_login ? new Date(row.last_registry_login).toISOString() : null,
-          queue_size: row?.queue_size ?? 0,
-          sending: row?.sending ?? 0,
-          registry_available: row?.registry_available ?? false,
-          workers: workers.map((w) => ({ id: w.worker_id, alive: w.alive, last_heartbeat: new Date(w.heartbeat_at).toISOString() })),
-        } satisfies HealthAnswer,
-        workerAlive ? 200 : 503,
-      );
-    },
-  );
+    const workerAlive = row?.worker_alive ?? false;
+    // A monitor sees a gateway whose submissions are not being delivered as unhealthy.
+    return c.json(
+      {
+        status: workerAlive ? ('ok' as const) : ('degradat' as const),
+        database: true,
+        worker_alive: workerAlive,
+        last_registry_login: row?.last_registry_login ? new Date(row.last_registry_login).toISOString() : null,
+        queue_size: row?.queue_size ?? 0,
+        sending: row?.sending ?? 0,
+        registry_available: row?.registry_available ?? false,
+        workers: workers.map((w) => ({ id: w.worker_id, alive: w.alive, last_heartbeat: new Date(w.heartbeat_at).toISOString() })),
+      } satisfies HealthAnswer,
+      workerAlive ? 200 : 503,
+    );
+  }
 
   app.get(
     '/metrics',

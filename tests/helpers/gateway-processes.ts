@@ -1,0 +1,105 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from '../../db/embedded';
+import { waitFor } from './worker';
+
+// The built product (`dist/main.js`, `dist/worker.js`) run as processes, as a deployment runs
+// it: servers without their worker child (GATEWAY_RUN_WORKER=false) and workers of their own.
+
+const ROOT = join(import.meta.dirname, '..', '..');
+
+/** scripts/build.mjs, once per test file (it writes each file atomically: two builds at once are safe). */
+export function buildDist(): void {
+  const built = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, encoding: 'utf8' });
+  if (built.status !== 0) throw new Error(`build failed: ${built.stderr}`);
+}
+
+export interface GatewayProcess {
+  name: string;
+  child: ChildProcess;
+  /** The server's address (servers only). */
+  url: string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  output: () => string;
+  running: () => boolean;
+}
+
+/**
+ * Starts `dist/main.js` (a server, on a free port unless `env.PORT` names one) or
+ * `dist/worker.js`, each with a data dir of its own (its logs), and resolves once it started:
+ * a server answers /healthz with its own answer, a worker says so on its output.
+ */
+export async function spawnGateway(kind: 'server' | 'worker', name: string, env: Record<string, string>): Promise<GatewayProcess> {
+  const port = env.PORT ?? String(await freePort());
+  const dataDir = mkdtempSync(join(tmpdir(), `gateway-${name}-`));
+  const child = spawn(process.execPath, [kind === 'server' ? 'dist/main.js' : 'dist/worker.js'], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      GATEWAY_DATA_DIR: dataDir,
+      HOST: '127.0.0.1',
+      ...env,
+      PORT: port,
+      ...(kind === 'server' ? { GATEWAY_RUN_WORKER: 'false' } : { GATEWAY_WORKER_ID: name }),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  // Its data dir (logs) goes with it, however it ended.
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => {
+      rmSync(dataDir, { recursive: true, force: true });
+      resolve({ code, signal });
+    }),
+  );
+  const running = () => child.exitCode === null && child.signalCode === null;
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(
+    async () => {
+      if (!running()) throw new Error(`${name} exited during start-up:\n${out}`);
+      if (kind === 'worker') return /Worker \S+ sending to/.test(out) || undefined;
+      const res = await fetch(`${url}/healthz`).catch(() => undefined);
+      return (res && 'database' in ((await res.json()) as object)) || undefined;
+    },
+    30_000,
+    `${name} to start`,
+  );
+  return { name, child, url, exited, output: () => out, running };
+}
+
+/** SIGKILL (a crash) or SIGTERM, and waits for the exit; nothing when it has ended already. */
+export async function stopGateway(p: GatewayProcess | undefined, signal: 'SIGKILL' | 'SIGTERM' = 'SIGKILL'): Promise<void> {
+  if (!p?.running()) return;
+  p.child.kill(signal);
+  await p.exited;
+}
+
+/** A dashboard session over fetch: keeps the cookies, signs in with the login form's token. */
+export function webSession(base: string, forwardedFor: string) {
+  const cookies = new Map<string, string>();
+  async function request(method: string, path: string, form?: Record<string, string>) {
+    const headers: Record<string, string> = { 'X-Forwarded-For': forwardedFor, Origin: base };
+    if (cookies.size > 0) headers.Cookie = [...cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    if (form) headers['Content-Type'] = 'application/x-www-form-urlencoded';
+    const res = await fetch(`${base}${path}`, { method, headers, body: form ? new URLSearchParams(form).toString() : undefined, redirect: 'manual' });
+    for (const line of res.headers.getSetCookie()) {
+      const [pair] = line.split(';');
+      const [cookie, value] = pair!.split('=');
+      cookies.set(cookie!, value ?? '');
+    }
+    return res;
+  }
+  return {
+    get: (path: string) => request('GET', path),
+    async login(email: string, password: string) {
+      const page = await (await request('GET', '/login')).text();
+      const csrf = /name="_csrf" value="([^"]+)"/.exec(page)?.[1] ?? '';
+      return request('POST', '/login', { _csrf: csrf, email, parola: password });
+    },
+  };
+}

@@ -1,0 +1,155 @@
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
+import { createDb, type DbHandle } from '../../db/client';
+import { createKeyring, encryptJson } from '../../src/crypto/envelope';
+import { generateApiKey } from '../../src/crypto/hash';
+import { createUser } from '../../src/services/users/users';
+import { parseSimUsers } from '../../worker/registry/sim-state';
+import { startSimulator, type Simulator } from '../../worker/registry/simulator';
+import { TEST_SECRET } from '../helpers/app';
+import { makeSubmission } from '../helpers/factories';
+import { buildDist, spawnGateway, stopGateway, webSession, type GatewayProcess } from '../helpers/gateway-processes';
+import { startOwnDatabase, type OwnDatabase } from '../helpers/own-database';
+import { PASSWORD } from '../helpers/web';
+import { FAST_WORKER_ENV, waitFor } from '../helpers/worker';
+
+// A built server and a built worker, as processes, on a PostgreSQL of this file's own, which
+// the test stops and starts again on the same port and data dir: a database failover.
+// Meanwhile requests answer 503 at once; afterwards both resume by themselves, no restart.
+
+const DOWN_MS = 12_000;
+
+let pg: OwnDatabase;
+let db: DbHandle;
+let sim: Simulator;
+let server: GatewayProcess;
+let worker: GatewayProcess;
+let key: string;
+let accountId: number;
+const EMAIL = 'failover@service.ro';
+
+beforeAll(async () => {
+  buildDist();
+  pg = await startOwnDatabase();
+  db = createDb(pg.url, { max: 2 });
+  sim = await startSimulator({ users: parseSimUsers('demo:demo') });
+  const [account] = await db.sql<{ id: number }[]>`
+    INSERT INTO accounts (name, reg_creds_enc) VALUES ('Failover', ${encryptJson(createKeyring(TEST_SECRET), { username: 'demo', password: 'demo' })}) RETURNING id`;
+  accountId = account!.id;
+  const generated = generateApiKey();
+  await db.sql`INSERT INTO api_keys (account_id, key_hash, prefix) VALUES (${accountId}, ${generated.hash}, ${generated.prefix})`;
+  key = generated.plain;
+  await createUser(db.db, { accountId, email: EMAIL, password: PASSWORD, admin: false, scryptN: 1024 });
+  const env = {
+    ...FAST_WORKER_ENV,
+    DATABASE_URL: pg.url,
+    GATEWAY_SECRET_KEY: TEST_SECRET,
+    GATEWAY_REGISTRY_URL: sim.url,
+    GATEWAY_REQUIRE_API_KEY: 'true',
+    GATEWAY_TRUST_PROXY: 'true',
+    GATEWAY_SCRYPT_N: '1024',
+    GATEWAY_LOG_LEVEL: 'info',
+    GATEWAY_SENDING_STALE_S: '5',
+  };
+  [server, worker] = await Promise.all([spawnGateway('server', 'failover-server', env), spawnGateway('worker', 'failover-worker', env)]);
+}, 120_000);
+
+afterAll(async () => {
+  await stopGateway(server);
+  await stopGateway(worker);
+  await db?.close();
+  await sim?.close();
+  await pg?.close();
+}, 60_000);
+
+const post = (vin: string) =>
+  fetch(`${server.url}/v1/prezentari`, { method: 'POST', headers: { 'X-API-Key': key, 'Content-Type': 'application/json' }, body: JSON.stringify(makeSubmission({ vin })) });
+const timed = async <T>(fn: () => Promise<T>) => {
+  const t0 = performance.now();
+  const value = await fn();
+  return { value, ms: performance.now() - t0 };
+};
+const sentCount = async (vins: string[]) => {
+  const [r] = await db.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM submissions WHERE status = 'sent' AND payload_json->>'vin' = ANY(${vins})`;
+  return r!.n;
+};
+
+describe('a database failover', () => {
+  it('is answered 503 with Retry-After while it lasts; the server and the worker resume by themselves', async () => {
+    onTestFailed(() => {
+      for (const p of [server, worker]) console.log(`--- ${p.name} (${p.running() ? 'running' : 'ended'})\n${p.output().slice(-3000)}`);
+    });
+    const web = webSession(server.url, '198.51.100.7');
+    expect((await web.login(EMAIL, PASSWORD)).status).toBe(303);
+    expect((await web.get('/')).status).toBe(200);
+
+    // Sends in flight when the database goes: the registry answers slowly.
+    sim.state.setFaults({ latencyMs: 400 });
+    const before = Array.from({ length: 12 }, (_, i) => `WDB1234561F${String(i).padStart(6, '0')}`);
+    for (const vin of before) expect((await post(vin)).status).toBe(200);
+    await waitFor(async () => (await db.sql`SELECT 1 FROM submissions WHERE status = 'sending'`).length > 0 || undefined, 10_000, 'a send in flight');
+
+    await pg.stop();
+    const stoppedAt = performance.now();
+    const answers: number[] = [];
+    const refusedVin = 'WDB1234561G000001';
+    while (performance.now() - stoppedAt < DOWN_MS) {
+      const api = await timed(() => post(refusedVin));
+      expect(api.value.status).toBe(503);
+      expect(api.value.headers.get('Retry-After')).toBe('5');
+      expect(await api.value.json()).toMatchObject({ status: 503, cod: 'BAZA_INDISPONIBILA' });
+
+      const page = await timed(() => web.get('/'));
+      expect(page.value.status).toBe(503);
+      expect(page.value.headers.get('Retry-After')).toBe('5');
+      expect(await page.value.text()).toContain('Baza de date nu poate fi contactată');
+
+      const health = await timed(() => fetch(`${server.url}/healthz`));
+      expect(health.value.status).toBe(503);
+      expect(await health.value.json()).toMatchObject({ status: 'degradat', database: false });
+      answers.push(api.ms, page.ms, health.ms);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+    // Quick, not a hang: each answer within the reconnect pause and a refused connection.
+    const slowest = Math.max(...answers);
+    expect(slowest).toBeLessThan(2_000);
+
+    await pg.start();
+    const restartedAt = performance.now();
+    await waitFor(async () => (await fetch(`${server.url}/healthz`)).status === 200 || undefined, 20_000, 'the server to answer again, with a live worker');
+    const serverBackMs = performance.now() - restartedAt;
+
+    // The refused post stored nothing; sent again it is stored once and delivered.
+    expect((await db.sql`SELECT 1 FROM submissions WHERE payload_json->>'vin' = ${refusedVin}`).length).toBe(0);
+    expect((await post(refusedVin)).status).toBe(200);
+    expect((await web.get('/')).status).toBe(200);
+    const all = [...before, refusedVin];
+    await waitFor(async () => (await sentCount(all)) === all.length || undefined, 30_000, 'every submission to be sent');
+    const deliveredMs = performance.now() - restartedAt;
+    // Exactly once in the registry, each.
+    for (const vin of all) expect(sim.state.records.filter((r) => r.record.vin === vin)).toHaveLength(1);
+
+    // The worker listens again (postgres.js listens anew on its new connection).
+    await waitFor(async () => (await db.sql`SELECT 1 FROM pg_stat_activity WHERE query = 'listen "gateway_queue"'`).length > 0 || undefined, 10_000, 'the worker to listen again');
+    // Its registry slots are advisory locks again (on a connection of its own, opened anew).
+    const slotSessions = await db.sql`SELECT DISTINCT pid FROM pg_stat_activity WHERE query LIKE '%pg_advisory_unlock(%'`;
+    expect(slotSessions.length).toBeGreaterThan(0);
+    // The shared rate-limit windows are written again (every 100 ms).
+    await db.sql`DELETE FROM rate_windows`;
+    expect((await post(refusedVin)).status).toBe(200);
+    await waitFor(async () => (await db.sql`SELECT 1 FROM rate_windows WHERE scope = 'api_cheie'`).length > 0 || undefined, 5_000, 'the window of the key');
+    // What the processes journalled while the database was away reached the table once it was back.
+    await waitFor(
+      async () => (await db.sql`SELECT 1 FROM app_events WHERE event = 'worker_task_failed' AND ts > now() - interval '2 minutes'`).length > 0 || undefined,
+      5_000,
+      'the journal of the outage',
+    );
+    // Nobody restarted anything.
+    expect(server.running() && worker.running()).toBe(true);
+    expect(server.output()).not.toMatch(/Uncaught|unhandled/i);
+
+    console.log(
+      `database down ${Math.round(DOWN_MS / 1000)} s: ${answers.length} requests answered 503 (slowest ${Math.round(slowest)} ms); ` +
+        `server and worker healthy ${Math.round(serverBackMs)} ms after the restart, every submission sent ${Math.round(deliveredMs)} ms after it`,
+    );
+  }, 120_000);
+});
