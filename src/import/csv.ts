@@ -1,37 +1,58 @@
 import { AppError } from '../errors';
+import { isUtf8 } from 'node:buffer';
 import { Readable } from 'node:stream';
 import { parse } from 'csv-parse';
 import type { ImportLimits, SheetRow, Spreadsheet } from './types';
 
 const encodingError = (cauza: string) => new AppError('IMPORT_CODARE', cauza);
 
+// The bytes Windows-1250 leaves undefined (decoded as C1 control characters): text that holds
+// one is neither UTF-8 nor Windows-1250.
+const CP1250_UNDEFINED = [0x81, 0x83, 0x88, 0x90, 0x98];
+
+interface CsvBytes {
+  encoding: string;
+  /** The text's bytes, after the BOM. */
+  bytes: Buffer;
+}
+
 /**
- * The text of a csv. UTF-8 (with or without BOM) and UTF-16 with a BOM (Excel's "Unicode
- * text") are read as such. Bytes that are not UTF-8 are read as Windows-1250, the code page of
- * Romanian Windows exports (its ă, â, î, ș, ț sit where ISO-8859-2 has them); text that would
- * then hold control characters is neither, and is refused with a message that says so.
+ * The encoding of a csv, judged on its bytes without decoding them whole. UTF-8 (with or
+ * without BOM) and UTF-16 with a BOM (Excel's "Unicode text") are read as such. Bytes that are
+ * not UTF-8 are read as Windows-1250, the code page of Romanian Windows exports (its ă, â, î,
+ * ș, ț sit where ISO-8859-2 has them); bytes that code page leaves undefined are neither, and
+ * are refused with a message that says so.
  */
-export function decodeCsv(buffer: Buffer): { text: string; encoding: string } {
-  if (buffer[0] === 0xef && buffer[1] === 0xbb && buffer[2] === 0xbf) {
-    return { text: new TextDecoder('utf-8').decode(buffer.subarray(3)), encoding: 'utf-8' };
-  }
-  if (buffer[0] === 0xff && buffer[1] === 0xfe) return { text: new TextDecoder('utf-16le').decode(buffer.subarray(2)), encoding: 'utf-16le' };
-  if (buffer[0] === 0xfe && buffer[1] === 0xff) return { text: new TextDecoder('utf-16be').decode(buffer.subarray(2)), encoding: 'utf-16be' };
-  const nul = buffer.indexOf(0);
-  if (nul !== -1) {
+function csvBytes(buffer: Buffer): CsvBytes {
+  if (buffer[0] === 0xef && buffer[1] === 0xbb && buffer[2] === 0xbf) return { encoding: 'utf-8', bytes: buffer.subarray(3) };
+  if (buffer[0] === 0xff && buffer[1] === 0xfe) return { encoding: 'utf-16le', bytes: buffer.subarray(2) };
+  if (buffer[0] === 0xfe && buffer[1] === 0xff) return { encoding: 'utf-16be', bytes: buffer.subarray(2) };
+  if (buffer.indexOf(0) !== -1) {
     throw encodingError('Fișierul conține octeți nuli: pare UTF-16 sau UTF-32 fără BOM, ori nu este text. Salvați-l ca „CSV UTF-8”.');
   }
-  try {
-    return { text: new TextDecoder('utf-8', { fatal: true }).decode(buffer), encoding: 'utf-8' };
-  } catch {
-    const text = new TextDecoder('windows-1250').decode(buffer);
-    const control = /[\u0080-\u009f]/.exec(text);
-    if (control) {
-      const at = buffer.indexOf(text.charCodeAt(control.index) & 0xff);
-      throw encodingError(`Nu este UTF-8 și nici Windows-1250 / ISO-8859-2 (octetul 0x${(text.charCodeAt(control.index) & 0xff).toString(16)} la poziția ${at}).`);
-    }
-    return { text, encoding: 'windows-1250' };
-  }
+  if (isUtf8(buffer)) return { encoding: 'utf-8', bytes: buffer };
+  const at = Math.min(...CP1250_UNDEFINED.map((byte) => buffer.indexOf(byte)).filter((i) => i !== -1));
+  if (Number.isFinite(at)) throw encodingError(`Nu este UTF-8 și nici Windows-1250 / ISO-8859-2 (octetul 0x${buffer[at]!.toString(16)} la poziția ${at}).`);
+  return { encoding: 'windows-1250', bytes: buffer };
+}
+
+const SLICE = 65_536;
+
+/**
+ * The text in slices of SLICE bytes, decoded as the reader asks for them: a 15 MB file is
+ * never one string, nor one long decode on the event loop.
+ */
+function* textSlices({ encoding, bytes }: CsvBytes): Generator<string> {
+  const decoder = new TextDecoder(encoding);
+  for (let i = 0; i < bytes.length; i += SLICE) yield decoder.decode(bytes.subarray(i, i + SLICE), { stream: true });
+  const rest = decoder.decode();
+  if (rest) yield rest;
+}
+
+/** The text of a csv, whole, and its encoding (csvBytes). */
+export function decodeCsv(buffer: Buffer): { text: string; encoding: string } {
+  const decoded = csvBytes(buffer);
+  return { text: [...textSlices(decoded)].join(''), encoding: decoded.encoding };
 }
 
 /** The separator of the first non-empty line: the most frequent of `;` `,` tab outside quotes. */
@@ -55,14 +76,10 @@ export function detectDelimiter(text: string): string {
   return [...counts.entries()].reduce((best, next) => (next[1] > best[1] ? next : best))[0];
 }
 
-async function* csvRows(text: string, delimiter: string, limits: ImportLimits): AsyncGenerator<SheetRow> {
+async function* csvRows(decoded: CsvBytes, delimiter: string, limits: ImportLimits): AsyncGenerator<SheetRow> {
   const parser = parse({ delimiter, relax_column_count: true, relax_quotes: true, skip_empty_lines: false, info: true });
-  // Fed in slices, so csv-parse never holds a second copy of the whole text.
-  Readable.from(
-    (function* () {
-      for (let i = 0; i < text.length; i += 65_536) yield text.slice(i, i + 65_536);
-    })(),
-  ).pipe(parser);
+  // Fed in slices, decoded as it reads them.
+  Readable.from(textSlices(decoded)).pipe(parser);
   try {
     for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
       if (record.length > limits.maxColumns && record.slice(limits.maxColumns).some((c) => c.trim() !== '')) {
@@ -80,10 +97,12 @@ async function* csvRows(text: string, delimiter: string, limits: ImportLimits): 
 }
 
 export function openCsv(buffer: Buffer, limits: ImportLimits): Spreadsheet {
-  const { text, encoding } = decodeCsv(buffer);
-  if (/[\u0000-\u0008\u000e-\u001f]/.test(text.slice(0, 65_536))) {
+  const decoded = csvBytes(buffer);
+  // The first slice is enough to tell text from binary and to find the separator.
+  const head = textSlices(decoded).next().value ?? '';
+  if (/[\u0000-\u0008\u000e-\u001f]/.test(head)) {
     throw new AppError('IMPORT_TIP_NESUPORTAT', 'Fișierul conține caractere de control: nu este un CSV text.');
   }
-  const delimiter = detectDelimiter(text);
-  return { kind: 'csv', encoding, delimiter, date1904: false, sheets: [{ name: 'csv', hidden: false }], rows: () => csvRows(text, delimiter, limits) };
+  const delimiter = detectDelimiter(head);
+  return { kind: 'csv', encoding: decoded.encoding, delimiter, date1904: false, sheets: [{ name: 'csv', hidden: false }], rows: () => csvRows(decoded, delimiter, limits) };
 }
