@@ -1,4 +1,4 @@
-import { and, eq, inArray, ne, sql } from 'drizzle-orm';
+import { and, eq, inArray, ne } from 'drizzle-orm';
 import { submissions } from '../../../db/schema';
 import type { Actor, AppContext } from '../../context';
 import { withTransaction } from '../../context';

@@ -12,7 +12,7 @@ import { statusOf } from '../../http/status';
 import { MappingForm, requeuedText, seriousRefusal, unconfirmedSerious } from '../mapari/form';
 import type { WebEnv } from '../env';
 import { readForm } from '../form';
-import { errorNotice, Notice } from '../notice';
+import { errorNotice } from '../notice';
 import { bulkRoutes } from './bulk-routes';
 import { readCorrection, type CorrectionState } from './correction';
 import { CoadaFragment } from './list';
