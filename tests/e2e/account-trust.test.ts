@@ -5,7 +5,7 @@ import { createApp } from '../../src/app';
 import { saveRegCredentials } from '../../src/services/accounts/reg-creds';
 import type { RunningWorker } from '../../worker/runner';
 import type { TestApp } from '../helpers/app';
-import { launchChromium, shot } from '../helpers/chromium';
+import { launchChromium, shot, signIn } from '../helpers/chromium';
 import { serveOnLoopback } from '../helpers/serve';
 import { FAST_SCRYPT, makeUser, PASSWORD } from '../helpers/web';
 import { startWorkerHarness, type WorkerHarness } from '../helpers/worker';
@@ -70,19 +70,13 @@ afterAll(async () => {
   await h?.close();
 });
 
-async function signIn(page: Page) {
-  await page.goto(`${base}/login`);
-  await page.fill('#email', user.email);
-  await page.fill('#parola', PASSWORD);
-  await page.click('button[type=submit]');
-  await page.waitForURL(`${base}/`);
-}
+const signInAsUser = (page: Page) => signIn(page, base, user.email, PASSWORD);
 
 describe('trusting the account in Chromium', () => {
   it('a refused login is named on every page; new credentials requeue its errors in one step', async () => {
     const { page } = browser;
     await page.setViewportSize(WIDE);
-    await signIn(page);
+    await signInAsUser(page);
     const banner = page.locator('.banners .banner.error');
     for (const path of ['/', '/mapari', '/jurnal', '/integrare']) {
       await page.goto(`${base}${path}`);

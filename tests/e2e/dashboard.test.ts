@@ -1,7 +1,7 @@
 import type { Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { launchChromium, shot } from '../helpers/chromium';
+import { launchChromium, shot, signIn } from '../helpers/chromium';
 import { serveOnLoopback } from '../helpers/serve';
 import { makeSubmission } from '../helpers/factories';
 import { FAST_SCRYPT, makeUser, PASSWORD } from '../helpers/web';
@@ -179,11 +179,7 @@ describe('the dashboard under a host name (no Sec-Fetch-Site over plain HTTP)', 
     try {
       const { page, problems } = named;
       const site = base.replace('127.0.0.1', 'gateway.test');
-      await page.goto(`${site}/login`);
-      await page.fill('#email', user.email);
-      await page.fill('#parola', PASSWORD);
-      await page.click('button[type=submit]');
-      await page.waitForURL(`${site}/`);
+      await signIn(page, site, user.email, PASSWORD);
       await page.click(`#t-${ids.data} button`);
       await page.waitForSelector('#panou .panel');
       page.once('dialog', (dialog) => void dialog.accept());

@@ -4,7 +4,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app';
 import type { TestApp } from '../helpers/app';
-import { launchChromium, shot } from '../helpers/chromium';
+import { launchChromium, shot, signIn } from '../helpers/chromium';
 import { csvFile, HEADER } from '../helpers/import-files';
 import { serveOnLoopback } from '../helpers/serve';
 import { FAST_SCRYPT, makeUser, PASSWORD } from '../helpers/web';
@@ -75,13 +75,9 @@ afterAll(async () => {
 });
 
 /** Signed in (once per browser: a test run alone signs in itself), on the home page. */
-async function signIn(page: Page) {
+async function signedIn(page: Page) {
   await page.goto(`${base}/`);
-  if (!page.url().includes('/login')) return;
-  await page.fill('#email', email);
-  await page.fill('#parola', PASSWORD);
-  await page.click('button[type=submit]');
-  await page.waitForURL(`${base}/`);
+  if (page.url().includes('/login')) await signIn(page, base, email, PASSWORD);
 }
 
 /** Chooses a file in the picker (any MIME type the browser gives it): the upload goes at once and opens the batch's screen. */
@@ -97,7 +93,7 @@ describe('the import screen at 1366 px', () => {
   it('csv → columns → one code fixed for many rows → a cell corrected → a held row included → commit by count → Trimisă', async () => {
     const { page, problems } = browser;
     await page.setViewportSize(WIDE);
-    await signIn(page);
+    await signedIn(page);
     await shot(page, 'i01-acasa');
 
     await choose(page, 'export-saptamanal.csv', weeklyExport());
@@ -165,7 +161,7 @@ describe('the import screen at 1366 px', () => {
 
   it('a file that cannot be imported gets the API’s message in place, not an error page', async () => {
     const { page, problems } = browser;
-    await signIn(page);
+    await signedIn(page);
     await page.setInputFiles('#fisier', { name: 'raport.pdf', mimeType: 'application/pdf', buffer: Buffer.from('%PDF-1.4\n%âãÏÓ\n1 0 obj\n') });
     await expect.poll(() => page.locator('#incarcare-stare .notice.error').textContent()).toContain('Fișierul nu este un tabel xlsx sau csv.');
     expect(page.url()).toBe(`${base}/`);
@@ -177,7 +173,7 @@ describe('the import screen at 1366 px', () => {
 
   it('a file dropped on the zone is uploaded like a chosen one', async () => {
     const { page, problems } = browser;
-    await signIn(page);
+    await signedIn(page);
     const text = `${HEADER.join(';')}\r\nWDB1234561A500031;B-31-DRP;14.03.2025;;99000;X-ULEI;Schimb ulei motor\r\n`;
     // Built in the page (the tests have no DOM types): what a file manager's drag carries.
     const drop = await page.evaluateHandle(`(() => { const d = new DataTransfer(); d.items.add(new File([${JSON.stringify(text)}], 'tras.csv', { type: '' })); return d; })()`);
@@ -192,7 +188,7 @@ describe('the import screen at 390 px', () => {
   it('the LibreOffice workbook: its columns accepted, no sideways scroll, Back returns to the filter it left', async () => {
     const { page, problems } = browser;
     await page.setViewportSize(PHONE);
-    await signIn(page);
+    await signedIn(page);
     await shot(page, 'i11-telefon-acasa');
     expect(await sideways(page)).toBe(0);
     await choose(page, 'libreoffice-export.xlsx', readFileSync(join(__dirname, '../fixtures/libreoffice-export.xlsx')));
@@ -236,7 +232,7 @@ describe('a 100,000-row csv', () => {
   it('has its first page on screen soon after the file is chosen (the figure is printed)', async () => {
     const { page, problems } = browser;
     await page.setViewportSize(WIDE);
-    await signIn(page);
+    await signedIn(page);
     const rows = Array.from({ length: 100_000 }, (_, i) => [`WDB1234561A${String(600_000 + i)}`, `B-${i % 1000}-MAR`, '14.03.2025', '', String(100_000 + i), 'OE-3', 'Revizie']);
     const buffer = csvFile([HEADER, ...rows]);
     await page.goto(`${base}/`);

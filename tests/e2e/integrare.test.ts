@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LANGUAGES } from '../../src/integration/examples';
 import { KEY_TESTS_PER_USER } from '../../src/web/integrare/key-limits';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { launchChromium, shot } from '../helpers/chromium';
+import { launchChromium, shot, signIn } from '../helpers/chromium';
 import { serveOnLoopback } from '../helpers/serve';
 import { FAST_SCRYPT, makeUser, PASSWORD } from '../helpers/web';
 
@@ -36,10 +36,7 @@ async function openPage() {
   const { page } = browser;
   await page.goto(`${server.base}/integrare`);
   if (!page.url().endsWith('/login')) return;
-  await page.fill('#email', email);
-  await page.fill('#parola', PASSWORD);
-  await page.click('button[type=submit]');
-  await page.waitForURL(`${server.base}/`);
+  await signIn(page, server.base, email, PASSWORD);
   await page.goto(`${server.base}/integrare`);
 }
 

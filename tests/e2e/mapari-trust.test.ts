@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { launchChromium, shot } from '../helpers/chromium';
+import { launchChromium, shot, signIn } from '../helpers/chromium';
 import { makeSubmission } from '../helpers/factories';
 import { serveOnLoopback } from '../helpers/serve';
 import { FAST_SCRYPT, makeUser, PASSWORD } from '../helpers/web';
@@ -65,11 +65,7 @@ describe.each([1366, 390])('Mapări at %i px', (width) => {
     await page.setViewportSize({ width, height: 900 });
     page.removeAllListeners('dialog');
     page.on('dialog', (d) => d.accept());
-    await page.goto(`${server.base}/login`);
-    await page.fill('#email', user.email);
-    await page.fill('#parola', PASSWORD);
-    await page.click('button[type=submit]');
-    await page.waitForURL(`${server.base}/`);
+    await signIn(page, server.base, user.email, PASSWORD);
     await page.goto(`${server.base}/mapari`);
     await page.waitForSelector('#pendinte');
     await look(page, `${width}-01-de-mapat`);

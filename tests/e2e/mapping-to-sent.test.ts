@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app';
-import { launchChromium, shot } from '../helpers/chromium';
+import { launchChromium, shot, signIn } from '../helpers/chromium';
 import { serveOnLoopback } from '../helpers/serve';
 import { PASSWORD } from '../helpers/web';
 import { startWorkerHarness, type WorkerHarness } from '../helpers/worker';
@@ -35,11 +35,7 @@ afterAll(async () => {
 describe('mapping a held submission until it is sent', () => {
   it('maps the code in the panel; the worker sends it; the list shows it sent', async () => {
     const { page, problems } = browser;
-    await page.goto(`${base}/login`);
-    await page.fill('#email', email);
-    await page.fill('#parola', PASSWORD);
-    await page.click('button[type=submit]');
-    await page.waitForURL(`${base}/`);
+    await signIn(page, base, email, PASSWORD);
 
     // The mapping editor lists the code, with its suggestion preselected.
     await page.click('.top nav a:has-text("Mapări")');

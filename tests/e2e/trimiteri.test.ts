@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { launchChromium, shot } from '../helpers/chromium';
+import { launchChromium, shot, signIn } from '../helpers/chromium';
 import { makeSubmission } from '../helpers/factories';
 import { serveOnLoopback } from '../helpers/serve';
 import { FAST_SCRYPT, makeUser, PASSWORD } from '../helpers/web';
@@ -24,13 +24,7 @@ async function post(key: string, body: Record<string, unknown>) {
   return Number(((await res.json()) as { submission_id: number }).submission_id);
 }
 
-async function signIn(page: Page) {
-  await page.goto(`${base}/login`);
-  await page.fill('#email', user.email);
-  await page.fill('#parola', PASSWORD);
-  await page.click('button[type=submit]');
-  await page.waitForURL(`${base}/`);
-}
+const signInAsUser = (page: Page) => signIn(page, base, user.email, PASSWORD);
 
 /** The screen as the phone shows it (the viewport, not the whole page): a sheet is fixed to it. */
 async function viewShot(page: Page, name: string) {
@@ -76,7 +70,7 @@ describe('Trimiteri in Chromium', () => {
     const { page, problems } = browser;
     await page.setViewportSize({ width: 1366, height: 900 });
     await page.clock.install();
-    await signIn(page);
+    await signInAsUser(page);
     const rows = page.locator('#coada tbody tr');
     // "De rezolvat": the three errors and the credential wait, with the causes as chips.
     await expect.poll(() => rows.count()).toBe(4);
@@ -204,7 +198,7 @@ describe('Trimiteri in Chromium', () => {
     try {
       const { page, problems } = phone;
       await page.setViewportSize({ width: 390, height: 844 });
-      await signIn(page);
+      await signInAsUser(page);
       await page.keyboard.press('Tab');
       expect(await page.evaluate('document.activeElement?.textContent')).toBe('Sari la listă');
       await shot(page, '08-telefon-de-rezolvat');

@@ -47,3 +47,12 @@ export async function shot(page: Page, name: string) {
   mkdirSync(dir, { recursive: true });
   await page.screenshot({ path: join(dir, `${name}.png`), fullPage: true });
 }
+
+/** Signs in through the login form of the gateway at `base`, as a clerk does, and waits for the home page. */
+export async function signIn(page: Page, base: string, email: string, password: string) {
+  await page.goto(`${base}/login`);
+  await page.fill('#email', email);
+  await page.fill('#parola', password);
+  await page.click('button[type=submit]');
+  await page.waitForURL(`${base}/`);
+}
