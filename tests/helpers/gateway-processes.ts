@@ -3,12 +3,32 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../db/embedded';
-import { waitFor } from './worker';
+import { TEST_SECRET } from './app';
+import { FAST_WORKER_ENV, waitFor } from './worker';
 
 // The built product (`dist/main.js`, `dist/worker.js`) run as processes, as a deployment runs
 // it: servers without their worker child (GATEWAY_RUN_WORKER=false) and workers of their own.
 
 const ROOT = join(import.meta.dirname, '..', '..');
+
+/**
+ * What every process of a test deployment is started with: one database, one master key, the
+ * simulated registry, keys required, the client address from X-Forwarded-For (each test client
+ * plays another address), a fast password hash; `extra` adds or overrides.
+ */
+export function deploymentEnv(databaseUrl: string, registryUrl: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    ...FAST_WORKER_ENV,
+    DATABASE_URL: databaseUrl,
+    GATEWAY_SECRET_KEY: TEST_SECRET,
+    GATEWAY_REGISTRY_URL: registryUrl,
+    GATEWAY_REQUIRE_API_KEY: 'true',
+    GATEWAY_TRUST_PROXY: 'true',
+    GATEWAY_SCRYPT_N: '1024',
+    GATEWAY_LOG_LEVEL: 'info',
+    ...extra,
+  };
+}
 
 /** scripts/build.mjs, once per test file (it writes each file atomically: two builds at once are safe). */
 export function buildDist(): void {

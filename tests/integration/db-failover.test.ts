@@ -7,10 +7,10 @@ import { parseSimUsers } from '../../worker/registry/sim-state';
 import { startSimulator, type Simulator } from '../../worker/registry/simulator';
 import { TEST_SECRET } from '../helpers/app';
 import { makeSubmission } from '../helpers/factories';
-import { buildDist, spawnGateway, stopGateway, webSession, type GatewayProcess } from '../helpers/gateway-processes';
+import { buildDist, deploymentEnv, spawnGateway, stopGateway, webSession, type GatewayProcess } from '../helpers/gateway-processes';
 import { startOwnDatabase, type OwnDatabase } from '../helpers/own-database';
 import { PASSWORD } from '../helpers/web';
-import { FAST_WORKER_ENV, waitFor } from '../helpers/worker';
+import { waitFor } from '../helpers/worker';
 
 // A built server and a built worker, as processes, on a PostgreSQL of this file's own, which
 // the test stops and starts again on the same port and data dir: a database failover.
@@ -39,17 +39,7 @@ beforeAll(async () => {
   await db.sql`INSERT INTO api_keys (account_id, key_hash, prefix) VALUES (${accountId}, ${generated.hash}, ${generated.prefix})`;
   key = generated.plain;
   await createUser(db.db, { accountId, email: EMAIL, password: PASSWORD, admin: false, scryptN: 1024 });
-  const env = {
-    ...FAST_WORKER_ENV,
-    DATABASE_URL: pg.url,
-    GATEWAY_SECRET_KEY: TEST_SECRET,
-    GATEWAY_REGISTRY_URL: sim.url,
-    GATEWAY_REQUIRE_API_KEY: 'true',
-    GATEWAY_TRUST_PROXY: 'true',
-    GATEWAY_SCRYPT_N: '1024',
-    GATEWAY_LOG_LEVEL: 'info',
-    GATEWAY_SENDING_STALE_S: '5',
-  };
+  const env = deploymentEnv(pg.url, sim.url, { GATEWAY_SENDING_STALE_S: '5' });
   [server, worker] = await Promise.all([spawnGateway('server', 'failover-server', env), spawnGateway('worker', 'failover-worker', env)]);
 }, 120_000);
 

@@ -7,11 +7,11 @@ import { parseSimUsers } from '../../worker/registry/sim-state';
 import { startSimulator, type Simulator } from '../../worker/registry/simulator';
 import { TEST_SECRET } from '../helpers/app';
 import { makeSubmission } from '../helpers/factories';
-import { buildDist, spawnGateway, stopGateway, webSession, type GatewayProcess } from '../helpers/gateway-processes';
+import { buildDist, deploymentEnv, spawnGateway, stopGateway, webSession, type GatewayProcess } from '../helpers/gateway-processes';
 import { csvFile, HEADER } from '../helpers/import-files';
 import { startOwnDatabase, type OwnDatabase } from '../helpers/own-database';
 import { PASSWORD } from '../helpers/web';
-import { FAST_WORKER_ENV, waitFor } from '../helpers/worker';
+import { waitFor } from '../helpers/worker';
 
 // The proof of issue 22: two built servers (GATEWAY_RUN_WORKER=false) and two built workers,
 // as processes, on one PostgreSQL and the simulated registry. A mixed load goes through both
@@ -57,20 +57,12 @@ beforeAll(async () => {
   await db.sql`INSERT INTO api_keys (account_id, key_hash, prefix) VALUES (${accounts[0]!.id}, ${probe.hash}, ${probe.prefix})`;
   probeKey = probe.plain;
   await createUser(db.db, { accountId: accounts[0]!.id, email: EMAIL, password: PASSWORD, admin: false, scryptN: 1024 });
-  env = {
-    ...FAST_WORKER_ENV,
-    DATABASE_URL: pg.url,
-    GATEWAY_SECRET_KEY: TEST_SECRET,
-    GATEWAY_REGISTRY_URL: sim.url,
-    GATEWAY_REQUIRE_API_KEY: 'true',
-    GATEWAY_TRUST_PROXY: 'true',
-    GATEWAY_SCRYPT_N: '1024',
-    GATEWAY_LOG_LEVEL: 'info',
+  env = deploymentEnv(pg.url, sim.url, {
     GATEWAY_KEY_REQUESTS_PER_MIN: String(KEY_LIMIT),
     GATEWAY_AUTH_FAILURES_PER_MIN: String(AUTH_FAILURES),
     GATEWAY_SENDING_STALE_S: '5',
     GATEWAY_WORKER_CONCURRENCY: '2',
-  };
+  });
   // In this order in `processes`, whichever starts first.
   const started = await Promise.all([
     spawnGateway('server', 'server-a', env),
