@@ -58,3 +58,13 @@ export type TestApp = Awaited<ReturnType<typeof startTestApp>>;
 export async function json(res: Response): Promise<Record<string, unknown>> {
   return (await res.json()) as Record<string, unknown>;
 }
+
+/**
+ * A second server on `first`'s database, as a second process would be: its own context and app
+ * (pools, windows, stagings), the same settings and master key. `close` ends its context only.
+ */
+export function secondServer(first: TestApp, env: Record<string, string> = {}) {
+  const config = parseConfig({ GATEWAY_DATA_DIR: first.dataDir, GATEWAY_SECRET_KEY: TEST_SECRET, ...env });
+  const ctx = createContext({ config, databaseUrl: first.databaseUrl, secretKey: TEST_SECRET, processName: 'test-b' });
+  return { ...first, app: createApp(ctx), ctx, close: () => ctx.close() };
+}

@@ -1,9 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../src/app';
-import { parseConfig } from '../../src/config';
-import { createContext } from '../../src/runtime';
 import { createImportStagings } from '../../src/services/import/stagings';
-import { json, startTestApp, TEST_SECRET, type TestApp } from '../helpers/app';
+import { json, secondServer, startTestApp, type TestApp } from '../helpers/app';
 import { csvFile, HEADER, upload } from '../helpers/import-files';
 import { settled } from '../helpers/import-flow';
 
@@ -21,13 +18,7 @@ const file = (rows: number) => csvFile([HEADER, ...Array.from({ length: rows }, 
 
 beforeAll(async () => {
   a = await startTestApp(ENV);
-  const ctx = createContext({
-    config: parseConfig({ GATEWAY_DATA_DIR: a.dataDir, GATEWAY_SECRET_KEY: TEST_SECRET, ...ENV }),
-    databaseUrl: a.databaseUrl,
-    secretKey: TEST_SECRET,
-    processName: 'test-b',
-  });
-  b = { ...a, app: createApp(ctx), ctx, close: () => ctx.close() };
+  b = secondServer(a, ENV);
   keys = [];
   for (let i = 0; i < 3; i++) keys.push(await a.createKey(await a.createAccount(`Service ${i}`)));
 });

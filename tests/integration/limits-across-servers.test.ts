@@ -1,8 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config';
-import { createApp } from '../../src/app';
-import { createContext } from '../../src/runtime';
-import { startTestApp, TEST_SECRET, type TestApp } from '../helpers/app';
+import { secondServer, startTestApp, type TestApp } from '../helpers/app';
 
 // Two servers on one database (two contexts and apps, as two processes would have): the
 // per-key request limit, the failed-authentication limit per address and the sign-in limit
@@ -10,23 +7,17 @@ import { startTestApp, TEST_SECRET, type TestApp } from '../helpers/app';
 // hits (every 100 ms; flushed by hand here, so the test does not wait on the timer).
 
 let a: TestApp;
-let b: { app: ReturnType<typeof createApp>; ctx: ReturnType<typeof createContext> };
+let b: ReturnType<typeof secondServer>;
 let key: string;
 const ENV = { GATEWAY_KEY_REQUESTS_PER_MIN: '10', GATEWAY_AUTH_FAILURES_PER_MIN: '6', GATEWAY_LOGIN_FAILURES_PER_EMAIL: '4', GATEWAY_SCRYPT_N: '1024' };
 
 beforeAll(async () => {
   a = await startTestApp(ENV);
-  const ctx = createContext({
-    config: parseConfig({ GATEWAY_DATA_DIR: a.dataDir, GATEWAY_SECRET_KEY: TEST_SECRET, ...ENV }),
-    databaseUrl: a.databaseUrl,
-    secretKey: TEST_SECRET,
-    processName: 'test-b',
-  });
-  b = { app: createApp(ctx), ctx };
+  b = secondServer(a, ENV);
   key = await a.createKey(await a.createAccount('Două servere'));
 });
 afterAll(async () => {
-  await b?.ctx.close();
+  await b?.close();
   await a?.close();
 });
 
