@@ -27,13 +27,16 @@ function threadCode(): Promise<URL | string> {
 /** The thread's heap, at most: a file of GATEWAY_MAX_BODY_BYTES read as text, with room to parse it. A thread past it ends, and its staging fails. */
 const THREAD_HEAP_MB = 256;
 
-/** What the thread stages: the upload's file, past the rows the event loop staged. Plain data (a structured clone). */
-export interface RestInput {
+/** The upload's file, as the thread opens it again: its bytes, the sheets chosen, the reader's limits. */
+export interface UploadedFile {
   bytes: Uint8Array;
   chosen: readonly string[];
   limits: ImportLimits;
-  /** Rows already staged: the thread reads past them. */
-  skip: number;
+}
+
+/** What the thread stages: the upload's file, past the rows the event loop staged. Plain data (a structured clone). */
+export interface RestInput extends UploadedFile {
+  /** Rows already staged: the thread reads past them. */ skip: number;
   maxRows: number;
   context: ChunkContext;
 }

@@ -3,12 +3,11 @@ import type { Writable } from 'node:stream';
 import type postgres from 'postgres';
 import type { Executor } from '../../../db/client';
 import type { ResolutionContext } from '../../domain/resolve';
-import type { ImportLimits } from '../../import/types';
 import { createChunkStager, type ChunkContext, type ChunkRow, type StagedChunk } from './chunk-stager';
 import { copyText, FACT_COLUMNS } from './facts';
 import { insertBlocks, type BlockSealer, type PackedBlock } from './raw-blocks';
-import { stageInThread } from './rest-thread';
-import { interrupted, tooManyRows } from './staging-errors';
+import { stageInThread, type UploadedFile } from './rest-thread';
+import { serverStopping, tooManyRows } from './staging-errors';
 import { applyReadings, readingsForVins, type VinHasher } from './readings';
 import type { RowSetting } from './rows';
 import { linkVinSubmissions, submissionsForVins } from './sent-records';
@@ -92,7 +91,7 @@ interface StageOptions {
    * Staging beside requests: they get a turn now and then, and `progress` hears how far it got.
    * Past `threadAfter` rows (0: never), a thread stages the rest of `file` (rest-thread.ts).
    */
-  background?: { progress(staged: number): void; threadAfter: number; file: { bytes: Buffer; chosen: readonly string[]; limits: ImportLimits } };
+  background?: { progress(staged: number): void; threadAfter: number; file: UploadedFile };
 }
 
 /**
@@ -148,7 +147,7 @@ export async function stageRows(exec: Executor, staging: Staging, walk: FileWalk
       const next = await walk.next();
       if (next.done) break;
       const row = next.value;
-      if (options.signal?.aborted) throw interrupted('Serverul s-a oprit în timpul încărcării.');
+      if (options.signal?.aborted) throw serverStopping();
       const rowIndex = ++staging.staged;
       if (rowIndex > staging.maxRows) throw tooManyRows(staging.maxRows);
       if (row.sheet !== sheet.name) sheet = { name: row.sheet, text: copyText(row.sheet) };
@@ -201,7 +200,7 @@ async function stageRestInThread(
       await write(rows);
     },
     signal,
-    () => interrupted('Serverul s-a oprit în timpul încărcării.'),
+    serverStopping,
   );
   staging.staged = done.staged;
   walk.adopt(done.summaries);

@@ -4,4 +4,7 @@ import { AppError } from '../../errors';
 
 export const interrupted = (cauza: string) => new AppError('IMPORT_INTRERUPT', cauza);
 
+/** The server is stopping: the staging ends between two rows (or its thread is stopped). */
+export const serverStopping = () => interrupted('Serverul s-a oprit în timpul încărcării.');
+
 export const tooManyRows = (maxRows: number) => new AppError('IMPORT_PREA_MULTE_RANDURI', `Fișierul are peste ${maxRows} rânduri de date (limita).`);

@@ -6,7 +6,6 @@ import { importBatches } from '../../../db/schema';
 import { actorLabel, type Actor, type AppContext } from '../../context';
 import { preferRegistryCodes } from '../../domain/registry-code-column';
 import { openSpreadsheet } from '../../import/open';
-import type { ImportLimits } from '../../import/types';
 import { loadResolutionContext } from '../operations/context';
 import { importPurgeAfter, loadBatch, type FileMeta } from './batch';
 import { fingerprint } from './fingerprint';
@@ -14,6 +13,7 @@ import { importLimits } from './limits';
 import { initialMappingState } from './mapping-store';
 import { createBlockSealer } from './raw-blocks';
 import { newVinKey, readingsWatermark, vinHasher } from './readings';
+import type { UploadedFile } from './rest-thread';
 import { stageRows, type Staging } from './row-writer';
 import { interrupted } from './staging-errors';
 import { nothingStaged, walkFile, type FileWalk, type SheetSummary } from './sheet-walk';
@@ -126,9 +126,6 @@ function progressWriter(ctx: AppContext, batchId: number) {
     },
   };
 }
-
-/** The upload's file, as the rest thread opens it again (rest-thread.ts). */
-type UploadedFile = { bytes: Buffer; chosen: readonly string[]; limits: ImportLimits };
 
 /**
  * The rows after the first part, in one transaction of their own on the upload's connection:
