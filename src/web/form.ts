@@ -1,9 +1,8 @@
-import { answerRefused } from './notice';
 import type { Context, MiddlewareHandler } from 'hono';
 import { hasUnstorableChar } from '../domain/text';
 import type { BodyFault, RefuseBody } from '../http/body-refusals';
 import { BodyTooLargeError, readBody } from '../http/body';
-import { errorNotice, notice } from './notice';
+import { errorNotice } from './notice';
 
 /** A form's fields by name; a name sent more than once holds every value, in order. */
 export type FormFields = Record<string, string | File | Array<string | File>>;
@@ -109,11 +108,7 @@ export async function refuseForm(c: Context, refuseBody: RefuseBody): Promise<Re
     throw error;
   }
   if (hasUnstorableField(fields)) {
-    return answerRefused(
-      c,
-      notice({ kind: 'error', cod: 'FORMULAR_INVALID', cauza: 'Un câmp conține un caracter nepermis (NUL sau un surogat UTF-16 fără pereche).' }),
-      'FORMULAR_INVALID',
-    );
+    return errorNotice(c, 'FORMULAR_INVALID', 'Un câmp conține un caracter nepermis (NUL sau un surogat UTF-16 fără pereche).');
   }
   return null;
 }

@@ -1,4 +1,3 @@
-import { answerRefused } from '../notice';
 import { Hono } from 'hono';
 import { z } from 'zod';
 import type { AppContext } from '../../context';
@@ -6,7 +5,7 @@ import { AppError } from '../../errors';
 import { applyBulk, previewBulk, type BulkTarget } from '../../services/submissions/bulk';
 import type { WebEnv } from '../env';
 import { readForm } from '../form';
-import { errorNotice, Notice } from '../notice';
+import { errorNotice } from '../notice';
 import { BulkConfirm, BulkDone } from './bulk';
 import { CoadaQuery, dashboardFilters } from './query';
 
@@ -46,23 +45,21 @@ function parse(fields: Record<string, unknown>) {
   };
 }
 
-const invalid = (cauza: string) => <Notice kind="error" cod="FORMULAR_INVALID" cauza={cauza} />;
-
 /** Bulk delete and requeue from the list: a counted confirmation, then the action itself. */
 export function bulkRoutes(ctx: AppContext) {
   const app = new Hono<WebEnv>();
 
   app.post('/trimiteri/actiuni', async (c) => {
     const input = parse(await readForm(c));
-    if (!input) return answerRefused(c, invalid('Acțiunea sau selecția nu sunt valide: alegeți rânduri (cel mult 200) sau „toate din această vedere”.'), 'FORMULAR_INVALID');
-    if (input.empty) return answerRefused(c, invalid('Alegeți cel puțin o trimitere sau bifați „toate din această vedere”.'), 'FORMULAR_INVALID');
+    if (!input) return errorNotice(c, 'FORMULAR_INVALID', 'Acțiunea sau selecția nu sunt valide: alegeți rânduri (cel mult 200) sau „toate din această vedere”.');
+    if (input.empty) return errorNotice(c, 'FORMULAR_INVALID', 'Alegeți cel puțin o trimitere sau bifați „toate din această vedere”.');
     const plan = await previewBulk({ ctx, actor: c.get('actor'), action: input.action, target: input.target });
     return c.html(<BulkConfirm plan={plan} selection={{ q: input.q, all: input.all, ids: input.ids }} />);
   });
 
   app.post('/trimiteri/actiuni/executa', async (c) => {
     const input = parse(await readForm(c));
-    if (!input || input.empty || !input.fingerprint) return answerRefused(c, invalid('Confirmarea nu este validă; porniți acțiunea din nou din listă.'), 'FORMULAR_INVALID');
+    if (!input || input.empty || !input.fingerprint) return errorNotice(c, 'FORMULAR_INVALID', 'Confirmarea nu este validă; porniți acțiunea din nou din listă.');
     try {
       const { done } = await applyBulk({
         ctx,

@@ -1,4 +1,3 @@
-import { answerRefused } from '../notice';
 import { Hono, type Context } from 'hono';
 import type { Actor, AppContext } from '../../context';
 import { AppError } from '../../errors';
@@ -9,13 +8,13 @@ import { saveMapping } from '../../services/operations/mappings';
 import type { WebEnv } from '../env';
 import { readForm } from '../form';
 import { MappingForm, requeuedText, seriousRefusal, unconfirmedSerious, values } from '../mapari/form';
-import { Notice, type NoticeProps } from '../notice';
+import { errorNotice, type NoticeProps } from '../notice';
 import { loadScreen, viewFrom } from './load';
 import { ImportScreen } from './screen';
 import { batchParam } from './screen-routes';
 
 /** A refusal in the screen's notice box (app.js moves a 4xx there, keeping the screen). */
-const refuse = (c: Context, cauza: string) => answerRefused(c, <Notice kind="error" cod="FORMULAR_INVALID" cauza={cauza} />, 'FORMULAR_INVALID');
+const refuse = (c: Context, cauza: string) => errorNotice(c, 'FORMULAR_INVALID', cauza);
 
 /** After an action: the whole screen again, in the view it was sent from, with what happened; without htmx, its page. */
 export async function answerScreen(c: Context<WebEnv>, ctx: AppContext, id: number, notice?: NoticeProps) {

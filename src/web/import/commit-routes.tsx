@@ -1,13 +1,12 @@
-import { answerRefused } from '../notice';
 import { Hono } from 'hono';
 import { actorLabel, type AppContext } from '../../context';
 import { commitImportBatch } from '../../services/import';
 import type { WebEnv } from '../env';
 import { readForm } from '../form';
-import { Notice } from '../notice';
 import { countOf } from '../ui/format';
 import { answerScreen } from './action-routes';
 import { batchParam } from './screen-routes';
+import { errorNotice } from '../notice';
 
 const HASH = /^[0-9a-f]{64}$/;
 
@@ -24,10 +23,8 @@ export function commitRoutes(ctx: AppContext) {
     const fields = await readForm(c);
     const typed = typeof fields.numar === 'string' ? fields.numar.trim().replace(/[.\s]/g, '') : '';
     const rowsHash = typeof fields.rows_hash === 'string' ? fields.rows_hash : '';
-    if (!/^\d{1,9}$/.test(typed))
-      return answerRefused(c, <Notice kind="error" cod="FORMULAR_INVALID" cauza="Scrieți numărul de rânduri de trimis, în cifre." />, 'FORMULAR_INVALID');
-    if (!HASH.test(rowsHash))
-      return answerRefused(c, <Notice kind="error" cod="FORMULAR_INVALID" cauza="Reîncărcați pagina: formularul nu mai corespunde importului." />, 'FORMULAR_INVALID');
+    if (!/^\d{1,9}$/.test(typed)) return errorNotice(c, 'FORMULAR_INVALID', 'Scrieți numărul de rânduri de trimis, în cifre.');
+    if (!HASH.test(rowsHash)) return errorNotice(c, 'FORMULAR_INVALID', 'Reîncărcați pagina: formularul nu mai corespunde importului.');
     const result = await commitImportBatch({
       ctx,
       actor,

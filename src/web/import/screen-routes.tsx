@@ -1,4 +1,3 @@
-import { answerRefused } from '../notice';
 import { Hono, type Context } from 'hono';
 import type { AppContext } from '../../context';
 import { streamDownload } from '../../http/download';
@@ -6,10 +5,10 @@ import { idParam, INT4_MAX } from '../../routes/params';
 import { ExportFailedQuery } from '../../routes/import/schemas';
 import { exportFailedRows, batchSubmissionStatuses, getImportBatch } from '../../services/import';
 import type { WebEnv } from '../env';
-import { Notice } from '../notice';
 import { Followed } from './commit';
 import { ImportView, loadScreen, viewQuery } from './load';
 import { ImportPage, ImportScreen } from './screen';
+import { errorNotice } from '../notice';
 
 export const batchParam = (c: Context) => idParam(c.req.param('id') ?? '', INT4_MAX);
 
@@ -35,7 +34,7 @@ export function screenRoutes(ctx: AppContext) {
   app.get('/_import/:id', async (c) => {
     const id = batchParam(c);
     const view = readView(c);
-    if (!view.success) return answerRefused(c, <Notice kind="error" cod="FORMULAR_INVALID" cauza={BAD_VIEW} />, 'FORMULAR_INVALID');
+    if (!view.success) return errorNotice(c, 'FORMULAR_INVALID', BAD_VIEW);
     const data = await loadScreen(ctx, c.get('actor'), id, view.data);
     if (!c.req.header('x-poll')) c.header('HX-Push-Url', `/import/${id}${viewQuery(view.data)}`);
     c.header('Vary', 'HX-Request');
@@ -53,7 +52,7 @@ export function screenRoutes(ctx: AppContext) {
   app.get('/import/:id/netrimise', async (c) => {
     const id = batchParam(c);
     const q = ExportFailedQuery.safeParse(c.req.query());
-    if (!q.success) return answerRefused(c, <Notice kind="error" cod="FORMULAR_INVALID" cauza="Formatul este csv sau xlsx." />, 'FORMULAR_INVALID');
+    if (!q.success) return errorNotice(c, 'FORMULAR_INVALID', 'Formatul este csv sau xlsx.');
     const file = await exportFailedRows({ ctx, actor: c.get('actor'), batchId: id, format: q.data.format });
     return streamDownload(c, ctx.journal, file);
   });

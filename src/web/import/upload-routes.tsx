@@ -1,4 +1,3 @@
-import { answerRefused } from '../notice';
 import { Hono } from 'hono';
 import type { AppContext } from '../../context';
 import { replaceUnstorable } from '../../domain/text';
@@ -8,7 +7,7 @@ import { journalActor } from '../../journal/actor';
 import { createImportBatch } from '../../services/import';
 import type { WebEnv } from '../env';
 import { readForm, refuseForm } from '../form';
-import { notice } from '../notice';
+import { errorNotice, notice } from '../notice';
 
 /** The sheet a clerk typed (optional): the API's `sheet`, one name. */
 const MAX_SHEET = 200;
@@ -36,11 +35,9 @@ export function uploadRoutes(ctx: AppContext, refuseBody: RefuseBody) {
       if (refused) return refused;
       const fields = await readForm(c);
       const file = fields.file;
-      if (!(file instanceof File))
-        return answerRefused(c, notice({ kind: 'error', cod: 'FORMULAR_INVALID', cauza: 'Alegeți un fișier xlsx sau csv (unul singur).' }), 'FORMULAR_INVALID');
+      if (!(file instanceof File)) return errorNotice(c, 'FORMULAR_INVALID', 'Alegeți un fișier xlsx sau csv (unul singur).');
       const sheet = typeof fields.foaie === 'string' ? fields.foaie.trim() : '';
-      if (sheet.length > MAX_SHEET)
-        return answerRefused(c, notice({ kind: 'error', cod: 'FORMULAR_INVALID', cauza: 'Numele foii are cel mult 200 de caractere.' }), 'FORMULAR_INVALID');
+      if (sheet.length > MAX_SHEET) return errorNotice(c, 'FORMULAR_INVALID', 'Numele foii are cel mult 200 de caractere.');
       const bytes = Buffer.from(await file.arrayBuffer());
       const filename = replaceUnstorable(file.name.slice(0, 255)) || null;
       const batch = await createImportBatch({ ctx, actor, admission, filename, bytes, sheets: sheet ? [sheet] : [], requestId: c.get('requestId') });
