@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import postgres from 'postgres';
 import { startEmbedded } from '../db/embedded';
 import { preserveExitCode } from '../db/exit-code';
+import { createBenchClient } from './http-client';
 import { startServerProcess } from './server';
 import { migrate } from '../db/migrate';
 import { canonicalize } from '../src/domain/canonical';
@@ -17,6 +18,8 @@ const CONCURRENCY = 32;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 16);
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
+/** The HTTP client: `http` (lean, kept-alive node:http, the default) or `fetch` (undici, as before 2026-11-25). */
+const CLIENT = process.env.BENCH_CLIENT === 'fetch' ? 'fetch' : 'http';
 
 /**
  * Runs `once` at concurrency 32 for one round and counts completions. The two phases
@@ -59,6 +62,7 @@ async function main() {
     dataDir,
     nodeArgs: process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean),
   });
+  const client = createBenchClient(`http://127.0.0.1:${port}`, CONCURRENCY);
   try {
     const row = canonicalize(payload(0));
     const raw = async () => {
@@ -68,12 +72,15 @@ async function main() {
     const offset = 1_000_000;
     let failures = 0;
     const post = async (i: number) => {
-      const res = await fetch(`http://127.0.0.1:${port}/v1/prezentari`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', 'X-API-Key': key.plain },
-        body: JSON.stringify(payload(offset + i)),
-      });
-      const body = (await res.json()) as { status?: string; duplicate?: boolean };
+      const res =
+        CLIENT === 'fetch'
+          ? await fetch(`http://127.0.0.1:${port}/v1/prezentari`, {
+              method: 'POST',
+              headers: { 'Content-Type': 'application/json', 'X-API-Key': key.plain },
+              body: JSON.stringify(payload(offset + i)),
+            }).then(async (r) => ({ status: r.status, body: await r.json() }))
+          : await client.postJson('/v1/prezentari', { 'X-API-Key': key.plain }, payload(offset + i));
+      const body = res.body as { status?: string; duplicate?: boolean };
       if (res.status !== 200 || body.status !== 'queued' || body.duplicate) failures++;
     };
     const totals = { a: { n: 0, seconds: 0 }, b: { n: 0, seconds: 0 } };
@@ -91,11 +98,12 @@ async function main() {
     const rateA = totals.a.n / totals.a.seconds;
     const rateB = totals.b.n / totals.b.seconds;
     console.log(`(a) raw INSERT, same row, postgres.js, c=${CONCURRENCY}: ${totals.a.n} in ${totals.a.seconds.toFixed(1)} s → ${rateA.toFixed(0)} /s`);
-    console.log(`(b) POST /v1/prezentari over HTTP, c=${CONCURRENCY}:     ${totals.b.n} in ${totals.b.seconds.toFixed(1)} s → ${rateB.toFixed(0)} /s`);
+    console.log(`(b) POST /v1/prezentari over HTTP (${CLIENT}), c=${CONCURRENCY}: ${totals.b.n} in ${totals.b.seconds.toFixed(1)} s → ${rateB.toFixed(0)} /s`);
     const [{ n }] = (await sql`SELECT count(*)::int AS n FROM submissions WHERE (payload_json->>'odometruFinal')::int >= ${100_000 + offset}`) as unknown as [{ n: number }];
     console.log(`HTTP answers not 'queued' and new: ${failures}; rows stored by HTTP: ${n} (answers: ${totals.b.n})`);
     console.log(`ratio b/a = ${(rateB / rateA).toFixed(2)}   (target ≥ 0.5)`);
   } finally {
+    client.close();
     await stop();
     await sql.end();
     await pg.stop();
