@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { readdirSync } from 'node:fs';
 import { inflateRawSync } from 'node:zlib';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { FALLBACK_NOMENCLATOR } from '../../db/fallback-nomenclator';
 import { AppError } from '../../src/errors';
 import { suggestMapping } from '../../src/domain/import-header';
@@ -90,13 +91,20 @@ describe('the rest thread', () => {
     expect(Math.max(...sent)).toBeLessThanOrEqual(1_200);
   });
 
-  it("stops when the staging is aborted, with the caller's error, while a write waits for Postgres", async () => {
+  it("stops when the staging is aborted, with the caller's error, while a write waits for Postgres, and leaves no thread behind", async () => {
+    // The threads of this process (Linux): the rest thread and its classifier must both end.
+    const threads = () => readdirSync('/proc/self/task').length;
+    // The threads of the tests above end asynchronously.
+    await new Promise((r) => setTimeout(r, 500));
+    const before = threads();
+    let during = 0;
     const abort = new AbortController();
     let writes = 0;
     const failure = stageInThread(
       input({ skip: 0 }),
       async () => {
         writes += 1;
+        during = threads();
         abort.abort();
         await new Promise(() => {}); // Postgres never catches up
       },
@@ -105,5 +113,7 @@ describe('the rest thread', () => {
     );
     await expect(failure).rejects.toThrow('the server is stopping');
     expect(writes).toBe(1);
+    expect(during, 'the rest thread and its classifier').toBeGreaterThanOrEqual(before + 2);
+    await vi.waitFor(() => expect(threads()).toBeLessThanOrEqual(before), { timeout: 5_000 });
   });
 });

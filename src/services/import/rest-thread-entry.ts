@@ -1,11 +1,11 @@
 import { constants, setPriority } from 'node:os';
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, Worker, workerData } from 'node:worker_threads';
 import { AppError } from '../../errors';
 import { openSpreadsheet } from '../../import/open';
-import { createChunkStager, type ChunkRow } from './chunk-stager';
+import { createChunkStager, type ChunkContext, type ChunkRow, type StagedChunk } from './chunk-stager';
 import { copyText } from './facts';
 import { createBlockPacker, ROWS_PER_BLOCK } from './raw-blocks';
-import type { RestInput, RestMessage } from './rest-thread';
+import type { RestMessage, RestWorkerData, ThreadCode } from './rest-thread';
 import { walkFile } from './sheet-walk';
 import { tooManyRows } from './staging-errors';
 
@@ -14,6 +14,10 @@ import { tooManyRows } from './staging-errors';
 // blocks for the event loop to write. At most IN_FLIGHT chunks are out: each waits for an
 // 'ack' (its lines written, Postgres keeping up), so a slow database holds the thread back
 // instead of filling memory.
+//
+// Reading and classifying cost about the same, so they run in a pipeline: this thread reads
+// and packs, and a classifier thread of its own (the same code, `workerData.classify`) turns
+// each chunk's rows into COPY lines, at most AHEAD chunks behind the reader.
 //
 // The thread runs at the lowest CPU priority: on Linux a nice value belongs to a thread, and
 // setPriority of "this process" (pid 0) sets the calling thread's alone. So on a busy machine
@@ -26,8 +30,65 @@ try {
 const IN_FLIGHT = 3;
 // Rows staged together, a message each.
 const CHUNK_ROWS = 512;
+// Chunks read but not yet sent: the classifier's queue, at most.
+const AHEAD = 4;
+/** The classifier's heap: a few chunks of rows and their lines. */
+const CLASSIFIER_HEAP_MB = 64;
 
 const port = parentPort!;
+
+/** The classifier's answer to a chunk: its lines, or the error, as `failed` carries it. */
+type Classified = { kind: 'staged'; chunk: StagedChunk } | Extract<RestMessage, { kind: 'failed' }>;
+
+function failure(error: unknown): Extract<RestMessage, { kind: 'failed' }> {
+  return error instanceof AppError
+    ? { kind: 'failed', cod: error.cod, cauza: error.cauza, field: error.field }
+    : { kind: 'failed', cod: null, cauza: error instanceof Error ? error.message : String(error) };
+}
+
+/** The classifier thread: each message a chunk of rows, each answer its Classified, in order. */
+function runClassifier(context: ChunkContext): void {
+  const stage = createChunkStager(context);
+  port.on('message', (rows: ChunkRow[]) => {
+    let answer: Classified;
+    try {
+      answer = { kind: 'staged', chunk: stage(rows) };
+    } catch (error) {
+      answer = failure(error);
+    }
+    port.postMessage(answer);
+  });
+}
+
+/** Starts the classifier thread; `classify` answers in the order chunks were given. */
+function startClassifier(thread: ThreadCode, context: ChunkContext) {
+  const worker = new Worker(thread.eval ? thread.code : new URL(thread.code), {
+    eval: thread.eval,
+    workerData: { classify: context },
+    resourceLimits: { maxOldGenerationSizeMb: CLASSIFIER_HEAP_MB },
+  });
+  const waiting: Array<{ resolve: (chunk: StagedChunk) => void; reject: (error: unknown) => void }> = [];
+  const failAll = (error: unknown) => {
+    for (const w of waiting.splice(0)) w.reject(error);
+  };
+  worker.on('message', (answer: Classified) => {
+    const next = waiting.shift();
+    if (answer.kind === 'staged') next?.resolve(answer.chunk);
+    else next?.reject(answer.cod ? new AppError(answer.cod, answer.cauza, answer.field) : new Error(answer.cauza));
+  });
+  worker.on('error', failAll);
+  worker.on('exit', (code) => failAll(new Error(`the import classifier exited (${code})`)));
+  return {
+    classify(rows: ChunkRow[]): Promise<StagedChunk> {
+      return new Promise((resolve, reject) => {
+        waiting.push({ resolve, reject });
+        worker.postMessage(rows);
+      });
+    },
+    stop: () => void worker.terminate(),
+  };
+}
+
 let credits = IN_FLIGHT;
 let credited: (() => void) | null = null;
 port.on('message', () => {
@@ -42,43 +103,56 @@ async function send(message: RestMessage): Promise<void> {
   port.postMessage(message, message.kind === 'rows' ? message.blocks.map((b) => b.deflated.buffer as ArrayBuffer) : []);
 }
 
-async function stageRest({ bytes, chosen, limits, skip, maxRows, context }: RestInput): Promise<RestMessage> {
-  const stage = createChunkStager(context);
-  // The block the skipped rows end in is packed again, whole, with the rows after them.
-  const firstBlock = Math.floor(skip / ROWS_PER_BLOCK);
-  const packer = createBlockPacker(firstBlock);
-  const walk = walkFile(await openSpreadsheet(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), limits), chosen);
-  let staged = 0;
-  let chunk: ChunkRow[] = [];
-  let sheet = { name: '', text: '' };
-  const flush = async (last: boolean) => {
-    const { copy, vins } = stage(chunk);
-    chunk = [];
-    // Copied out of zlib's buffers, to be moved to the event loop whole.
-    const blocks = (await packer.take(last)).map((b) => ({ no: b.no, deflated: new Uint8Array(b.deflated) }));
-    await send({ kind: 'rows', copy, vins, staged, blocks });
-  };
-  for (let next = await walk.next(); !next.done; next = await walk.next()) {
-    const row = next.value;
-    const rowIndex = ++staged;
-    if (rowIndex > firstBlock * ROWS_PER_BLOCK) packer.add(row.line, row.cells);
-    if (rowIndex <= skip) continue;
-    if (rowIndex > maxRows) throw tooManyRows(maxRows);
-    if (row.sheet !== sheet.name) sheet = { name: row.sheet, text: copyText(row.sheet) };
-    chunk.push([rowIndex, sheet.text, row.cells]);
-    if (chunk.length === CHUNK_ROWS) await flush(false);
+async function stageRest({ bytes, chosen, limits, skip, maxRows, context, thread }: RestWorkerData): Promise<RestMessage> {
+  const classifier = startClassifier(thread, context);
+  try {
+    // The block the skipped rows end in is packed again, whole, with the rows after them.
+    const firstBlock = Math.floor(skip / ROWS_PER_BLOCK);
+    const packer = createBlockPacker(firstBlock);
+    const walk = walkFile(await openSpreadsheet(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), limits), chosen);
+    let staged = 0;
+    let chunk: ChunkRow[] = [];
+    let sheet = { name: '', text: '' };
+    // Each chunk sent once it is classified and the ones before it are sent.
+    const sending: Promise<void>[] = [];
+    let sent: Promise<void> = Promise.resolve();
+    const flush = async (last: boolean) => {
+      const classified = classifier.classify(chunk);
+      const upTo = staged;
+      chunk = [];
+      // Copied out of zlib's buffers, to be moved to the event loop whole.
+      const blocks = (await packer.take(last)).map((b) => ({ no: b.no, deflated: new Uint8Array(b.deflated) }));
+      sent = sent.then(async () => {
+        const { copy, vins } = await classified;
+        await send({ kind: 'rows', copy, vins, staged: upTo, blocks });
+      });
+      // Awaited below or at the end; until then a failure must not count as unhandled.
+      sent.catch(() => undefined);
+      sending.push(sent);
+      if (sending.length > AHEAD) await sending.shift();
+    };
+    for (let next = await walk.next(); !next.done; next = await walk.next()) {
+      const row = next.value;
+      const rowIndex = ++staged;
+      if (rowIndex > firstBlock * ROWS_PER_BLOCK) packer.add(row.line, row.cells);
+      if (rowIndex <= skip) continue;
+      if (rowIndex > maxRows) throw tooManyRows(maxRows);
+      if (row.sheet !== sheet.name) sheet = { name: row.sheet, text: copyText(row.sheet) };
+      chunk.push([rowIndex, sheet.text, row.cells]);
+      if (chunk.length === CHUNK_ROWS) await flush(false);
+    }
+    await flush(true);
+    await sent;
+    return { kind: 'done', staged, summaries: walk.summaries };
+  } finally {
+    classifier.stop();
   }
-  await flush(true);
-  return { kind: 'done', staged, summaries: walk.summaries };
 }
 
-stageRest(workerData as RestInput).then(
-  (done) => port.postMessage(done),
-  (error: unknown) => {
-    const failed: RestMessage =
-      error instanceof AppError
-        ? { kind: 'failed', cod: error.cod, cauza: error.cauza, field: error.field }
-        : { kind: 'failed', cod: null, cauza: error instanceof Error ? error.message : String(error) };
-    port.postMessage(failed);
-  },
-);
+const data = workerData as RestWorkerData | { classify: ChunkContext };
+if ('classify' in data) runClassifier(data.classify);
+else
+  stageRest(data).then(
+    (done) => port.postMessage(done),
+    (error: unknown) => port.postMessage(failure(error)),
+  );

@@ -49,6 +49,15 @@ export type RestMessage =
 
 export type StagedRows = Extract<RestMessage, { kind: 'rows' }>;
 
+/** The thread's code as it starts its classifier: a file's URL, or the bundled text (eval). */
+export interface ThreadCode {
+  code: string;
+  eval: boolean;
+}
+
+/** What the rest thread gets: its input and its own code. */
+export type RestWorkerData = RestInput & { thread: ThreadCode };
+
 /**
  * Stages the rest of an upload in a worker thread, so the event loop, which answers every
  * account's requests, only writes what the thread sends: reading the file, classifying each row
@@ -66,7 +75,9 @@ export async function stageInThread(
 ): Promise<{ staged: number; summaries: SheetSummary[] }> {
   const code = await threadCode();
   return new Promise((resolve, reject) => {
-    const worker = new Worker(code, { eval: typeof code === 'string', workerData: input, resourceLimits: { maxOldGenerationSizeMb: THREAD_HEAP_MB } });
+    const thread: ThreadCode = typeof code === 'string' ? { code, eval: true } : { code: code.href, eval: false };
+    const workerData: RestWorkerData = { ...input, thread };
+    const worker = new Worker(code, { eval: thread.eval, workerData, resourceLimits: { maxOldGenerationSizeMb: THREAD_HEAP_MB } });
     let written = Promise.resolve();
     let settled = false;
     const settle = (end: () => void) => {
