@@ -9,7 +9,7 @@ import { openSpreadsheet } from '../../src/import/open';
 import { createChunkStager, type ChunkContext, type ChunkRow } from '../../src/services/import/chunk-stager';
 import { importLimits } from '../../src/services/import/limits';
 import { ROWS_PER_BLOCK } from '../../src/services/import/raw-blocks';
-import { stageInThread, type RestInput, type StagedRows } from '../../src/services/import/rest-thread';
+import { stageInThread, stagingThreads, type RestInput, type StagedRows } from '../../src/services/import/rest-thread';
 import { walkFile } from '../../src/services/import/sheet-walk';
 import { csvFile } from '../helpers/import-files';
 
@@ -74,6 +74,23 @@ describe('the rest thread', () => {
     const last = JSON.parse(inflateRawSync(blocks[3]!.deflated).toString()) as Array<{ l: number; c: unknown[] }>;
     expect(last).toHaveLength(ROWS - 5 * ROWS_PER_BLOCK);
     expect(last.at(-1)).toEqual({ l: ROWS + 2, c: row(ROWS - 1).map((c) => (c === null ? null : String(c))) });
+  });
+
+  it('pipelines reading and classifying while the threads fit the cores, and stages alike either way', async () => {
+    expect([stagingThreads(0, 2), stagingThreads(2, 2), stagingThreads(1, 2), stagingThreads(2, 4), stagingThreads(0, 1)]).toEqual([2, 1, 1, 2, 1]);
+    // Three at once: on two cores the first reads and classifies in two threads, the others in one.
+    const staged = async () => {
+      const sent: StagedRows[] = [];
+      await stageInThread(
+        input(),
+        async (rows) => void sent.push(rows),
+        undefined,
+        () => new Error('aborted'),
+      );
+      return sent.map((s) => s.copy).join('');
+    };
+    const here = (await stagedHere()).copy.split('\n').slice(600).join('\n');
+    expect(await Promise.all([staged(), staged(), staged()])).toEqual([here, here, here]);
   });
 
   it('fails with the staging error the event loop would give, and sends nothing past it', async () => {

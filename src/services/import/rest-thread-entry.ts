@@ -15,9 +15,10 @@ import { tooManyRows } from './staging-errors';
 // 'ack' (its lines written, Postgres keeping up), so a slow database holds the thread back
 // instead of filling memory.
 //
-// Reading and classifying cost about the same, so they run in a pipeline: this thread reads
-// and packs, and a classifier thread of its own (the same code, `workerData.classify`) turns
-// each chunk's rows into COPY lines, at most AHEAD chunks behind the reader.
+// Reading and classifying cost about the same, so while the cores allow (stagingThreads) they
+// run in a pipeline: this thread reads and packs, and a classifier thread of its own (the same
+// code, `workerData.classify`) turns each chunk's rows into COPY lines, at most AHEAD chunks
+// behind the reader. Otherwise this thread classifies each chunk itself.
 //
 // The thread runs at the lowest CPU priority: on Linux a nice value belongs to a thread, and
 // setPriority of "this process" (pid 0) sets the calling thread's alone. So on a busy machine
@@ -58,6 +59,12 @@ function runClassifier(context: ChunkContext): void {
     }
     port.postMessage(answer);
   });
+}
+
+/** Classifies chunks in this thread; `classify` answers at once. */
+function classifyHere(context: ChunkContext) {
+  const stage = createChunkStager(context);
+  return { classify: async (rows: ChunkRow[]) => stage(rows), stop: () => undefined };
 }
 
 /** Starts the classifier thread; `classify` answers in the order chunks were given. */
@@ -103,8 +110,8 @@ async function send(message: RestMessage): Promise<void> {
   port.postMessage(message, message.kind === 'rows' ? message.blocks.map((b) => b.deflated.buffer as ArrayBuffer) : []);
 }
 
-async function stageRest({ bytes, chosen, limits, skip, maxRows, context, thread }: RestWorkerData): Promise<RestMessage> {
-  const classifier = startClassifier(thread, context);
+async function stageRest({ bytes, chosen, limits, skip, maxRows, context, thread, classifier: own }: RestWorkerData): Promise<RestMessage> {
+  const classifier = own ? startClassifier(thread, context) : classifyHere(context);
   try {
     // The block the skipped rows end in is packed again, whole, with the rows after them.
     const firstBlock = Math.floor(skip / ROWS_PER_BLOCK);

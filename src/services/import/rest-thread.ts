@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { AppError, type RequestErrorCode } from '../../errors';
@@ -55,8 +56,21 @@ export interface ThreadCode {
   eval: boolean;
 }
 
-/** What the rest thread gets: its input and its own code. */
-export type RestWorkerData = RestInput & { thread: ThreadCode };
+/** What the rest thread gets: its input, its own code, and whether it classifies in a thread of its own. */
+export type RestWorkerData = RestInput & { thread: ThreadCode; classifier: boolean };
+
+// Staging threads running in this process, classifiers included.
+let threadsInUse = 0;
+
+/**
+ * A staging's threads: two (reader and classifier, a pipeline) while the stagings' threads
+ * still fit the machine's cores, else one. On two cores a lone import stages about a third
+ * faster with two, while two imports at once with two each left other accounts' requests
+ * slower (bench:import, bench:uploads).
+ */
+export function stagingThreads(inUse: number, cores: number): 1 | 2 {
+  return inUse + 2 <= cores ? 2 : 1;
+}
 
 /**
  * Stages the rest of an upload in a worker thread, so the event loop, which answers every
@@ -75,14 +89,17 @@ export async function stageInThread(
 ): Promise<{ staged: number; summaries: SheetSummary[] }> {
   const code = await threadCode();
   return new Promise((resolve, reject) => {
+    const threads = stagingThreads(threadsInUse, availableParallelism());
+    threadsInUse += threads;
     const thread: ThreadCode = typeof code === 'string' ? { code, eval: true } : { code: code.href, eval: false };
-    const workerData: RestWorkerData = { ...input, thread };
+    const workerData: RestWorkerData = { ...input, thread, classifier: threads === 2 };
     const worker = new Worker(code, { eval: thread.eval, workerData, resourceLimits: { maxOldGenerationSizeMb: THREAD_HEAP_MB } });
     let written = Promise.resolve();
     let settled = false;
     const settle = (end: () => void) => {
       if (settled) return;
       settled = true;
+      threadsInUse -= threads;
       signal?.removeEventListener('abort', onAbort);
       void worker.terminate();
       end();
