@@ -1,13 +1,12 @@
 import { constants, setPriority } from 'node:os';
 import { parentPort, Worker, workerData } from 'node:worker_threads';
-import { AppError } from '../../errors';
 import { openSpreadsheet } from '../../import/open';
 import { createChunkStager, type ChunkContext, type ChunkRow, type StagedChunk } from './chunk-stager';
 import { copyText } from './facts';
 import { createBlockPacker, ROWS_PER_BLOCK } from './raw-blocks';
 import type { RestMessage, RestWorkerData, ThreadCode } from './rest-thread';
 import { walkFile } from './sheet-walk';
-import { tooManyRows } from './staging-errors';
+import { fromThreadFailure, toThreadFailure, tooManyRows, type ThreadFailure } from './staging-errors';
 
 // Runs in the rest thread (rest-thread.ts): opens the upload's file again, reads past the rows
 // the event loop staged, and stages the rest, a chunk at a time, as COPY lines and packed
@@ -38,14 +37,8 @@ const CLASSIFIER_HEAP_MB = 64;
 
 const port = parentPort!;
 
-/** The classifier's answer to a chunk: its lines, or the error, as `failed` carries it. */
-type Classified = { kind: 'staged'; chunk: StagedChunk } | Extract<RestMessage, { kind: 'failed' }>;
-
-function failure(error: unknown): Extract<RestMessage, { kind: 'failed' }> {
-  return error instanceof AppError
-    ? { kind: 'failed', cod: error.cod, cauza: error.cauza, field: error.field }
-    : { kind: 'failed', cod: null, cauza: error instanceof Error ? error.message : String(error) };
-}
+/** The classifier's answer to a chunk: its lines, or the error. */
+type Classified = { kind: 'staged'; chunk: StagedChunk } | ThreadFailure;
 
 /** The classifier thread: each message a chunk of rows, each answer its Classified, in order. */
 function runClassifier(context: ChunkContext): void {
@@ -55,7 +48,7 @@ function runClassifier(context: ChunkContext): void {
     try {
       answer = { kind: 'staged', chunk: stage(rows) };
     } catch (error) {
-      answer = failure(error);
+      answer = toThreadFailure(error);
     }
     port.postMessage(answer);
   });
@@ -81,7 +74,7 @@ function startClassifier(thread: ThreadCode, context: ChunkContext) {
   worker.on('message', (answer: Classified) => {
     const next = waiting.shift();
     if (answer.kind === 'staged') next?.resolve(answer.chunk);
-    else next?.reject(answer.cod ? new AppError(answer.cod, answer.cauza, answer.field) : new Error(answer.cauza));
+    else next?.reject(fromThreadFailure(answer));
   });
   worker.on('error', failAll);
   worker.on('exit', (code) => failAll(new Error(`the import classifier exited (${code})`)));
@@ -96,13 +89,14 @@ function startClassifier(thread: ThreadCode, context: ChunkContext) {
   };
 }
 
+// The rest thread's credits: each 'ack' from the event loop gives one back (listened to in stageRest).
 let credits = IN_FLIGHT;
 let credited: (() => void) | null = null;
-port.on('message', () => {
+const onAck = () => {
   credits += 1;
   credited?.();
   credited = null;
-});
+};
 
 async function send(message: RestMessage): Promise<void> {
   if (credits === 0) await new Promise<void>((resolve) => (credited = resolve));
@@ -111,6 +105,7 @@ async function send(message: RestMessage): Promise<void> {
 }
 
 async function stageRest({ bytes, chosen, limits, skip, maxRows, context, thread, classifier: own }: RestWorkerData): Promise<RestMessage> {
+  port.on('message', onAck);
   const classifier = own ? startClassifier(thread, context) : classifyHere(context);
   try {
     // The block the skipped rows end in is packed again, whole, with the rows after them.
@@ -161,5 +156,5 @@ if ('classify' in data) runClassifier(data.classify);
 else
   stageRest(data).then(
     (done) => port.postMessage(done),
-    (error: unknown) => port.postMessage(failure(error)),
+    (error: unknown) => port.postMessage(toThreadFailure(error)),
   );

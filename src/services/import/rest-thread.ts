@@ -1,11 +1,11 @@
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { AppError, type RequestErrorCode } from '../../errors';
 import type { ImportLimits } from '../../import/types';
 import type { ChunkContext } from './chunk-stager';
 import type { PackedBlock } from './raw-blocks';
 import type { SheetSummary } from './sheet-walk';
+import { fromThreadFailure, type ThreadFailure } from './staging-errors';
 
 let fromSources: Promise<string> | null = null;
 
@@ -46,7 +46,7 @@ export interface RestInput extends UploadedFile {
 export type RestMessage =
   | { kind: 'rows'; copy: string; vins: string[]; staged: number; blocks: PackedBlock[] }
   | { kind: 'done'; staged: number; summaries: SheetSummary[] }
-  | { kind: 'failed'; cod: RequestErrorCode | null; cauza: string; field?: string };
+  | ThreadFailure;
 
 export type StagedRows = Extract<RestMessage, { kind: 'rows' }>;
 
@@ -122,7 +122,7 @@ export async function stageInThread(
           () => undefined,
         );
       } else {
-        settle(() => reject(message.cod ? new AppError(message.cod, message.cauza, message.field) : new Error(message.cauza)));
+        settle(() => reject(fromThreadFailure(message)));
       }
     });
     worker.on('error', (error) => settle(() => reject(error)));
