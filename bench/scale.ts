@@ -13,6 +13,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { createBenchClient } from './http-client';
+import { queueDrained, waitUntil } from './wait';
 import { freePort, startEmbedded } from '../db/embedded';
 import { preserveExitCode } from '../db/exit-code';
 import { migrate } from '../db/migrate';
@@ -30,8 +31,6 @@ const WARMUP = Number(process.env.BENCH_WARMUP ?? 1_000);
 // Warm-up submissions are numbered past the load's (their VINs stay 17 characters).
 const WARMUP_FROM = 500_000;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 function startProcess(script: string, env: Record<string, string>): { child: ChildProcess; stop: () => Promise<void> } {
   const child = spawn(process.execPath, [script], { cwd: ROOT, env: { ...process.env, GATEWAY_LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'inherit', 'inherit'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -42,14 +41,6 @@ function startProcess(script: string, env: Record<string, string>): { child: Chi
       await exited;
     },
   };
-}
-
-async function until(probe: () => Promise<boolean>, timeoutMs: number, what: string, everyMs = 100) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe().catch(() => false))) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(everyMs);
-  }
 }
 
 const payload = (i: number) => ({
@@ -104,8 +95,15 @@ async function run(n: number, round: number, pg: { adminUrl: string; url: string
       processes.push(startProcess('dist/main.js', { ...env, PORT: String(port), GATEWAY_RUN_WORKER: 'false' }));
       processes.push(startProcess('dist/worker.js', { ...env, GATEWAY_WORKER_ID: `bench-worker-${i + 1}` }));
     }
-    for (const port of ports) await until(async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).status === 200, 60_000, `the server on ${port} and a worker`);
-    await until(async () => (await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM worker_state WHERE worker_id LIKE 'bench-worker-%'`)[0]!.n === n, 60_000, 'every worker');
+    // Until a server listens its fetch fails: not yet.
+    for (const port of ports)
+      await waitUntil(async () => (await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined))?.status === 200, 60_000, `the server on ${port} and a worker`, 100);
+    await waitUntil(
+      async () => (await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM worker_state WHERE worker_id LIKE 'bench-worker-%'`)[0]!.n === n,
+      60_000,
+      'every worker',
+      100,
+    );
 
     // The lean client of bench:ingest: fetch's CPU would be taken from the servers on these cores.
     const clients = ports.map((port) => createBenchClient(`http://127.0.0.1:${port}`, CLIENTS));
@@ -123,16 +121,7 @@ async function run(n: number, round: number, pg: { adminUrl: string; url: string
       );
       return accepted;
     };
-    const drained = () =>
-      until(
-        async () => {
-          const [row] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM submissions WHERE status IN ('queued', 'sending')`;
-          return row!.n === 0;
-        },
-        600_000,
-        'the queue to drain',
-        50,
-      );
+    const drained = () => waitUntil(() => queueDrained(sql), 600_000, 'the queue to drain', 50);
     // Long-lived processes are warm: each server and worker first takes WARMUP submissions (not timed), delivered before the load.
     await load(WARMUP_FROM, WARMUP * n);
     await drained();
@@ -165,7 +154,7 @@ async function main() {
   });
   const simUrl = `http://127.0.0.1:${simPort}`;
   try {
-    await until(async () => (await fetch(`${simUrl}/_sim/state`)).ok, 20_000, 'the simulator');
+    await waitUntil(async () => (await fetch(`${simUrl}/_sim/state`).catch(() => undefined))?.ok ?? false, 20_000, 'the simulator', 100);
     const secret = randomBytes(32).toString('base64');
     const load = loadavg()[0]!;
     // In the order 1, 2, 2, 1: a load that drifts during the run weighs on both alike.

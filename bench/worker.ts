@@ -15,6 +15,7 @@ import { parseConfig } from '../src/config';
 import { createKeyring, encryptJson } from '../src/crypto/envelope';
 import { createWorkerContext } from '../worker/context';
 import { startWorker } from '../worker/runner';
+import { queueDrained, waitUntil } from './wait';
 
 const SUBMISSIONS = 2_000;
 const ACCOUNTS = 10;
@@ -22,14 +23,6 @@ const LATENCY_MS = 50;
 
 // The worker runs in this process: the bench polls rarely, so its own queries take little of
 // the worker's event loop. The rate is measured from the attempt history, not from the polls.
-async function waitUntil(probe: () => Promise<boolean>, timeoutMs: number, what: string, everyMs = 25) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, everyMs));
-  }
-}
-
 const BASELINE_USER = 'baseline';
 
 /**
@@ -112,15 +105,7 @@ async function main() {
     const load0 = loadavg()[0]!;
     const cpu0 = process.cpuUsage();
     const worker = await startWorker(ctx);
-    await waitUntil(
-      async () => {
-        const [r] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM submissions WHERE status IN ('queued', 'sending')`;
-        return r!.n === 0;
-      },
-      300_000,
-      'the queue to drain',
-      250,
-    );
+    await waitUntil(() => queueDrained(sql), 300_000, 'the queue to drain', 250);
     const cpu = process.cpuUsage(cpu0);
     await worker.stop();
     await ctx.close();
