@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { Worker } from 'node:worker_threads';
 import { csvFile, HEADER } from './import-files';
 
@@ -44,6 +45,9 @@ export interface StormResult {
   uploads: UploadOutcome[];
   quiet: Latencies;
   loaded: Latencies;
+  /** Of the calls during the storm: those started before every upload was answered (the files still arriving), and those after (the admitted ones staging). */
+  whileSent: Latencies;
+  whileStaging: Latencies;
   /** The other account's calls that failed (not 200) during the storm. */
   otherFailures: number;
   peakRssMb: number;
@@ -74,26 +78,36 @@ async function timedList() {
   const started = performance.now();
   const res = await fetch(base + '/v1/prezentari?limit=20', { headers: { 'X-API-Key': key } });
   await res.arrayBuffer();
-  return { ms: performance.now() - started, ok: res.status === 200 };
+  return { ms: performance.now() - started, at: performance.timeOrigin + started, ok: res.status === 200 };
 }
 let looping = false;
 parentPort.on('message', async (order) => {
   if (order === 'stop') return void (looping = false);
   const ms = [];
   let failures = 0;
+  // When each call started, in ms since the epoch (the storm splits the calls by it).
+  const at = [];
   const record = (call) => {
     ms.push(call.ms);
+    at.push(call.at);
     if (!call.ok) failures += 1;
   };
   if (order.calls !== undefined) for (let i = 0; i < order.calls; i++) record(await timedList());
   else for (looping = true; looping; await sleep(20)) record(await timedList());
-  parentPort.postMessage({ ms, failures });
+  parentPort.postMessage({ ms, at, failures });
 });`;
+
+/** The other account's calls: how long each took, when each started (ms since the epoch), how many failed. */
+interface Calls {
+  ms: number[];
+  at: number[];
+  failures: number;
+}
 
 /** The other account's client: `calls` list calls in a row, or calls every 20 ms from `loop()` until its `stop()`. */
 function otherClient(base: string, key: string) {
   const thread = new Worker(OTHER_CLIENT, { eval: true, workerData: { base, key } });
-  const answer = () => new Promise<{ ms: number[]; failures: number }>((resolve) => thread.once('message', resolve));
+  const answer = () => new Promise<Calls>((resolve) => thread.once('message', resolve));
   return {
     calls(calls: number) {
       thread.postMessage({ calls });
@@ -113,19 +127,53 @@ function otherClient(base: string, key: string) {
   };
 }
 
-async function uploadOnce(base: string, key: string, file: Buffer, name: string): Promise<Omit<UploadOutcome, 'finalStatus'>> {
-  const form = new FormData();
-  form.append('file', new Blob([new Uint8Array(file)], { type: 'text/csv' }), name);
+/**
+ * One upload, sent with node:http as three writes (the multipart head, the file, its tail): the
+ * twenty files are 300 MB, and FormData copied each whole, so this process (on the same two
+ * cores as the server) spent a core of its own sending them, measured as if it were the server's.
+ */
+function uploadOnce(base: string, key: string, file: Buffer, name: string): Promise<Omit<UploadOutcome, 'finalStatus'>> {
+  const boundary = `storm${name.replace(/\W/g, '')}`;
+  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\nContent-Type: text/csv\r\n\r\n`);
+  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+  const url = new URL('/v1/import', base);
   const started = performance.now();
-  const res = await fetch(`${base}/v1/import`, { method: 'POST', headers: { 'X-API-Key': key }, body: form });
-  const body = (await res.json()) as { status?: string; cod?: string; batch_id?: number };
-  return {
-    status: res.status,
-    answer: res.status === 201 ? String(body.status) : String(body.cod),
-    retryAfter: res.headers.get('retry-after'),
-    ms: performance.now() - started,
-    batchId: body.batch_id ?? null,
-  };
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'POST',
+        headers: {
+          'X-API-Key': key,
+          'Content-Type': `multipart/form-data; boundary=${boundary}`,
+          'Content-Length': head.length + file.length + tail.length,
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('error', reject);
+        res.on('end', () => {
+          const status = res.statusCode ?? 0;
+          const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { status?: string; cod?: string; batch_id?: number };
+          const retryAfter = res.headers['retry-after'];
+          resolve({
+            status,
+            answer: status === 201 ? String(body.status) : String(body.cod),
+            retryAfter: typeof retryAfter === 'string' ? retryAfter : null,
+            ms: performance.now() - started,
+            batchId: body.batch_id ?? null,
+          });
+        });
+      },
+    );
+    req.on('error', reject);
+    req.write(head);
+    req.write(file);
+    req.end(tail);
+  });
 }
 
 /** Polls an admitted batch until it is no longer `staging`. */
@@ -159,7 +207,7 @@ export async function uploadStorm(options: {
   const other = otherClient(base, otherKey);
   let peak = 0;
   let sampler: NodeJS.Timeout | undefined;
-  let loop: { stop(): Promise<{ ms: number[]; failures: number }> } | null = null;
+  let loop: { stop(): Promise<Calls> } | null = null;
   try {
     const quiet = await other.calls(options.quietCalls ?? 100);
     peak = rssMb(pid, 'VmRSS');
@@ -168,6 +216,7 @@ export async function uploadStorm(options: {
     }, 50);
     loop = other.loop();
     const answered = await Promise.all(Array.from({ length: options.uploads }, (_, i) => uploadOnce(base, keys[i % keys.length]!, file, `export-${i}.csv`)));
+    const allAnswered = performance.timeOrigin + performance.now();
     const uploads = await Promise.all(
       answered.map(async (u, i) => ({
         ...u,
@@ -179,7 +228,18 @@ export async function uploadStorm(options: {
     clearInterval(sampler);
     peak = Math.max(peak, rssMb(pid, 'VmHWM'));
     await sleep(2_000);
-    return { uploads, quiet: latencies(quiet.ms), loaded: latencies(loaded.ms), otherFailures: loaded.failures, peakRssMb: peak, rssAfterMb: rssMb(pid, 'VmRSS') };
+    const sent = loaded.ms.filter((_, i) => loaded.at[i]! < allAnswered);
+    const staging = loaded.ms.filter((_, i) => loaded.at[i]! >= allAnswered);
+    return {
+      uploads,
+      quiet: latencies(quiet.ms),
+      loaded: latencies(loaded.ms),
+      whileSent: latencies(sent),
+      whileStaging: latencies(staging),
+      otherFailures: loaded.failures,
+      peakRssMb: peak,
+      rssAfterMb: rssMb(pid, 'VmRSS'),
+    };
   } finally {
     clearInterval(sampler);
     await loop?.stop();
