@@ -3,7 +3,8 @@
 // GATEWAY_IMPORT_MAX_ROWS rows filling GATEWAY_MAX_BODY_BYTES), from BENCH_ACCOUNTS (4)
 // accounts, while another account lists its submissions in a loop. Prints what each upload
 // answered, the other account's p50/p95 against the same call on the quiet server (issue 17's
-// target: p95 ≤ 2 × quiet), the server's peak RSS and its RSS once the storm is over.
+// target: p95 ≤ 2 × quiet), over the whole storm and split into while the files arrived and
+// while the admitted ones staged, the server's peak RSS and its RSS once the storm is over.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -157,7 +157,12 @@ function uploadOnce(base: string, key: string, file: Buffer, name: string): Prom
         res.on('error', reject);
         res.on('end', () => {
           const status = res.statusCode ?? 0;
-          const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { status?: string; cod?: string; batch_id?: number };
+          let body: { status?: string; cod?: string; batch_id?: number };
+          try {
+            body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+          } catch (error) {
+            return reject(error);
+          }
           const retryAfter = res.headers['retry-after'];
           resolve({
             status,
