@@ -1,24 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDb, type DbHandle, type Sql } from '../../db/client';
+import { describe, expect, it } from 'vitest';
+import type { Sql } from '../../db/client';
 import { keepsSessions } from '../../db/session-probe';
 import { assertKeepsSessions } from '../../src/database';
-import { createTestDatabase } from '../helpers/db';
+import { useTestDatabase } from '../helpers/db';
 
 // Every process holds session advisory locks and the worker LISTENs, so a DATABASE_URL through
 // a pooler in transaction mode (PgBouncer pool_mode=transaction) is refused at start. PgBouncer
 // is not installed here: a fake pooler hands its server connections around as PgBouncer does
 // (the one freed last first, or the one idle longest), and PostgreSQL itself must pass.
 
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
-let handle: DbHandle;
-beforeAll(async () => {
-  database = await createTestDatabase();
-  handle = createDb(database.url, { max: 2 });
-});
-afterAll(async () => {
-  await handle?.close();
-  await database?.drop();
-});
+const handle = useTestDatabase('all');
 
 /**
  * Client connections over a few server connections (backend pids): outside a transaction each
