@@ -1,15 +1,18 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import { freePort } from '../db/embedded';
 
+const ROOT = join(import.meta.dirname, '..');
+
 /**
- * The server's script: its TypeScript sources through tsx, or with BENCH_BUILT=1 the build
- * `npm start` runs (built here first). From the sources, the import's thread code is bundled at
- * its first staging (rest-thread.ts), which the first import of a run then pays.
+ * The server's script: its TypeScript sources through tsx, or `built` (BENCH_BUILT=1 by default)
+ * the build `npm start` runs, built here first. From the sources, the import's thread code is
+ * bundled at its first staging (rest-thread.ts), which the first import of a run then pays.
  */
-function serverScript(): string[] {
-  if (!process.env.BENCH_BUILT) return ['--import', 'tsx', 'src/main.ts'];
-  if (spawnSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' }).status !== 0) throw new Error('build failed');
+function serverScript(built: boolean): string[] {
+  if (!built) return ['--import', 'tsx', 'src/main.ts'];
+  if (spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, stdio: 'inherit' }).status !== 0) throw new Error('build failed');
   return ['dist/main.js'];
 }
 
@@ -18,13 +21,14 @@ function serverScript(): string[] {
  * answering /healthz. `nodeArgs` go before the script (e.g. --cpu-prof). Benchmarks measure
  * it over real HTTP, as a client would.
  */
-export async function startServerProcess(options: { databaseUrl: string; dataDir: string; nodeArgs?: string[] }): Promise<{
+export async function startServerProcess(options: { databaseUrl: string; dataDir: string; nodeArgs?: string[]; built?: boolean }): Promise<{
   port: number;
   child: ChildProcess;
   stop: () => Promise<void>;
 }> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...serverScript()], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...serverScript(options.built ?? Boolean(process.env.BENCH_BUILT))], {
+    cwd: ROOT,
     env: {
       ...process.env,
       DATABASE_URL: options.databaseUrl,

@@ -5,48 +5,34 @@
 // answered, the other account's p50/p95 against the same call on the quiet server (issue 17's
 // target: p95 ≤ 2 × quiet), over the whole storm and split into while the files arrived and
 // while the admitted ones staged, the server's peak RSS and its RSS once the storm is over.
-import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
-import { freePort, startEmbedded } from '../db/embedded';
+import { startEmbedded } from '../db/embedded';
 import { preserveExitCode } from '../db/exit-code';
 import { migrate } from '../db/migrate';
 import { parseConfig } from '../src/config';
 import { generateApiKey } from '../src/crypto/hash';
+import { startServerProcess } from './server';
 import { describeOutcomes, largestCsv, rssMb, uploadStorm, type Latencies } from '../tests/helpers/upload-storm';
 
-const ROOT = join(import.meta.dirname, '..');
 const UPLOADS = Number(process.env.BENCH_UPLOADS ?? 20);
 const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 4);
 
 async function main() {
   preserveExitCode();
   const config = parseConfig({ ...process.env, GATEWAY_SECRET_KEY: randomBytes(32).toString('base64') });
-  if (spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, stdio: 'inherit' }).status !== 0) throw new Error('build failed');
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-uploads-'));
   const pg = await startEmbedded({ dataDir });
   const sql = postgres(pg.url, { max: 2, onnotice: () => {} });
-  const port = await freePort();
   // BENCH_NODE_ARGS (e.g. --trace-gc, --cpu-prof) go to the server's node.
-  const server = spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), 'dist/main.js'], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      DATABASE_URL: pg.url,
-      PORT: String(port),
-      GATEWAY_SECRET_KEY: randomBytes(32).toString('base64'),
-      GATEWAY_RUN_WORKER: 'false',
-      GATEWAY_DATA_DIR: dataDir,
-      GATEWAY_LOG_LEVEL: 'warn',
-      GATEWAY_KEY_REQUESTS_PER_MIN: '0',
-    },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  const exited = new Promise<number | null>((resolve) => server.once('exit', resolve));
+  const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  let started: Awaited<ReturnType<typeof startServerProcess>> | undefined;
   try {
+    started = await startServerProcess({ databaseUrl: pg.url, dataDir, nodeArgs, built: true });
+    const { port, child: server, stop } = started;
     await migrate(sql);
     const keys: string[] = [];
     for (let i = 0; i <= ACCOUNTS; i++) {
@@ -58,17 +44,6 @@ async function main() {
     }
     const otherKey = keys.pop()!;
     const base = `http://127.0.0.1:${port}`;
-    for (
-      let i = 0;
-      !(await fetch(`${base}/healthz`).then(
-        () => true,
-        () => false,
-      ));
-      i++
-    ) {
-      if (i > 200) throw new Error('the server did not start');
-      await new Promise((r) => setTimeout(r, 100));
-    }
     const file = largestCsv(config.GATEWAY_IMPORT_MAX_ROWS, config.GATEWAY_MAX_BODY_BYTES);
     console.log(
       `${UPLOADS} uploads at once of a ${(file.length / 2 ** 20).toFixed(1)} MB csv (${config.GATEWAY_IMPORT_MAX_ROWS} rows) from ${ACCOUNTS} accounts; ` +
@@ -88,11 +63,10 @@ async function main() {
     );
     console.log(`server peak RSS ${result.peakRssMb.toFixed(0)} MB; 2 s after the storm ${result.rssAfterMb.toFixed(0)} MB`);
     const stopAt = performance.now();
-    server.kill('SIGTERM');
-    await exited;
+    await stop();
     console.log(`SIGTERM → exit in ${((performance.now() - stopAt) / 1000).toFixed(1)} s`);
   } finally {
-    if (server.exitCode === null) server.kill('SIGKILL');
+    if (started?.child.exitCode === null) started.child.kill('SIGKILL');
     await sql.end();
     await pg.stop();
     rmSync(dataDir, { recursive: true, force: true });
