@@ -2,10 +2,11 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { hasUnstorableChar } from '../domain/text';
 import type { BodyFault, RefuseBody } from '../http/body-refusals';
 import { BodyTooLargeError, readBody } from '../http/body';
+import { isFormFile, parseFormData, type FormFile } from '../http/multipart';
 import { errorNotice } from './notice';
 
 /** A form's fields by name; a name sent more than once holds every value, in order. */
-export type FormFields = Record<string, string | File | Array<string | File>>;
+export type FormFields = Record<string, string | FormFile | Array<string | FormFile>>;
 
 /** A form or an htmx action never needs more than this. */
 export const MAX_FORM_BYTES = 64 * 1024;
@@ -60,13 +61,13 @@ async function parseForm(c: Context): Promise<FormFields> {
     // The bytes did not arrive: the connection failed under the request.
     throw new FormBodyError('aborted');
   }
-  let entries: Iterable<[string, string | File]>;
+  let entries: Iterable<[string, string | FormFile]>;
   if (URLENCODED.test(type)) {
     // Never throws: a bad escape stays as sent, invalid UTF-8 becomes U+FFFD.
     entries = new URLSearchParams(bytes.toString('utf8'));
   } else {
     try {
-      entries = await new Response(bytes, { headers: { 'content-type': type } }).formData();
+      entries = parseFormData(bytes, type).map((part) => [part.name, isFormFile(part) ? part : part.value]);
     } catch {
       throw new FormBodyError('unreadable');
     }

@@ -2,7 +2,7 @@ import { Hono, type Context } from 'hono';
 import { actorLabel, type Actor, type AppContext } from '../../context';
 import { streamDownload } from '../../http/download';
 import { shapeError } from '../../http/envelope';
-import { multipartBoundary, quoteBareParameters } from '../../http/multipart-compat';
+import { isFormFile, parseFormData, type FormPart } from '../../http/multipart';
 import type { AppEnv } from '../../http/env';
 import { jsonBody, parseQuery } from '../../http/validate';
 import { hasUnstorableChar, replaceUnstorable } from '../../domain/text';
@@ -14,44 +14,32 @@ import { BatchAnswer, ColumnMappingAnswer, CommitAnswer, PreviewAnswer, RowChang
 import { ColumnMappingBody, CommitBody, ExportFailedQuery, PreviewQuery, RowEditBody, RowReviewBody, UploadForm } from './schemas';
 import { journalActor } from '../../journal/actor';
 
-/** The upload's form; a body .NET wrote (bare `name=file`) is read on a second try, its part headers quoted. */
-async function parseMultipart(c: Context<AppEnv>): Promise<FormData> {
-  const type = c.req.header('content-type')!;
-  const bytes = c.get('rawBody') ?? Buffer.from(await c.req.arrayBuffer());
-  try {
-    return await new Response(bytes, { headers: { 'content-type': type } }).formData();
-  } catch (error) {
-    const boundary = multipartBoundary(type);
-    const quoted = boundary ? quoteBareParameters(bytes, boundary) : null;
-    if (!quoted) throw error;
-    return new Response(quoted, { headers: { 'content-type': type } }).formData();
-  }
-}
-
 /** Reads the multipart upload: one file in `file`, optional `sheet` fields naming the sheets to stage. */
 async function readUpload(c: Context<AppEnv>): Promise<{ ok: true; name: string; bytes: Buffer; sheets: string[] } | { ok: false; response: Response }> {
   const fail = (type: string, loc: Array<string | number>, msg: string) => ({ ok: false as const, response: shapeError(c, [{ type, loc, msg }]) });
-  if (!/^multipart\/form-data/i.test(c.req.header('content-type') ?? '')) {
+  const type = c.req.header('content-type') ?? '';
+  if (!/^multipart\/form-data/i.test(type)) {
     return fail('multipart_required', ['body'], 'Se așteaptă multipart/form-data, cu fișierul în câmpul file.');
   }
-  let form: FormData;
+  let parts: FormPart[];
   try {
-    form = await parseMultipart(c);
-    // The file is in the form now: the body's copy goes (an upload is held in memory once).
-    c.set('rawBody', undefined);
+    parts = parseFormData(c.get('rawBody') ?? Buffer.from(await c.req.arrayBuffer()), type);
   } catch {
     return fail('multipart_invalid', ['body'], 'Corpul multipart/form-data nu poate fi citit.');
   }
-  const files = form.getAll('file');
+  const files = parts.filter((p) => p.name === 'file');
   if (files.length > 1) return fail('too_many_files', ['body', 'file'], 'Se încarcă un singur fișier o dată.');
   const file = files[0];
-  if (!(file instanceof File)) return fail('file_missing', ['body', 'file'], 'Câmpul file lipsește sau nu conține un fișier.');
-  // An empty `sheet=` (Swagger UI's "Try it out", a form with the field left blank) names no sheet.
-  const sheets = form.getAll('sheet').filter((s) => s !== '');
-  if (sheets.some((s) => typeof s !== 'string' || s.length > 200)) return fail('sheet_invalid', ['body', 'sheet'], 'sheet este numele unei foi (text).');
-  if (sheets.some((s) => hasUnstorableChar(s as string)))
-    return fail('unstorable_char', ['body', 'sheet'], 'Numele foii conține un caracter nepermis (NUL sau un surogat UTF-16 fără pereche).');
-  return { ok: true, name: file.name, bytes: Buffer.from(await file.arrayBuffer()), sheets: sheets as string[] };
+  if (!isFormFile(file)) return fail('file_missing', ['body', 'file'], 'Câmpul file lipsește sau nu conține un fișier.');
+  const sheets: string[] = [];
+  for (const part of parts) {
+    if (part.name !== 'sheet') continue;
+    if (!('value' in part) || part.value.length > 200) return fail('sheet_invalid', ['body', 'sheet'], 'sheet este numele unei foi (text).');
+    if (hasUnstorableChar(part.value)) return fail('unstorable_char', ['body', 'sheet'], 'Numele foii conține un caracter nepermis (NUL sau un surogat UTF-16 fără pereche).');
+    // An empty `sheet=` (Swagger UI's "Try it out", a form with the field left blank) names no sheet.
+    if (part.value !== '') sheets.push(part.value);
+  }
+  return { ok: true, name: file.filename, bytes: file.bytes, sheets };
 }
 
 /** Why a batch cannot change now (the 409 of the routes that change one). */

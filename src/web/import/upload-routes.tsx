@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import type { AppContext } from '../../context';
 import { replaceUnstorable } from '../../domain/text';
 import type { RefuseBody } from '../../http/body-refusals';
+import { isFormFile } from '../../http/multipart';
 import { RETRY_AFTER_S, uploadRefusal } from '../../http/upload-admission';
 import { journalActor } from '../../journal/actor';
 import { createImportBatch } from '../../services/import';
@@ -35,11 +36,11 @@ export function uploadRoutes(ctx: AppContext, refuseBody: RefuseBody) {
       if (refused) return refused;
       const fields = await readForm(c);
       const file = fields.file;
-      if (!(file instanceof File)) return errorNotice(c, 'FORMULAR_INVALID', 'Alegeți un fișier xlsx sau csv (unul singur).');
+      if (!isFormFile(file)) return errorNotice(c, 'FORMULAR_INVALID', 'Alegeți un fișier xlsx sau csv (unul singur).');
       const sheet = typeof fields.foaie === 'string' ? fields.foaie.trim() : '';
       if (sheet.length > MAX_SHEET) return errorNotice(c, 'FORMULAR_INVALID', 'Numele foii are cel mult 200 de caractere.');
-      const bytes = Buffer.from(await file.arrayBuffer());
-      const filename = replaceUnstorable(file.name.slice(0, 255)) || null;
+      const { bytes } = file;
+      const filename = replaceUnstorable(file.filename.slice(0, 255)) || null;
       const batch = await createImportBatch({ ctx, actor, admission, filename, bytes, sheets: sheet ? [sheet] : [], requestId: c.get('requestId') });
       ctx.journal.write({
         event: 'web_import',
