@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import type { AppContext } from '../../context';
 import { replaceUnstorable } from '../../domain/text';
+import { discardBody } from '../../http/body';
 import type { RefuseBody } from '../../http/body-refusals';
 import { isFormFile } from '../../http/multipart';
 import { RETRY_AFTER_S, uploadRefusal } from '../../http/upload-admission';
@@ -17,8 +18,9 @@ const MAX_SHEET = 200;
  * The browser's upload: the same service, limits and admission as POST /v1/import, and the
  * API's catalog words as a notice in place (the form's target) for a file that cannot be
  * imported. The session is checked first; then the place (429 / 503 with Retry-After, before
- * the body is read when htmx sent the token in its header); then the body, up to the API's
- * upload limit. A file taken opens its batch's screen.
+ * the body is read when htmx sent the token in its header; a refused body is dropped as the
+ * API drops one); then the body, up to the API's upload limit. A file taken opens its batch's
+ * screen.
  */
 export function uploadRoutes(ctx: AppContext, refuseBody: RefuseBody) {
   const app = new Hono<WebEnv>();
@@ -27,6 +29,7 @@ export function uploadRoutes(ctx: AppContext, refuseBody: RefuseBody) {
     const actor = c.get('actor');
     const admission = await ctx.importStagings.enter(ctx.sql, actor.accountId);
     if ('refused' in admission) {
+      await discardBody(c, ctx.config.GATEWAY_MAX_BODY_BYTES);
       const { cod, cauza } = uploadRefusal(admission);
       c.header('Retry-After', String(RETRY_AFTER_S));
       return c.html(notice({ kind: 'error', cod, cauza }), cod === 'SERVER_OCUPAT' ? 503 : 429);
