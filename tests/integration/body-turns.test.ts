@@ -21,6 +21,10 @@ const sockets = new Set<Socket>();
 beforeAll(async () => {
   const app = new Hono();
   app.post('/read', async (c) => c.text(String((await readBody(c, 2 * BODY.length)).length)));
+  app.post('/upload', async (c) => {
+    const body = await readBody(c, 2 * BODY.length, { upload: true });
+    return c.text(`${body.buffer instanceof SharedArrayBuffer} ${body.equals(BODY)}`);
+  });
   app.post('/drop', async (c) => {
     await discardBody(c, 2 * BODY.length);
     return c.text('dropped', 429);
@@ -68,6 +72,13 @@ describe('bodies read a little per turn', () => {
     const answers: string[] = [];
     const most = await mostPerTurn(async () => answers.push(...(await Promise.all(Array.from({ length: BODIES }, () => post('/read'))))));
     expect(answers).toEqual(Array(BODIES).fill(`200 ${BODY.length}`));
+    expect(most).toBeLessThanOrEqual(BODIES * CHUNK + 4096);
+  });
+
+  it('an admitted upload arrives in memory its staging thread shares, whole, read a chunk per turn as the others', async () => {
+    const answers: string[] = [];
+    const most = await mostPerTurn(async () => answers.push(...(await Promise.all(Array.from({ length: BODIES }, () => post('/upload'))))));
+    expect(answers).toEqual(Array(BODIES).fill('200 true true'));
     expect(most).toBeLessThanOrEqual(BODIES * CHUNK + 4096);
   });
 

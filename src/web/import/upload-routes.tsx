@@ -8,7 +8,7 @@ import { RETRY_AFTER_S, uploadRefusal } from '../../http/upload-admission';
 import { journalActor } from '../../journal/actor';
 import { createImportBatch } from '../../services/import';
 import type { WebEnv } from '../env';
-import { readForm, refuseForm } from '../form';
+import { admitLargeForm, readForm, refuseForm } from '../form';
 import { errorNotice, notice } from '../notice';
 
 /** The sheet a clerk typed (optional): the API's `sheet`, one name. */
@@ -35,6 +35,7 @@ export function uploadRoutes(ctx: AppContext, refuseBody: RefuseBody) {
       return c.html(notice({ kind: 'error', cod, cauza }), cod === 'SERVER_OCUPAT' ? 503 : 429);
     }
     try {
+      admitLargeForm(c);
       const refused = await refuseForm(c, refuseBody);
       if (refused) return refused;
       const fields = await readForm(c);
