@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { constants, getPriority, setPriority } from 'node:os';
 import { sql } from 'drizzle-orm';
 import type { Db, Sql } from './client';
+import { runOnlyWhenIdle } from './run-only-when-idle';
 
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '::1']);
 
@@ -12,8 +13,8 @@ export function isLocalDatabase(client: Sql): boolean {
 }
 
 /**
- * Sets the backend process serving `connection` to the lowest CPU priority, when the database
- * runs on this machine (`local`). For the connections of uploads (src/runtime.ts
+ * Sets the backend process serving `connection` to the lowest CPU priority (nice 19 and
+ * SCHED_IDLE), when the database runs on this machine (`local`). For the connections of uploads (src/runtime.ts
  * `uploadSql`), which serve nothing else: a staging's COPY then takes the cores that other
  * requests leave, as its thread does (rest-thread-entry.ts). Best effort: a backend that is not
  * a `postgres` process of this machine (another PID namespace, a container), or one this user
@@ -27,5 +28,6 @@ export async function lowerBackendPriority(connection: Db, local: boolean): Prom
     if (getPriority(pid) === constants.priority.PRIORITY_LOW) return;
     if ((await readFile(`/proc/${pid}/comm`, 'utf8')).trim() !== 'postgres') return;
     setPriority(pid, constants.priority.PRIORITY_LOW);
+    runOnlyWhenIdle(pid);
   } catch {}
 }

@@ -1,12 +1,13 @@
+import { readFileSync } from 'node:fs';
 import { getPriority } from 'node:os';
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { isLocalDatabase, lowerBackendPriority } from '../../db/backend-priority';
 import { reserveConnection } from '../../db/client';
 import { startTestApp, type TestApp } from '../helpers/app';
 
 // Uploads stage on connections of their own (ctx.uploadSql); on a database of this machine,
-// their backends run at the lowest CPU priority, and the pool's do not.
+// their backends run at the lowest CPU priority (nice 19, SCHED_IDLE), and the pool's do not.
 
 let t: TestApp;
 beforeAll(async () => {
@@ -30,6 +31,10 @@ it("an upload connection's backend runs at the lowest CPU priority; a pool conne
     const before = getPriority(pool.pid);
     await lowerBackendPriority(upload.own.db, true);
     expect(getPriority(upload.pid)).toBe(19);
+    // SCHED_IDLE (5, field 41 of its stat) is set by chrt, in the background.
+    const policy = (pid: number) => Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[38]);
+    await vi.waitFor(() => expect(policy(upload.pid)).toBe(5), { timeout: 5_000 });
+    expect(policy(pool.pid)).toBe(0);
     expect(getPriority(pool.pid)).toBe(before);
     // Not on this machine (as far as the connection says): left alone.
     await lowerBackendPriority(pool.own.db, false);

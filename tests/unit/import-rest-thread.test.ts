@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { inflateRawSync } from 'node:zlib';
 import { describe, expect, it, vi } from 'vitest';
 import { FALLBACK_NOMENCLATOR } from '../../db/fallback-nomenclator';
@@ -106,6 +107,31 @@ describe('the rest thread', () => {
     expect(failure).toBeInstanceOf(AppError);
     expect(failure).toMatchObject({ cod: 'IMPORT_PREA_MULTE_RANDURI', cauza: 'Fișierul are peste 1200 rânduri de date (limita).' });
     expect(Math.max(...sent)).toBeLessThanOrEqual(1_200);
+  });
+
+  it('its threads run under SCHED_IDLE (Linux: only when no other task wants the core); the event loop does not', async () => {
+    // A thread's scheduling policy: field 41 of its stat (5: SCHED_IDLE).
+    const policy = (tid: string) => Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[38]);
+    const idle = () =>
+      readdirSync('/proc/self/task').filter((tid) => {
+        try {
+          return policy(tid) === 5;
+        } catch {
+          return false; // a thread that just ended
+        }
+      }).length;
+    const expected = stagingThreads(0, availableParallelism());
+    let seen = 0;
+    await stageInThread(
+      input({ skip: 0 }),
+      async () => {
+        if (seen < expected) await vi.waitFor(() => expect((seen = idle())).toBeGreaterThanOrEqual(expected), { timeout: 5_000 });
+      },
+      undefined,
+      () => new Error('aborted'),
+    );
+    expect(seen).toBeGreaterThanOrEqual(expected);
+    expect(policy(String(process.pid))).toBe(0);
   });
 
   it("stops when the staging is aborted, with the caller's error, while a write waits for Postgres, and leaves no thread behind", async () => {

@@ -1,4 +1,6 @@
+import { readlinkSync } from 'node:fs';
 import { constants, setPriority } from 'node:os';
+import { runOnlyWhenIdle } from '../../../db/run-only-when-idle';
 import { parentPort, Worker, workerData } from 'node:worker_threads';
 import { openSpreadsheet } from '../../import/open';
 import { createChunkStager, type ChunkContext, type ChunkRow, type StagedChunk } from './chunk-stager';
@@ -19,12 +21,14 @@ import { fromThreadFailure, toThreadFailure, tooManyRows, type ThreadFailure } f
 // code, `workerData.classify`) turns each chunk's rows into COPY lines, at most AHEAD chunks
 // behind the reader. Otherwise this thread classifies each chunk itself.
 //
-// The thread runs at the lowest CPU priority: on Linux a nice value belongs to a thread, and
-// setPriority of "this process" (pid 0) sets the calling thread's alone. So on a busy machine
-// the event loop, which answers every other account's requests, gets the cores first and the
+// The thread runs at the lowest CPU priority: on Linux a nice value and a scheduling policy
+// belong to a thread, and setPriority of "this process" (pid 0) sets the calling thread's
+// alone; SCHED_IDLE is set on the thread's own id (runOnlyWhenIdle). So on a busy machine the
+// event loop, which answers every other account's requests, gets the cores first and the
 // staging takes what is left. Where that is refused, the thread runs as it is.
 try {
   setPriority(constants.priority.PRIORITY_LOW);
+  runOnlyWhenIdle(Number(readlinkSync('/proc/thread-self').split('/').pop()));
 } catch {}
 
 const IN_FLIGHT = 3;
