@@ -5,13 +5,16 @@
 // registry (dist/registry-sim.js, each call answered after 50 ms). Prints, for each layout,
 // the rate the servers accepted them and the rate they reached the registry (first post to
 // last send), the ratio of two to one (on two cores it will not double; it must not fall), and
-// the most calls the registry saw at once for one account (at most GATEWAY_WORKER_CONCURRENCY).
+// the most calls the registry saw at once for one account (at most GATEWAY_WORKER_CONCURRENCY),
+// and the CPU the servers, the workers and PostgreSQL spent per 1,000 submissions (/proc).
+// BENCH_CLIENTS sets the clients (32).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
+import { cpuSeconds, postgresCpuSeconds } from './cpu';
 import { createBenchClient } from './http-client';
 import { queueDrained, waitUntil } from './wait';
 import { freePort, startEmbedded } from '../db/embedded';
@@ -24,7 +27,7 @@ import { generateApiKey } from '../src/crypto/hash';
 const ROOT = join(import.meta.dirname, '..');
 const SUBMISSIONS = Number(process.env.BENCH_SUBMISSIONS ?? 3_000);
 const ACCOUNTS = 10;
-const CLIENTS = 32;
+const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 32);
 const LATENCY_MS = 50;
 /** Submissions each server (and its worker) takes before the timed load; BENCH_WARMUP=0 for cold processes. */
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 1_000);
@@ -58,6 +61,8 @@ interface Measured {
   deliverSeconds: number;
   maxConcurrent: number;
   duplicates: number;
+  /** CPU seconds over the timed load, first post to last send. */
+  cpu: { servers: number; workers: number; postgres: number };
 }
 
 /** One layout on a database of its own: `n` servers and `n` workers, the load, and what the registry saw. */
@@ -71,7 +76,7 @@ async function run(n: number, round: number, pg: { adminUrl: string; url: string
   url.pathname = `/${name}`;
   const databaseUrl = url.toString();
   const sql = postgres(databaseUrl, { max: 2, onnotice: () => {} });
-  const processes: Array<{ stop: () => Promise<void> }> = [];
+  const processes: Array<ReturnType<typeof startProcess> & { role: 'server' | 'worker' }> = [];
   try {
     await migrate(sql);
     const keyring = createKeyring(secret);
@@ -92,8 +97,8 @@ async function run(n: number, round: number, pg: { adminUrl: string; url: string
     for (let i = 0; i < n; i++) {
       const port = await freePort();
       ports.push(port);
-      processes.push(startProcess('dist/main.js', { ...env, PORT: String(port), GATEWAY_RUN_WORKER: 'false' }));
-      processes.push(startProcess('dist/worker.js', { ...env, GATEWAY_WORKER_ID: `bench-worker-${i + 1}` }));
+      processes.push({ role: 'server', ...startProcess('dist/main.js', { ...env, PORT: String(port), GATEWAY_RUN_WORKER: 'false' }) });
+      processes.push({ role: 'worker', ...startProcess('dist/worker.js', { ...env, GATEWAY_WORKER_ID: `bench-worker-${i + 1}` }) });
     }
     // Until a server listens its fetch fails: not yet.
     for (const port of ports)
@@ -126,15 +131,29 @@ async function run(n: number, round: number, pg: { adminUrl: string; url: string
     await load(WARMUP_FROM, WARMUP * n);
     await drained();
     const [warm] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM submissions WHERE status = 'sent'`;
+    const cpu = () => {
+      const of = (role: 'server' | 'worker') => processes.filter((p) => p.role === role).reduce((sum, p) => sum + cpuSeconds(p.child.pid!), 0);
+      return { servers: of('server'), workers: of('worker'), postgres: postgresCpuSeconds() };
+    };
+    const cpuBefore = cpu();
     const began = performance.now();
     const accepted = await load(0, SUBMISSIONS);
     const acceptSeconds = (performance.now() - began) / 1000;
     for (const client of clients) client.close();
     await drained();
     const deliverSeconds = (performance.now() - began) / 1000;
+    const cpuAfter = cpu();
     const [sent] = await sql<{ n: number }[]>`SELECT count(*)::int - ${warm!.n}::int AS n FROM submissions WHERE status = 'sent'`;
     const state = (await (await fetch(`${simUrl}/_sim/state`)).json()) as { duplicates: number; maxConcurrentSends: Record<string, number> };
-    return { accepted, acceptSeconds, sent: sent!.n, deliverSeconds, maxConcurrent: Math.max(0, ...Object.values(state.maxConcurrentSends)), duplicates: state.duplicates };
+    return {
+      accepted,
+      acceptSeconds,
+      sent: sent!.n,
+      deliverSeconds,
+      maxConcurrent: Math.max(0, ...Object.values(state.maxConcurrentSends)),
+      duplicates: state.duplicates,
+      cpu: { servers: cpuAfter.servers - cpuBefore.servers, workers: cpuAfter.workers - cpuBefore.workers, postgres: cpuAfter.postgres - cpuBefore.postgres },
+    };
   } finally {
     await Promise.all(processes.map((p) => p.stop()));
     await sql.end();
@@ -170,12 +189,15 @@ async function main() {
         deliverSeconds: sum((m) => m.deliverSeconds),
         maxConcurrent: Math.max(...of.map((m) => m.maxConcurrent)),
         duplicates: sum((m) => m.duplicates),
+        cpu: { servers: sum((m) => m.cpu.servers), workers: sum((m) => m.cpu.workers), postgres: sum((m) => m.cpu.postgres) },
       };
     };
     const [one, two] = [total(1), total(2)];
     const limit = config.GATEWAY_WORKER_CONCURRENCY;
+    const perThousand = (seconds: number, m: Measured) => ((seconds * 1000) / m.sent).toFixed(2);
     const line = (label: string, m: Measured) =>
-      `${label}  accepted ${m.accepted} at ${(m.accepted / m.acceptSeconds).toFixed(0)}/s; sent ${m.sent} at ${(m.sent / m.deliverSeconds).toFixed(0)}/s (first post to last send ${m.deliverSeconds.toFixed(1)} s); registry: at most ${m.maxConcurrent} calls at once for one account (limit ${limit}), ${m.duplicates} duplicates`;
+      `${label}  accepted ${m.accepted} at ${(m.accepted / m.acceptSeconds).toFixed(0)}/s; sent ${m.sent} at ${(m.sent / m.deliverSeconds).toFixed(0)}/s (first post to last send ${m.deliverSeconds.toFixed(1)} s); registry: at most ${m.maxConcurrent} calls at once for one account (limit ${limit}), ${m.duplicates} duplicates; ` +
+      `CPU s per 1,000: servers ${perThousand(m.cpu.servers, m)}, workers ${perThousand(m.cpu.workers, m)}, PostgreSQL ${perThousand(m.cpu.postgres, m)}`;
     console.log(
       [
         `${SUBMISSIONS} submissions a run over ${ACCOUNTS} accounts, ${CLIENTS} clients, registry latency ${LATENCY_MS} ms; load average before ${load.toFixed(2)} on ${cpus().length} cores`,
