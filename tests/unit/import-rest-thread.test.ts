@@ -125,7 +125,14 @@ describe('the rest thread', () => {
     await stageInThread(
       input({ skip: 0 }),
       async () => {
-        if (seen < expected) await vi.waitFor(() => expect((seen = idle())).toBeGreaterThanOrEqual(expected), { timeout: 5_000 });
+        if (seen >= expected) return;
+        await vi.waitFor(
+          () => {
+            seen = idle();
+            expect(seen).toBeGreaterThanOrEqual(expected);
+          },
+          { timeout: 5_000 },
+        );
       },
       undefined,
       () => new Error('aborted'),
