@@ -1,8 +1,8 @@
 import { request } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { connect, type AddressInfo, type Socket } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { discardBody, readBody } from '../../src/http/body';
 
 // Issue 17: large bodies arriving at once must not fill a turn of the event loop, or every
@@ -17,13 +17,19 @@ const CHUNK = 64 * 1024; // what one read of a socket takes at most
 let base: string;
 let close: () => Promise<void>;
 const sockets = new Set<Socket>();
+const cutOff: unknown[] = [];
 
 beforeAll(async () => {
   const app = new Hono();
   app.post('/read', async (c) => c.text(String((await readBody(c, 2 * BODY.length)).length)));
   app.post('/upload', async (c) => {
-    const body = await readBody(c, 2 * BODY.length, { upload: true });
-    return c.text(`${body.buffer instanceof SharedArrayBuffer} ${body.equals(BODY)}`);
+    try {
+      const body = await readBody(c, 2 * BODY.length, { upload: true });
+      return c.text(`${body.buffer instanceof SharedArrayBuffer} ${body.equals(BODY)}`);
+    } catch (error) {
+      cutOff.push(error);
+      return c.text('cut off', 400);
+    }
   });
   app.post('/drop', async (c) => {
     await discardBody(c, 2 * BODY.length);
@@ -80,6 +86,18 @@ describe('bodies read a little per turn', () => {
     const most = await mostPerTurn(async () => answers.push(...(await Promise.all(Array.from({ length: BODIES }, () => post('/upload'))))));
     expect(answers).toEqual(Array(BODIES).fill('200 true true'));
     expect(most).toBeLessThanOrEqual(BODIES * CHUNK + 4096);
+  });
+
+  it('an admitted upload cut off by its client fails to read; no part of it is taken for the body', async () => {
+    const socket = connect(Number(new URL(base).port), '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write(`POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: ${BODY.length}\r\n\r\n`);
+    socket.write(BODY.subarray(0, 1024 * 1024));
+    // Part of the body arrives and is written; then the client goes.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    socket.destroy();
+    await vi.waitFor(() => expect(cutOff).toHaveLength(1));
+    expect(cutOff[0]).toBeInstanceOf(Error);
   });
 
   it(`${BODIES} refused bodies dropped at once: all of them together a few chunks per turn, each client still answered`, async () => {
