@@ -98,6 +98,9 @@ export const Config = z.object({
   // this many rows itself (0: never): on two cores, the rest of a large file stages about 1.5
   // times as fast; on one, set 0.
   GATEWAY_IMPORT_THREAD_AFTER: z.coerce.number().int().min(0).default(4096),
+  // How often each server fails the batches left `staging` by a staging that lost its
+  // database connection (a failover) or its process: failInterruptedStagings, beside the start.
+  GATEWAY_IMPORT_SWEEP_S: z.coerce.number().int().positive().default(30),
   GATEWAY_RUN_WORKER: bool(true),
   // Abuse limits (README, Security): failed authentications per client address and minute,
   // requests per API key and minute (0: no limit), and whether X-Forwarded-For is believed.

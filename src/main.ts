@@ -12,7 +12,7 @@ import { limitServer, serverOptions } from './http/server-limits';
 import { resolveSecretKey } from './crypto/secret-key';
 import { openDatabase } from './database';
 import { createContext } from './runtime';
-import { failInterruptedStagings } from './services/import';
+import { failInterruptedStagings, sweepInterruptedStagings } from './services/import';
 import { runUntilSignalled } from './lifecycle';
 
 /**
@@ -79,6 +79,9 @@ async function startBehind(config: Config, http: Awaited<ReturnType<typeof bindP
   const ctx = createContext({ config, databaseUrl: database.url, secretKey, processName: 'server', poolSize: config.GATEWAY_DB_POOL });
   const interrupted = await failInterruptedStagings(ctx);
   if (interrupted.length > 0) consola.warn(`Imports left staging by a stopped process, now failed: ${interrupted.join(', ')}`);
+  const sweep = sweepInterruptedStagings(ctx, config.GATEWAY_IMPORT_SWEEP_S * 1000, (ids) =>
+    consola.warn(`Imports left staging by a lost connection or a stopped process, now failed: ${ids.join(', ')}`),
+  );
   const registry = await startRegistry(config);
   let worker: SupervisedWorker | undefined;
   if (config.GATEWAY_RUN_WORKER) {
@@ -104,6 +107,7 @@ async function startBehind(config: Config, http: Awaited<ReturnType<typeof bindP
         server.closeIdleConnections();
       });
       await ctx.importStagings.stop();
+      await sweep.stop();
       await closed;
       await worker?.stop((config.GATEWAY_WORKER_SHUTDOWN_S + 5) * 1000);
       await registry.sim?.close();

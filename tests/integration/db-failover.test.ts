@@ -10,11 +10,13 @@ import { makeSubmission } from '../helpers/factories';
 import { buildDist, deploymentEnv, spawnGateway, stopGateway, webSession, type GatewayProcess } from '../helpers/gateway-processes';
 import { startOwnDatabase, type OwnDatabase } from '../helpers/own-database';
 import { PASSWORD } from '../helpers/web';
+import { largestCsv } from '../helpers/upload-storm';
 import { waitFor } from '../helpers/worker';
 
 // A built server and a built worker, as processes, on a PostgreSQL of this file's own, which
 // the test stops and starts again on the same port and data dir: a database failover.
-// Meanwhile requests answer 503 at once; afterwards both resume by themselves, no restart.
+// Meanwhile requests answer 503 at once; afterwards both resume by themselves, no restart, and
+// an upload that was staging when the database went ends `failed`, not `staging` for good.
 
 const DOWN_MS = 12_000;
 
@@ -39,7 +41,7 @@ beforeAll(async () => {
   await db.sql`INSERT INTO api_keys (account_id, key_hash, prefix) VALUES (${accountId}, ${generated.hash}, ${generated.prefix})`;
   key = generated.plain;
   await createUser(db.db, { accountId, email: EMAIL, password: PASSWORD, admin: false, scryptN: 1024 });
-  const env = deploymentEnv(pg.url, sim.url, { GATEWAY_SENDING_STALE_S: '5' });
+  const env = deploymentEnv(pg.url, sim.url, { GATEWAY_SENDING_STALE_S: '5', GATEWAY_IMPORT_SWEEP_S: '1' });
   [server, worker] = await Promise.all([spawnGateway('server', 'failover-server', env), spawnGateway('worker', 'failover-worker', env)]);
 }, 120_000);
 
@@ -57,6 +59,11 @@ const timed = async <T>(fn: () => Promise<T>) => {
   const t0 = performance.now();
   const value = await fn();
   return { value, ms: performance.now() - t0 };
+};
+const upload = (file: Buffer) => {
+  const form = new FormData();
+  form.append('file', new Blob([file]), 'lucrari.csv');
+  return fetch(`${server.url}/v1/import`, { method: 'POST', headers: { 'X-API-Key': key }, body: form });
 };
 const sentCount = async (vins: string[]) => {
   const [r] = await db.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM submissions WHERE status = 'sent' AND payload_json->>'vin' = ANY(${vins})`;
@@ -78,8 +85,19 @@ describe('a database failover', () => {
     for (const vin of before) expect((await post(vin)).status).toBe(200);
     await waitFor(async () => (await db.sql`SELECT 1 FROM submissions WHERE status = 'sending'`).length > 0 || undefined, 10_000, 'a send in flight');
 
+    // An upload staging in the background when the database goes (100,000 rows: seconds).
+    const staging = await upload(largestCsv(100_000, 0));
+    expect(staging.status).toBe(201);
+    const batch = (await staging.json()) as { batch_id: number; status: string };
+    expect(batch.status).toBe('staging');
+
     await pg.stop();
     const stoppedAt = performance.now();
+    // An upload meanwhile is refused at once, holding nothing.
+    const refusedUpload = await upload(largestCsv(10, 0));
+    expect(refusedUpload.status).toBe(503);
+    expect(refusedUpload.headers.get('Retry-After')).toBe('5');
+    expect(await refusedUpload.json()).toMatchObject({ cod: 'BAZA_INDISPONIBILA' });
     const answers: number[] = [];
     const refusedVin = 'WDB1234561G000001';
     while (performance.now() - stoppedAt < DOWN_MS) {
@@ -107,6 +125,19 @@ describe('a database failover', () => {
     const restartedAt = performance.now();
     await waitFor(async () => (await fetch(`${server.url}/healthz`)).status === 200 || undefined, 20_000, 'the server to answer again, with a live worker');
     const serverBackMs = performance.now() - restartedAt;
+
+    // The staging cut off by the outage could not fail its batch then; a sweep of the live
+    // server fails it now (its lease went with the connection), rows and all, without a restart.
+    await waitFor(
+      async () => (await db.sql`SELECT 1 FROM import_batches WHERE id = ${batch.batch_id} AND status = 'failed'`).length > 0 || undefined,
+      20_000,
+      'the interrupted import to be failed',
+    );
+    const [failed] = await db.sql<{ error: { cod: string } }[]>`SELECT error FROM import_batches WHERE id = ${batch.batch_id}`;
+    expect(failed!.error.cod).toBe('IMPORT_INTRERUPT');
+    expect(await db.sql`SELECT 1 FROM import_rows WHERE batch_id = ${batch.batch_id}`).toHaveLength(0);
+    expect(await db.sql`SELECT 1 FROM import_row_blocks WHERE batch_id = ${batch.batch_id}`).toHaveLength(0);
+    expect(await db.sql`SELECT 1 FROM import_batches WHERE id <> ${batch.batch_id}`).toHaveLength(0);
 
     // The refused post stored nothing; sent again it is stored once and delivered.
     expect((await db.sql`SELECT 1 FROM submissions WHERE payload_json->>'vin' = ${refusedVin}`).length).toBe(0);

@@ -10,7 +10,7 @@ export { exportFailedRows, FAILED_FORMATS } from './export-failed';
 export { batchSubmissionStatuses, listImportBatches, type ImportBatchItem } from './history';
 export { previewImportBatch, type ImportPreview, type ImportRowRecord } from './preview';
 export { columnSamples, type Sample } from './samples';
-export { failInterruptedStagings, type StagingFailure } from './staging-failure';
+export { failInterruptedStagings, sweepInterruptedStagings, type StagingFailure } from './staging-failure';
 export { createImportStagings, type AdmittedUpload, type ImportStagings, type UploadAdmission, type UploadRefusal } from './stagings';
 export type { BatchSummary, OperationToMap } from './states';
 export { createImportBatch } from './upload';

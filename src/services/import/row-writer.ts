@@ -17,31 +17,44 @@ import type { FileWalk } from './sheet-walk';
  * Lines to the COPY stream, gathered into ~64 KB writes (a write per row costs a syscall each),
  * waiting only when Postgres is behind: parsing and storing overlap. `line` is synchronous (it
  * runs for every row); it hands back a promise only when Postgres is behind, to be awaited
- * before the next line.
+ * before the next line. The stream's error (its connection lost: a database failover) fails the
+ * next line, the wait for Postgres or the finish; with no listener between two writes, it was
+ * thrown as an uncaught exception and stopped the server.
  */
 function copyWriter(stream: Writable) {
   let pending: string[] = [];
   let size = 0;
+  let failure: unknown = null;
+  const failed = new Promise<never>((_, reject) =>
+    stream.on('error', (error) => {
+      failure ??= error;
+      reject(failure);
+    }),
+  );
+  failed.catch(() => {}); // each wait below rejects with it
   const flush = (): Promise<void> | null => {
+    if (failure) return Promise.reject(failure);
     if (pending.length === 0) return null;
     const chunk = pending.join('');
     pending = [];
     size = 0;
-    return stream.write(chunk) ? null : new Promise((resolve) => stream.once('drain', resolve));
+    return stream.write(chunk) ? null : Promise.race([new Promise<void>((resolve) => stream.once('drain', resolve)), failed]);
   };
   return {
     line(text: string): Promise<void> | null {
       pending.push(text);
       size += text.length;
-      return size >= 65_536 ? flush() : null;
+      return size >= 65_536 || failure ? flush() : null;
     },
     async finish() {
       await flush();
-      await new Promise<void>((resolve, reject) => {
-        stream.once('finish', resolve);
-        stream.once('error', reject);
-        stream.end();
-      });
+      await Promise.race([
+        new Promise<void>((resolve) => {
+          stream.once('finish', resolve);
+          stream.end();
+        }),
+        failed,
+      ]);
     },
     destroy: () => stream.destroy(),
   };

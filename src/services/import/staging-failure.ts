@@ -58,8 +58,8 @@ async function markFailed(tx: Executor, batchId: number, failure: StoredFailure)
 /**
  * Records a staging's failure on its batch (on the staging's own connection, which still holds
  * the lease) and in the journal. When even that fails (the database is gone), the batch stays
- * `staging` with its lease released: the next start, or any server's, fails it
- * (failInterruptedStagings).
+ * `staging` with its lease released: the next sweep of any server fails it
+ * (sweepInterruptedStagings), or the next start.
  */
 export async function failStaging(
   ctx: AppContext,
@@ -91,9 +91,9 @@ export async function failStaging(
 }
 
 /**
- * At start: every batch left `staging` by a process that died (its lease is free) becomes
- * `failed` and loses its rows. A batch another live process is staging keeps its lease, and
- * is left alone. Returns the ids failed.
+ * Every batch left `staging` by a staging that is no longer running (its process died, or its
+ * connection with the lease was lost: the lease is free) becomes `failed` and loses its rows. A
+ * batch a live staging holds keeps its lease, and is left alone. Returns the ids failed.
  */
 export async function failInterruptedStagings(ctx: AppContext): Promise<number[]> {
   const staging = await ctx.db.execute<{ id: number }>(sql`SELECT id FROM import_batches WHERE status = 'staging' ORDER BY id`);
@@ -107,4 +107,29 @@ export async function failInterruptedStagings(ctx: AppContext): Promise<number[]
   }
   if (failed.length > 0) ctx.journal.write({ event: 'import_incarcari_intrerupte', level: 'warn', data: { batch_ids: failed } });
   return failed;
+}
+
+/**
+ * failInterruptedStagings every `everyMs` while the server runs, besides at its start: a batch
+ * whose staging lost the database (a failover) or whose server died is failed by any live
+ * server within that, instead of staying `staging` until a server starts. A sweep that cannot
+ * reach the database does nothing; the next one tries again.
+ */
+export function sweepInterruptedStagings(ctx: AppContext, everyMs: number, found: (ids: number[]) => void): { stop(): Promise<void> } {
+  let sweeping: Promise<void> | null = null;
+  const timer = setInterval(() => {
+    sweeping ??= failInterruptedStagings(ctx)
+      .then(
+        (ids) => (ids.length > 0 ? found(ids) : undefined),
+        () => undefined,
+      )
+      .finally(() => (sweeping = null));
+  }, everyMs);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await sweeping;
+    },
+  };
 }
