@@ -1,5 +1,6 @@
 import { Cron } from 'croner';
 import type { WorkerContext } from './context';
+import { createOutageReporter } from './outage';
 import { heartbeat } from './tasks/heartbeat';
 import { pruneJournal } from './tasks/journal-retention';
 import { nomenclatorRefresh } from './tasks/nomenclator-refresh';
@@ -25,17 +26,18 @@ export interface RunningWorker {
  * journal retention and nomenclator refresh.
  */
 export async function startWorker(ctx: WorkerContext): Promise<RunningWorker> {
-  const loop = createSendLoop(ctx);
+  const outage = createOutageReporter(ctx.log, ctx.journal);
+  const loop = createSendLoop(ctx, outage);
   const tasks = new Set<Promise<unknown>>();
   let stopping = false;
 
   /** Runs a task and keeps its promise, so stop() can await everything that was started. */
   const track = (name: string, fn: () => Promise<unknown>) => async () => {
     if (stopping) return;
-    const task = fn().catch((error: unknown) => {
-      ctx.log.error(`${name} failed: ${String(error)}`);
-      ctx.journal.write({ event: 'worker_task_failed', level: 'error', data: { task: name, error: String(error) } });
-    });
+    const task = fn().then(
+      () => outage.succeeded(),
+      (error: unknown) => outage.failed(name, error),
+    );
     tasks.add(task);
     try {
       await task;

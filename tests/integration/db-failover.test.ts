@@ -158,12 +158,16 @@ describe('a database failover', () => {
     await db.sql`DELETE FROM rate_windows`;
     expect((await post(refusedVin)).status).toBe(200);
     await waitFor(async () => (await db.sql`SELECT 1 FROM rate_windows WHERE scope = 'api_cheie'`).length > 0 || undefined, 5_000, 'the window of the key');
-    // What the processes journalled while the database was away reached the table once it was back.
+    // What the processes journalled while the database was away reached the table once it was
+    // back: the worker's outage as two events (not one per failed tick).
     await waitFor(
-      async () => (await db.sql`SELECT 1 FROM app_events WHERE event = 'worker_task_failed' AND ts > now() - interval '2 minutes'`).length > 0 || undefined,
+      async () =>
+        (await db.sql`SELECT 1 FROM app_events WHERE event IN ('worker_database_unavailable', 'worker_database_back') AND ts > now() - interval '2 minutes'`).length === 2 ||
+        undefined,
       5_000,
       'the journal of the outage',
     );
+    expect(worker.output().match(/cannot be reached/g)).toHaveLength(1);
     // Nobody restarted anything.
     expect(server.running() && worker.running()).toBe(true);
     expect(server.output()).not.toMatch(/Uncaught|unhandled/i);

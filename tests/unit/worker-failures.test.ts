@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { outcomeOfFailure, type FailureContext, type Phase } from '../../worker/failures';
+import { createOutageReporter } from '../../worker/outage';
 import { NoCredentialsError } from '../../worker/login';
 import { RegistryHttpError, RegistryNetworkError } from '../../worker/registry/client';
 import { RecordError } from '../../worker/registry/record';
@@ -96,5 +97,48 @@ describe('settings', () => {
     expect(checkSettings(workerSettings(config), config.GATEWAY_REGISTRY_TIMEOUT_MS)).toEqual([]);
     const bad = parseConfig({ GATEWAY_SENDING_STALE_S: '10', GATEWAY_REGISTRY_TIMEOUT_MS: '15000', GATEWAY_WORKER_HEARTBEAT_S: '6' });
     expect(checkSettings(workerSettings(bad), bad.GATEWAY_REGISTRY_TIMEOUT_MS)).toHaveLength(2);
+  });
+});
+
+describe('createOutageReporter: a database outage is two lines, not one per tick', () => {
+  const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+  const setup = () => {
+    const lines: string[] = [];
+    const events: Array<{ event: string; level?: string; data?: unknown }> = [];
+    let clock = 0;
+    const log = { info: (m: string) => lines.push(`info ${m}`), warn: (m: string) => lines.push(`warn ${m}`), error: (m: string) => lines.push(`error ${m}`) };
+    const reporter = createOutageReporter(log, { write: (e) => void events.push(e) }, () => clock);
+    return { lines, events, reporter, advance: (ms: number) => (clock += ms) };
+  };
+
+  it('one warning when the database goes, one line when it is back, with how long and how many attempts failed', () => {
+    const { lines, events, reporter, advance } = setup();
+    reporter.succeeded(); // nothing was wrong: nothing said
+    for (let i = 0; i < 40; i++) {
+      reporter.failed(i % 2 ? 'claim' : 'heartbeat', refused);
+      advance(500);
+    }
+    reporter.succeeded();
+    reporter.succeeded();
+    expect(lines).toEqual([
+      'warn The database cannot be reached (heartbeat: Error: connect ECONNREFUSED 127.0.0.1:5432); every task retries on its schedule',
+      'info The database is reachable again, after 20 s (40 failed attempts meanwhile)',
+    ]);
+    expect(events.map((e) => e.event)).toEqual(['worker_database_unavailable', 'worker_database_back']);
+    expect(events[1]!.data).toEqual({ seconds: 20, failed_attempts: 40 });
+    // A second outage is reported again.
+    reporter.failed('claim', refused);
+    expect(lines).toHaveLength(3);
+  });
+
+  it('any other failure is an error each time, outage or not', () => {
+    const { lines, events, reporter } = setup();
+    reporter.failed('purge', new Error('relation "x" does not exist'));
+    reporter.failed('purge', new Error('relation "x" does not exist'));
+    expect(lines).toEqual(['error purge failed: Error: relation "x" does not exist', 'error purge failed: Error: relation "x" does not exist']);
+    expect(events.map((e) => [e.event, e.level])).toEqual([
+      ['worker_task_failed', 'error'],
+      ['worker_task_failed', 'error'],
+    ]);
   });
 });

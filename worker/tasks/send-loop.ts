@@ -1,6 +1,8 @@
 import { setMaxListeners } from 'node:events';
 import { claimBatch } from '../claim';
 import type { WorkerContext } from '../context';
+import type { OutageReporter } from '../outage';
+import { isDatabaseUnavailable } from '../../db/unavailable';
 import { deliver } from '../deliver';
 import { createOutcomeWriter } from '../outcome';
 
@@ -28,7 +30,7 @@ export interface SendLoop {
  * The send loop: woken by NOTIFY, by its cron tick and by every finished send, it claims as
  * many submissions as this process has room for and delivers them concurrently.
  */
-export function createSendLoop(ctx: WorkerContext): SendLoop {
+export function createSendLoop(ctx: WorkerContext, outage: OutageReporter): SendLoop {
   const running = new Set<Promise<void>>();
   /** Each delivery under way: when it was claimed. */
   const startedAt = new Map<number, number>();
@@ -47,6 +49,7 @@ export function createSendLoop(ctx: WorkerContext): SendLoop {
       const room = ctx.settings.maxInflight - running.size;
       if (room <= 0 || stopping) return;
       const jobs = await claimBatch(ctx, room);
+      outage.succeeded();
       for (const job of jobs) {
         ctx.journal.write({
           event: 'worker_claimed',
@@ -60,7 +63,8 @@ export function createSendLoop(ctx: WorkerContext): SendLoop {
           .then(() => undefined)
           .catch((error: unknown) => {
             // Only a database failure gets here; the row stays `sending` and is recovered as stale.
-            ctx.log.error(`delivery of submission ${job.id} failed to record: ${String(error)}`);
+            if (isDatabaseUnavailable(error)) outage.failed('delivery', error);
+            else ctx.log.error(`delivery of submission ${job.id} failed to record: ${String(error)}`);
           })
           .finally(() => {
             startedAt.delete(job.id);
@@ -93,7 +97,7 @@ export function createSendLoop(ctx: WorkerContext): SendLoop {
       return;
     }
     claiming = claimRound()
-      .catch((error: unknown) => ctx.log.error(`claim failed: ${String(error)}`))
+      .catch((error: unknown) => outage.failed('claim', error))
       .finally(() => {
         claiming = undefined;
       });
