@@ -13,6 +13,7 @@ import { resolveSecretKey } from './crypto/secret-key';
 import { openDatabase } from './database';
 import { createContext } from './runtime';
 import { failInterruptedStagings, sweepInterruptedStagings } from './services/import';
+import { prepareIdleScheduling } from '../db/run-only-when-idle';
 import { runUntilSignalled } from './lifecycle';
 
 /**
@@ -74,6 +75,8 @@ async function start() {
 
 async function startBehind(config: Config, http: Awaited<ReturnType<typeof bindPort>>) {
   const { server } = http;
+  // While this process is small: the helper is forked once, now.
+  prepareIdleScheduling();
   const secretKey = resolveSecretKey(config, (m) => consola.warn(m));
   const database = await openDatabase(config, (m) => consola.info(m));
   const ctx = createContext({ config, databaseUrl: database.url, secretKey, processName: 'server', poolSize: config.GATEWAY_DB_POOL });

@@ -1,6 +1,5 @@
 import { readlinkSync } from 'node:fs';
 import { constants, setPriority } from 'node:os';
-import { runOnlyWhenIdle } from '../../../db/run-only-when-idle';
 import { parentPort, Worker, workerData } from 'node:worker_threads';
 import { openSpreadsheet } from '../../import/open';
 import { createChunkStager, type ChunkContext, type ChunkRow, type StagedChunk } from './chunk-stager';
@@ -21,16 +20,6 @@ import { fromThreadFailure, toThreadFailure, tooManyRows, type ThreadFailure } f
 // code, `workerData.classify`) turns each chunk's rows into COPY lines, at most AHEAD chunks
 // behind the reader. Otherwise this thread classifies each chunk itself.
 //
-// The thread runs at the lowest CPU priority: on Linux a nice value and a scheduling policy
-// belong to a thread, and setPriority of "this process" (pid 0) sets the calling thread's
-// alone; SCHED_IDLE is set on the thread's own id (runOnlyWhenIdle). So on a busy machine the
-// event loop, which answers every other account's requests, gets the cores first and the
-// staging takes what is left. Where that is refused, the thread runs as it is.
-try {
-  setPriority(constants.priority.PRIORITY_LOW);
-  runOnlyWhenIdle(Number(readlinkSync('/proc/thread-self').split('/').pop()));
-} catch {}
-
 const IN_FLIGHT = 3;
 // Rows staged together, a message each.
 const CHUNK_ROWS = 512;
@@ -41,8 +30,19 @@ const CLASSIFIER_HEAP_MB = 64;
 
 const port = parentPort!;
 
-/** The classifier's answer to a chunk: its lines, or the error. */
-type Classified = { kind: 'staged'; chunk: StagedChunk } | ThreadFailure;
+// The thread runs at the lowest CPU priority: on Linux a nice value and a scheduling policy
+// belong to a thread, and setPriority of "this process" (pid 0) sets the calling thread's
+// alone. SCHED_IDLE is set from the main thread (runOnlyWhenIdle), which is told this thread's
+// id (a classifier's goes through its rest thread). So on a busy machine the event loop, which
+// answers every other account's requests, gets the cores first and the staging takes what is
+// left. Where that is refused, the thread runs as it is.
+try {
+  setPriority(constants.priority.PRIORITY_LOW);
+  port.postMessage({ kind: 'thread', tid: Number(readlinkSync('/proc/thread-self').split('/').pop()) });
+} catch {}
+
+/** The classifier's answer to a chunk: its lines, or the error; first, its thread's id. */
+type Classified = { kind: 'thread'; tid: number } | { kind: 'staged'; chunk: StagedChunk } | ThreadFailure;
 
 /** The classifier thread: each message a chunk of rows, each answer its Classified, in order. */
 function runClassifier(context: ChunkContext): void {
@@ -76,6 +76,7 @@ function startClassifier(thread: ThreadCode, context: ChunkContext) {
     for (const w of waiting.splice(0)) w.reject(error);
   };
   worker.on('message', (answer: Classified) => {
+    if (answer.kind === 'thread') return port.postMessage(answer);
     const next = waiting.shift();
     if (answer.kind === 'staged') next?.resolve(answer.chunk);
     else next?.reject(fromThreadFailure(answer));

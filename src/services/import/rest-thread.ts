@@ -6,6 +6,7 @@ import type { ChunkContext } from './chunk-stager';
 import type { PackedBlock } from './raw-blocks';
 import type { SheetSummary } from './sheet-walk';
 import { fromThreadFailure, type ThreadFailure } from './staging-errors';
+import { runOnlyWhenIdle } from '../../../db/run-only-when-idle';
 
 let fromSources: Promise<string> | null = null;
 
@@ -42,8 +43,12 @@ export interface RestInput extends UploadedFile {
   context: ChunkContext;
 }
 
-/** From the thread: a chunk staged (`staged`: the last row index in it), then `done`, or `failed`. */
+/**
+ * From the thread: the ids of its threads (`thread`, to be put under SCHED_IDLE from the main
+ * thread), then a chunk staged (`staged`: the last row index in it), then `done`, or `failed`.
+ */
 export type RestMessage =
+  | { kind: 'thread'; tid: number }
   | { kind: 'rows'; copy: string; vins: string[]; staged: number; blocks: PackedBlock[] }
   | { kind: 'done'; staged: number; summaries: SheetSummary[] }
   | ThreadFailure;
@@ -108,7 +113,9 @@ export async function stageInThread(
     signal?.addEventListener('abort', onAbort, { once: true });
     if (signal?.aborted) onAbort();
     worker.on('message', (message: RestMessage) => {
-      if (message.kind === 'rows') {
+      if (message.kind === 'thread') {
+        runOnlyWhenIdle(message.tid);
+      } else if (message.kind === 'rows') {
         // In order; after a failed write, the chain stays rejected and writes nothing more.
         written = written.then(async () => {
           if (settled) return;
