@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { statFields } from '../tests/helpers/proc';
 
 // CPU seconds (user + system) of this machine's processes, read from /proc: where a layout's
 // time goes, process by process, and PostgreSQL's backends together. Linux only; elsewhere 0.
@@ -8,9 +9,9 @@ const TICKS_PER_S = 100; // USER_HZ, 100 on every Linux this runs on
 /** CPU seconds used so far by process `pid` (0 once it is gone). */
 export function cpuSeconds(pid: number): number {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    // utime and stime: fields 14 and 15 of the stat line, 11 and 12 after the command.
-    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_S;
+    const fields = statFields(`/proc/${pid}/stat`);
+    // utime and stime: fields 14 and 15.
+    return (Number(fields[14 - 3]) + Number(fields[15 - 3])) / TICKS_PER_S;
   } catch {
     return 0;
   }

@@ -80,11 +80,10 @@ async function startBehind(config: Config, http: Awaited<ReturnType<typeof bindP
   const secretKey = resolveSecretKey(config, (m) => consola.warn(m));
   const database = await openDatabase(config, (m) => consola.info(m));
   const ctx = createContext({ config, databaseUrl: database.url, secretKey, processName: 'server', poolSize: config.GATEWAY_DB_POOL });
-  const interrupted = await failInterruptedStagings(ctx);
-  if (interrupted.length > 0) consola.warn(`Imports left staging by a stopped process, now failed: ${interrupted.join(', ')}`);
-  const sweep = sweepInterruptedStagings(ctx, config.GATEWAY_IMPORT_SWEEP_S * 1000, (ids) =>
-    consola.warn(`Imports left staging by a lost connection or a stopped process, now failed: ${ids.join(', ')}`),
-  );
+  const interrupted = (ids: number[]) => consola.warn(`Imports left staging by a lost connection or a stopped process, now failed: ${ids.join(', ')}`);
+  const atStart = await failInterruptedStagings(ctx);
+  if (atStart.length > 0) interrupted(atStart);
+  const sweep = sweepInterruptedStagings(ctx, config.GATEWAY_IMPORT_SWEEP_S * 1000, interrupted);
   const registry = await startRegistry(config);
   let worker: SupervisedWorker | undefined;
   if (config.GATEWAY_RUN_WORKER) {

@@ -90,12 +90,22 @@ export function zipFile(parts: ZipPart[]): Buffer {
   return Buffer.concat([...locals, directory, end]);
 }
 
-/** POST /v1/import with a multipart body, as curl -F would send it. */
-export function upload(t: TestApp, key: string, bytes: Buffer, filename = 'prestatii.xlsx', options: { sheets?: string[] } = {}) {
+/** The upload's multipart form, as curl -F would send it: the file, and `sheet` fields. */
+function uploadForm(bytes: Buffer, filename: string, sheets: string[] = []): FormData {
   const form = new FormData();
   form.append('file', new Blob([new Uint8Array(bytes)]), filename);
-  for (const sheet of options.sheets ?? []) form.append('sheet', sheet);
-  return t.app.request('/v1/import', { method: 'POST', body: form, headers: { 'X-API-Key': key } });
+  for (const sheet of sheets) form.append('sheet', sheet);
+  return form;
+}
+
+/** POST /v1/import with a multipart body, as curl -F would send it. */
+export function upload(t: TestApp, key: string, bytes: Buffer, filename = 'prestatii.xlsx', options: { sheets?: string[] } = {}) {
+  return t.app.request('/v1/import', { method: 'POST', body: uploadForm(bytes, filename, options.sheets), headers: { 'X-API-Key': key } });
+}
+
+/** The same, over HTTP to a server running as a process at `base` (without a key where it needs none). */
+export function uploadTo(base: string, bytes: Buffer, filename: string, key?: string) {
+  return fetch(`${base}/v1/import`, { method: 'POST', body: uploadForm(bytes, filename), headers: key ? { 'X-API-Key': key } : {} });
 }
 
 /** The header most workshop exports in these tests use (Romanian, with diacritics). */

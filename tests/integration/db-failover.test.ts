@@ -10,6 +10,7 @@ import { makeSubmission } from '../helpers/factories';
 import { buildDist, deploymentEnv, spawnGateway, stopGateway, webSession, type GatewayProcess } from '../helpers/gateway-processes';
 import { startOwnDatabase, type OwnDatabase } from '../helpers/own-database';
 import { PASSWORD } from '../helpers/web';
+import { uploadTo } from '../helpers/import-files';
 import { largestCsv } from '../helpers/upload-storm';
 import { waitFor } from '../helpers/worker';
 
@@ -60,11 +61,7 @@ const timed = async <T>(fn: () => Promise<T>) => {
   const value = await fn();
   return { value, ms: performance.now() - t0 };
 };
-const upload = (file: Buffer) => {
-  const form = new FormData();
-  form.append('file', new Blob([file]), 'lucrari.csv');
-  return fetch(`${server.url}/v1/import`, { method: 'POST', headers: { 'X-API-Key': key }, body: form });
-};
+const upload = (file: Buffer) => uploadTo(server.url, file, 'lucrari.csv', key);
 const sentCount = async (vins: string[]) => {
   const [r] = await db.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM submissions WHERE status = 'sent' AND payload_json->>'vin' = ANY(${vins})`;
   return r!.n;

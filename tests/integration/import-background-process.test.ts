@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../db/embedded';
 import { TEST_SECRET } from '../helpers/app';
 import { useTestDatabase } from '../helpers/db';
-import { csvFile, HEADER } from '../helpers/import-files';
+import { csvFile, HEADER, uploadTo } from '../helpers/import-files';
 import { waitFor } from '../helpers/worker';
 
 // The built server staging a large file in the background when its process ends: stopped by
@@ -58,9 +58,7 @@ async function startServer(): Promise<Server> {
 
 /** Uploads the large file: the server answers once the first rows are staged. */
 async function uploadLarge(server: Server): Promise<number> {
-  const form = new FormData();
-  form.append('file', new Blob([new Uint8Array(file)]), 'mare.csv');
-  const res = await fetch(`http://127.0.0.1:${server.port}/v1/import`, { method: 'POST', body: form });
+  const res = await uploadTo(`http://127.0.0.1:${server.port}`, file, 'mare.csv');
   const body = (await res.json()) as { batch_id: number; status: string };
   expect([res.status, body.status]).toEqual([201, 'staging']);
   return body.batch_id;

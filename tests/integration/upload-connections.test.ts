@@ -1,10 +1,10 @@
-import { readFileSync } from 'node:fs';
 import { getPriority } from 'node:os';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { isLocalDatabase, lowerBackendPriority } from '../../db/backend-priority';
 import { reserveConnection } from '../../db/client';
 import { startTestApp, type TestApp } from '../helpers/app';
+import { schedulingPolicy } from '../helpers/proc';
 
 // Uploads stage on connections of their own (ctx.uploadSql); on a database of this machine,
 // their backends run at the lowest CPU priority (nice 19, SCHED_IDLE), and the pool's do not.
@@ -31,8 +31,8 @@ it("an upload connection's backend runs at the lowest CPU priority; a pool conne
     const before = getPriority(pool.pid);
     await lowerBackendPriority(upload.own.db, true);
     expect(getPriority(upload.pid)).toBe(19);
-    // SCHED_IDLE (5, field 41 of its stat) is set by chrt, in the background.
-    const policy = (pid: number) => Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[38]);
+    // SCHED_IDLE (5) is set by chrt, in the background.
+    const policy = (pid: number) => schedulingPolicy(`/proc/${pid}/stat`);
     await vi.waitFor(() => expect(policy(upload.pid)).toBe(5), { timeout: 5_000 });
     expect(policy(pool.pid)).toBe(0);
     expect(getPriority(pool.pid)).toBe(before);

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { inflateRawSync } from 'node:zlib';
 import { describe, expect, it, vi } from 'vitest';
@@ -13,6 +13,7 @@ import { ROWS_PER_BLOCK } from '../../src/services/import/raw-blocks';
 import { stageInThread, stagingThreads, type RestInput, type StagedRows } from '../../src/services/import/rest-thread';
 import { walkFile } from '../../src/services/import/sheet-walk';
 import { csvFile } from '../helpers/import-files';
+import { schedulingPolicy } from '../helpers/proc';
 
 // The rest thread stages an upload past the rows the event loop staged: what it sends must be
 // what the event loop would have staged for those rows, and its errors must reach the staging
@@ -110,8 +111,8 @@ describe('the rest thread', () => {
   });
 
   it('its threads run under SCHED_IDLE (Linux: only when no other task wants the core); the event loop does not', async () => {
-    // A thread's scheduling policy: field 41 of its stat (5: SCHED_IDLE).
-    const policy = (tid: string) => Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[38]);
+    // A thread's scheduling policy (5: SCHED_IDLE).
+    const policy = (tid: string) => schedulingPolicy(`/proc/self/task/${tid}/stat`);
     const idle = () =>
       readdirSync('/proc/self/task').filter((tid) => {
         try {
