@@ -82,8 +82,9 @@ export const Config = z.object({
   GATEWAY_IMPORT_UPLOADS_PER_ACCOUNT: z.coerce.number().int().positive().default(1),
   // Connections of the server's database pool.
   GATEWAY_DB_POOL: z.coerce.number().int().min(2).default(20),
-  // The worker's pool; unset, GATEWAY_WORKER_MAX_INFLIGHT + 4, at most 20. Three at least: its
-  // registry slots keep one, its tasks and sends share the rest (LISTEN has one of its own).
+  // The worker's pool; unset, GATEWAY_WORKER_MAX_INFLIGHT + 4, at most 20. Three at least: a
+  // claim and a login each hold one for a moment, the tasks and sends share the rest (LISTEN
+  // has one of its own).
   GATEWAY_WORKER_DB_POOL: z.coerce.number().int().min(3).optional(),
   // A managed PostgreSQL (README, Several servers): the PEM file of the CA that signed the
   // database's certificate, for DATABASE_URL's sslmode=verify-full (read at start).

@@ -2,8 +2,9 @@ import { isConnectionLost } from '../db/unavailable';
 import { z } from 'zod';
 import type { WorkerContext } from './context';
 
-// Any constant: serialises the claims of all worker processes, so the per-account limit
-// (which counts rows already `sending`) holds across processes. A claim takes milliseconds.
+// Any constant: serialises the claims of all worker processes, so what a claim reads of the
+// rows already `sending` (their count and worker per account) holds until it commits. A claim
+// takes milliseconds.
 const CLAIM_LOCK = 727_003;
 export const CLAIM_PER_SLOT = 2;
 
@@ -27,17 +28,25 @@ export const ClaimedJob = z.object({
 });
 export type ClaimedJob = z.infer<typeof ClaimedJob>;
 
+/** A worker is counted live for the accounts' share while its heartbeat is this many beats old at most. */
+const LIVE_BEATS = 3;
+
 /**
  * Moves up to `limit` due queued submissions to `sending` for this worker, in one
- * transaction: at most 2 × `concurrencyPerAccount` rows `sending` per account (counting
- * every worker's), the lowest ids of each account first and accounts interleaved, so one busy
- * account cannot starve the others. Each claimed row gets its attempt row at once.
+ * transaction: at most 2 × `concurrencyPerAccount` rows `sending` per account, the lowest ids
+ * of each account first and accounts interleaved, so one busy account cannot starve the
+ * others. Each claimed row gets its attempt row at once.
+ *
+ * An account is sent by one worker at a time: while another worker has rows of it `sending`,
+ * this one takes none, so the account's registry limit is its worker's own (worker/limiter.ts),
+ * with no database work per registry call. A worker takes up an account nobody sends only while
+ * it sends fewer than its share (the accounts with work over the live workers, rounded up), so
+ * the accounts spread over the workers; the serialised claim makes both rules race-free.
  */
 export async function claimBatch(ctx: WorkerContext, limit: number): Promise<ClaimedJob[]> {
   if (limit <= 0) return [];
   // Twice the registry slots: while some rows call the registry, the others are being
-  // prepared or recorded. The registry itself sees at most the limit, across every worker
-  // (worker/limiter.ts, worker/deployment-slots.ts).
+  // prepared or recorded. The registry itself sees at most the limit (worker/limiter.ts).
   const perAccount = ctx.settings.concurrencyPerAccount * CLAIM_PER_SLOT;
   // The whole transaction in one round trip: postgres.js writes statements issued in one tick
   // together, and Postgres runs them in order, so the claim's snapshot is taken once the lock
@@ -48,7 +57,8 @@ export async function claimBatch(ctx: WorkerContext, limit: number): Promise<Cla
     const statements: Array<Promise<unknown>> = [tx`BEGIN`.execute(), tx`SELECT pg_advisory_xact_lock(${CLAIM_LOCK})`.execute()];
     const claim = tx<Record<string, unknown>[]>`
       WITH RECURSIVE inflight AS (
-        SELECT scope_account_id AS acct, count(*)::int AS n FROM submissions WHERE status = 'sending' GROUP BY 1
+        SELECT scope_account_id AS acct, count(*)::int AS n, bool_and(worker_id = ${ctx.workerId}) AS mine
+        FROM submissions WHERE status = 'sending' GROUP BY 1
       ), queued_accounts AS (
         -- The accounts with queued rows, one index probe each (a skip scan of the queued
         -- index) instead of reading the whole queue: a claim costs the same with a backlog.
@@ -56,12 +66,22 @@ export async function claimBatch(ctx: WorkerContext, limit: number): Promise<Cla
         UNION ALL
         SELECT (SELECT s.scope_account_id FROM submissions s WHERE s.status = 'queued' AND s.scope_account_id > q.acct ORDER BY s.scope_account_id LIMIT 1)
         FROM queued_accounts q WHERE q.acct IS NOT NULL
+      ), open AS (
+        -- Queued accounts no other worker is sending: this worker's own (mine), or nobody's (NULL).
+        SELECT q.acct, coalesce(i.n, 0) AS busy, i.mine
+        FROM queued_accounts q LEFT JOIN inflight i ON i.acct = q.acct
+        WHERE q.acct IS NOT NULL AND i.mine IS NOT FALSE
+      ), share AS (
+        SELECT ceil((SELECT count(*) FROM (SELECT acct FROM open UNION SELECT acct FROM inflight) a)::numeric
+                    / greatest(1, (SELECT count(*) FROM worker_state WHERE heartbeat_at > now() - make_interval(secs => ${ctx.settings.heartbeatS * LIVE_BEATS}))))::int
+               - (SELECT count(*) FROM inflight WHERE mine)::int AS more
       ), due AS (
-        SELECT acct FROM queued_accounts WHERE acct IS NOT NULL
+        SELECT acct, busy FROM open WHERE mine
+        UNION ALL
+        (SELECT acct, busy FROM open WHERE mine IS NULL ORDER BY acct LIMIT (SELECT greatest(0, more) FROM share))
       ), picked AS (
-        SELECT p.id, coalesce(i.n, 0) AS busy, row_number() OVER (PARTITION BY d.acct ORDER BY p.id) AS rn
+        SELECT p.id, d.busy, row_number() OVER (PARTITION BY d.acct ORDER BY p.id) AS rn
         FROM due d
-        LEFT JOIN inflight i ON i.acct = d.acct
         CROSS JOIN LATERAL (
           SELECT s.id FROM submissions s
           WHERE s.scope_account_id = d.acct AND s.status = 'queued'

@@ -1,4 +1,3 @@
-import { databaseConnection } from '../src/database-connection';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Db, Sql } from '../db/client';
@@ -8,7 +7,6 @@ import type { Journal } from '../src/journal/journal';
 import { createBaseContext } from '../src/base-context';
 import { createRegistryClient, type RegistryClient } from './registry/client';
 import { protocolFrom, type RegistryProtocol } from './registry/protocol';
-import { createDeploymentSlots } from './deployment-slots';
 import { createAccountLimiter, type AccountLimiter } from './limiter';
 import { createSessionCache, type SessionCache } from './sessions';
 import { workerSettings, type WorkerSettings } from './settings';
@@ -32,7 +30,7 @@ export interface WorkerContext {
   protocol: RegistryProtocol;
   registry: RegistryClient;
   sessions: SessionCache;
-  /** Registry calls in flight per account, at most GATEWAY_WORKER_CONCURRENCY across the deployment. */
+  /** Registry calls in flight per account, at most GATEWAY_WORKER_CONCURRENCY (one worker sends an account at a time). */
   limiter: AccountLimiter;
   /** The nomenclator refresh of first logins: the accounts whose first login in this process asked for one, and the one under way (awaited at stop). */
   loginRefresh: { accounts: Set<number>; running?: Promise<void> };
@@ -74,10 +72,7 @@ export function createWorkerContext(options: {
       options.registry ??
       createRegistryClient({ baseUrl: options.registryUrl, userAgent: config.GATEWAY_REGISTRY_USER_AGENT, timeoutMs: config.GATEWAY_REGISTRY_TIMEOUT_MS, protocol }),
     sessions: createSessionCache(() => clock().getTime()),
-    limiter: createAccountLimiter(
-      settings.concurrencyPerAccount,
-      createDeploymentSlots(options.databaseUrl, settings.concurrencyPerAccount, databaseConnection(config, options.databaseUrl)),
-    ),
+    limiter: createAccountLimiter(settings.concurrencyPerAccount),
     loginRefresh: { accounts: new Set() },
     log: options.log,
   };

@@ -1,4 +1,3 @@
-import type { DeploymentSlots } from './deployment-slots';
 import { RegistryNetworkError } from './registry/client';
 
 export interface AccountLimiter {
@@ -9,18 +8,16 @@ export interface AccountLimiter {
   acquire(accountId: number, signal: AbortSignal): Promise<() => void>;
   /** Calls in flight for the account right now, in this process. */
   active(accountId: number): number;
-  /** Frees the deployment's slots this process holds. */
-  close(): Promise<void>;
 }
 
 /**
- * The per-account concurrency limit on registry calls: first in this process (sends wait here
- * without touching the database), then for the whole deployment (`slots`, shared with every
- * other worker through PostgreSQL). The claim lets a few more rows per account be `sending`
+ * The per-account concurrency limit on registry calls. It is this process's, and it holds for
+ * the whole deployment: an account is sent by one worker at a time (worker/claim.ts). Sends wait
+ * here without touching the database. The claim lets a few more rows per account be `sending`
  * (prepared, or being recorded) than may call the registry, so database work never idles a
  * registry slot.
  */
-export function createAccountLimiter(limit: number, slots?: DeploymentSlots): AccountLimiter {
+export function createAccountLimiter(limit: number): AccountLimiter {
   const active = new Map<number, number>();
   const waiting = new Map<number, Array<() => void>>();
 
@@ -30,7 +27,7 @@ export function createAccountLimiter(limit: number, slots?: DeploymentSlots): Ac
     active.set(accountId, (active.get(accountId) ?? 1) - 1);
   }
 
-  async function local(accountId: number, signal: AbortSignal): Promise<() => void> {
+  async function acquire(accountId: number, signal: AbortSignal): Promise<() => void> {
     if (signal.aborted) throw new RegistryNetworkError('shutting down', 0, true);
     const once = () => {
       let released = false;
@@ -63,29 +60,6 @@ export function createAccountLimiter(limit: number, slots?: DeploymentSlots): Ac
 
   return {
     active: (accountId) => active.get(accountId) ?? 0,
-    async acquire(accountId, signal) {
-      const releaseLocal = await local(accountId, signal);
-      if (!slots) return releaseLocal;
-      let giveBack: () => Promise<void>;
-      try {
-        giveBack = await slots.take(accountId, signal);
-      } catch (error) {
-        if (error instanceof RegistryNetworkError) {
-          releaseLocal();
-          throw error;
-        }
-        // The database cannot be asked (a failover): this process's limit still holds, and the
-        // send's outcome cannot be recorded before it is back anyway.
-        return releaseLocal;
-      }
-      let released = false;
-      return () => {
-        if (released) return;
-        released = true;
-        // The deployment's slot first, so the next local waiter finds it free.
-        void giveBack().finally(releaseLocal);
-      };
-    },
-    close: async () => slots?.close(),
+    acquire,
   };
 }

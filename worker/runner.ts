@@ -98,7 +98,6 @@ export async function startWorker(ctx: WorkerContext): Promise<RunningWorker> {
       await listener.unlisten().catch(() => {});
       await sendsDone;
       await Promise.allSettled([...tasks, ctx.loginRefresh.running]);
-      await ctx.limiter.close();
       ctx.journal.write({ event: 'worker_stopped', data: { worker_id: ctx.workerId } });
     },
   };

@@ -65,7 +65,7 @@ describe('two worker processes on one database', () => {
     expect(maxPerAccount).toBeGreaterThan(0);
     expect(maxPerAccount).toBeLessThanOrEqual(6);
     // Calls the registry saw at once per account, both processes together: the limit itself
-    // (the deployment's slots, worker/deployment-slots.ts), and it was used.
+    // (one worker sends an account at a time, worker/claim.ts), and it was used.
     for (const n of h.sim.state.maxConcurrentSends.values()) expect(n).toBeLessThanOrEqual(3);
     expect(Math.max(...h.sim.state.maxConcurrentSends.values())).toBe(3);
   });

@@ -147,6 +147,48 @@ describe('claim across accounts', () => {
   });
 });
 
+describe('claim: one worker sends an account at a time', () => {
+  const queuedRows = async (accountId: number, n: number) => {
+    const ids: number[] = [];
+    for (let i = 0; i < n; i++) ids.push(await insertRow('queued', null, { accountId }));
+    return ids;
+  };
+  const accountsOf = (jobs: ClaimedJob[], among: number[]) => [...new Set(jobs.map((job) => job.accountId))].filter((a) => among.includes(a)).sort((a, b) => a - b);
+
+  it('takes nothing of an account another worker is sending, and takes it up once those rows are done', async () => {
+    const account = await h.createAccount('Sent elsewhere');
+    const [theirs, ...queued] = await queuedRows(account, 4);
+    await h.app.sql`UPDATE submissions SET status = 'sending', worker_id = 'other-worker', heartbeat_at = now() WHERE id = ${theirs!}`;
+    try {
+      expect((await claimBatch(ctx, 100)).filter((job) => job.accountId === account)).toEqual([]);
+      await h.app.sql`UPDATE submissions SET status = 'sent', worker_id = NULL WHERE id = ${theirs!}`;
+      expect((await claimBatch(ctx, 100)).filter((job) => job.accountId === account).map((job) => job.id)).toEqual(queued);
+    } finally {
+      await h.app.sql`DELETE FROM submissions WHERE id IN ${h.app.sql([theirs!, ...queued])}`;
+    }
+  });
+
+  it('takes up new accounts only to its share of the live workers, and the rest when the other worker stops beating', async () => {
+    // Rows left queued or sending by the tests above would count among the accounts with work.
+    await h.app.sql`UPDATE submissions SET status = 'sent' WHERE status IN ('queued', 'sending')`;
+    await h.app.sql`DELETE FROM worker_state`;
+    await h.app.sql`INSERT INTO worker_state (worker_id, heartbeat_at) VALUES (${ctx.workerId}, now()), ('other-worker', now())`;
+    const accounts = [await h.createAccount('Share 1'), await h.createAccount('Share 2'), await h.createAccount('Share 3'), await h.createAccount('Share 4')];
+    const ids = (await Promise.all(accounts.map((a) => queuedRows(a, 2)))).flat();
+    try {
+      // Four accounts with work, two live workers: two each, the lowest first.
+      expect(accountsOf(await claimBatch(ctx, 100), accounts)).toEqual(accounts.slice(0, 2));
+      expect(accountsOf(await claimBatch(ctx, 100), accounts)).toEqual([]);
+      // The other worker's heartbeat is older than three beats: it no longer counts.
+      await h.app.sql`UPDATE worker_state SET heartbeat_at = now() - make_interval(secs => ${ctx.settings.heartbeatS * 3 + 1}) WHERE worker_id = 'other-worker'`;
+      expect(accountsOf(await claimBatch(ctx, 100), accounts)).toEqual(accounts.slice(2));
+    } finally {
+      await h.app.sql`DELETE FROM submissions WHERE id IN ${h.app.sql(ids)}`;
+      await h.app.sql`DELETE FROM worker_state`;
+    }
+  });
+});
+
 describe('claim of rows without an account', () => {
   it('claims them as account 1, within the places account 1 has', async () => {
     // Account 1's rows left queued or sending by the tests above would take its places.
