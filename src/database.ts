@@ -38,8 +38,8 @@ export async function openDatabase(config: Config, log: (message: string) => voi
 
 /**
  * Refuses a DATABASE_URL whose connections do not keep their session (db/session-probe.ts):
- * every process holds session advisory locks (upload places and leases, registry slots) and
- * the worker LISTENs, so none can work through a pooler in transaction mode.
+ * a server holds session advisory locks (upload places and leases) and the worker LISTENs, so
+ * none can work through a pooler in transaction mode.
  */
 export async function assertKeepsSessions(sql: Pick<Sql, 'reserve'>): Promise<void> {
   if (await keepsSessions(sql)) return;

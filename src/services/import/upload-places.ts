@@ -4,7 +4,7 @@ import type { UploadRefusal } from './stagings';
 
 /** The advisory-lock space of the deployment's upload places: (UPLOAD_SPACE, place). */
 const UPLOAD_SPACE = 727_013;
-/** An account's upload places: (ACCOUNT_UPLOAD_SPACE + place, account), far from the registry slots' 727_100 + n. */
+/** An account's upload places: (ACCOUNT_UPLOAD_SPACE + place, account), far from the other spaces. */
 const ACCOUNT_UPLOAD_SPACE = 1_727_000_000;
 
 /**
