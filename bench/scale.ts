@@ -29,8 +29,8 @@ const SUBMISSIONS = Number(process.env.BENCH_SUBMISSIONS ?? 3_000);
 const ACCOUNTS = 10;
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 32);
 const LATENCY_MS = 50;
-/** Submissions each server (and its worker) takes before the timed load; BENCH_WARMUP=0 for cold processes. */
-const WARMUP = Number(process.env.BENCH_WARMUP ?? 1_000);
+/** Submissions each server (and its worker) takes before the timed load, enough for V8 to have compiled their paths (BENCH_WARMUP; 0 for cold processes). */
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 5_000);
 // Warm-up submissions are numbered past the load's (their VINs stay 17 characters).
 const WARMUP_FROM = 500_000;
 
