@@ -49,16 +49,12 @@ export interface DbConnection {
   parameters?: Partial<postgres.ConnectionParameters>;
 }
 
-/**
- * `session`: the pool holds session state (advisory locks) on its connections: they are
- * never recycled by age, and `onclose` hears of each one that closes (the state went with it).
- */
-export function createDb(url: string, options: { max?: number; idleTimeoutS?: number; connection?: DbConnection; session?: { onclose: () => void } } = {}) {
+/** A postgres.js pool with the bounds above, and drizzle over it. */
+export function createDb(url: string, options: { max?: number; idleTimeoutS?: number; connection?: DbConnection } = {}) {
   const { ssl, parameters } = options.connection ?? {};
   const sql = postgres(url, {
     max: options.max ?? 10,
     ...(options.idleTimeoutS ? { idle_timeout: options.idleTimeoutS } : {}),
-    ...(options.session && { max_lifetime: null, onclose: options.session.onclose }),
     connect_timeout: CONNECT_TIMEOUT_S,
     backoff: (retries) => Math.min(0.05 * 2 ** retries, RECONNECT_MAX_S),
     // Only when given: a key present, even undefined, would override the URL's sslmode.

@@ -2,7 +2,7 @@ import { ConfigError, type Config } from '../src/config';
 
 /** The worker's tuning, read from the one parsed configuration. */
 export interface WorkerSettings {
-  /** Sends in flight per account, across every worker process (the claim counts them in the database). */
+  /** Registry calls in flight per account, for the whole deployment: one worker sends an account at a time (claim.ts). */
   concurrencyPerAccount: number;
   /** Sends in flight in this process. */
   maxInflight: number;
