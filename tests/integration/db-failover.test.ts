@@ -54,6 +54,23 @@ afterAll(async () => {
   await pg?.close();
 }, 60_000);
 
+/**
+ * The status a request ends with once the database is back. A request in the first moments may
+ * still meet a pool connection being opened again (seen once in CI, under the whole suite's
+ * load): that is a 503 with Retry-After, which a client follows; anything else, or no 200 within
+ * one Retry-After, fails.
+ */
+async function servedAgain(request: () => Promise<Response>): Promise<number> {
+  const until = performance.now() + 5_000;
+  for (;;) {
+    const res = await request();
+    if (res.status !== 503 || performance.now() > until) return res.status;
+    expect(res.headers.get('Retry-After')).toBe('5');
+    await res.arrayBuffer();
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
 const post = (vin: string) =>
   fetch(`${server.url}/v1/prezentari`, { method: 'POST', headers: { 'X-API-Key': key, 'Content-Type': 'application/json' }, body: JSON.stringify(makeSubmission({ vin })) });
 const timed = async <T>(fn: () => Promise<T>) => {
@@ -138,8 +155,8 @@ describe('a database failover', () => {
 
     // The refused post stored nothing; sent again it is stored once and delivered.
     expect((await db.sql`SELECT 1 FROM submissions WHERE payload_json->>'vin' = ${refusedVin}`).length).toBe(0);
-    expect((await post(refusedVin)).status).toBe(200);
-    expect((await web.get('/')).status).toBe(200);
+    expect(await servedAgain(() => post(refusedVin))).toBe(200);
+    expect(await servedAgain(() => web.get('/'))).toBe(200);
     const all = [...before, refusedVin];
     await waitFor(async () => (await sentCount(all)) === all.length || undefined, 30_000, 'every submission to be sent');
     const deliveredMs = performance.now() - restartedAt;
