@@ -88,7 +88,7 @@ async function readIntoShared(incoming: IncomingMessage, length: number): Promis
 
 /** Chunks of refused bodies read per turn of the event loop, all of them together. */
 const DISCARD_PER_TURN = 4;
-let discardQueue: Array<() => void> = [];
+const discardQueue: Array<() => void> = [];
 
 /** Resolves when this chunk's turn comes: DISCARD_PER_TURN per turn of the event loop, in arrival order. */
 function discardTurn(): Promise<void> {
@@ -99,9 +99,7 @@ function discardTurn(): Promise<void> {
 }
 
 function nextDiscards() {
-  const now = discardQueue.slice(0, DISCARD_PER_TURN);
-  discardQueue = discardQueue.slice(DISCARD_PER_TURN);
-  for (const resolve of now) resolve();
+  for (const resolve of discardQueue.splice(0, DISCARD_PER_TURN)) resolve();
   if (discardQueue.length > 0) setImmediate(nextDiscards);
 }
 
