@@ -1,6 +1,6 @@
 import { readlinkSync } from 'node:fs';
 import { constants, setPriority } from 'node:os';
-import { parentPort, Worker, workerData } from 'node:worker_threads';
+import { parentPort, resourceLimits, Worker, workerData } from 'node:worker_threads';
 import { openSpreadsheet } from '../../import/open';
 import { createChunkStager, type ChunkContext, type ChunkRow, type StagedChunk } from './chunk-stager';
 import { copyText } from './facts';
@@ -69,7 +69,8 @@ function startClassifier(thread: ThreadCode, context: ChunkContext) {
   const worker = new Worker(thread.eval ? thread.code : new URL(thread.code), {
     eval: thread.eval,
     workerData: { classify: context },
-    resourceLimits: { maxOldGenerationSizeMb: CLASSIFIER_HEAP_MB },
+    // The young generation of this thread (rest-thread.ts THREAD_YOUNG_MB).
+    resourceLimits: { maxOldGenerationSizeMb: CLASSIFIER_HEAP_MB, maxYoungGenerationSizeMb: resourceLimits.maxYoungGenerationSizeMb },
   });
   const waiting: Array<{ resolve: (chunk: StagedChunk) => void; reject: (error: unknown) => void }> = [];
   const failAll = (error: unknown) => {
