@@ -34,6 +34,9 @@ export function createApp(ctx: AppContext) {
   app.use(async (c, next) => {
     const started = performance.now();
     await next();
+    // An upload's own request is not another account's traffic to give way to.
+    const actor = c.get('actor');
+    if (actor && !(c.req.header('content-type') ?? '').startsWith('multipart/')) ctx.activity.served(actor.accountId);
     const route = routePath(c);
     ctx.metrics.httpRequests.inc({ method: c.req.method, route, status: String(c.res.status) });
     ctx.metrics.httpDuration.observe({ method: c.req.method, route }, (performance.now() - started) / 1000);

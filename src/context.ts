@@ -6,6 +6,7 @@ import type { Journal } from './journal/journal';
 import type { WindowSync } from './http/window-sync';
 import type { Metrics } from './metrics';
 import type { ImportStagings } from './services/import';
+import type { AccountActivity } from './services/import/give-way';
 import type { NomenclatorCache } from './services/operations/nomenclator-cache';
 import type { OperationsLoader } from './services/operations/context';
 import type { InsertBatcher } from './services/submissions/insert-batcher';
@@ -33,6 +34,8 @@ export interface AppContext {
   lookups: OperationsLoader;
   /** Uploads staged past their first rows, in the background (services/import/stagings.ts). */
   importStagings: ImportStagings;
+  /** Which accounts were served lately: a background staging gives way to the others' requests. */
+  activity: AccountActivity;
   /** The rate-limit windows every server of the deployment shares (http/window-sync.ts). */
   windows: WindowSync;
 }

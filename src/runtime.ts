@@ -5,6 +5,7 @@ import type { AppContext } from './context';
 import { createWindowSync } from './http/window-sync';
 import { createMetrics } from './metrics';
 import { createImportStagings } from './services/import';
+import { createAccountActivity } from './services/import/give-way';
 import { createOperationsLoader } from './services/operations/context';
 import { createNomenclatorCache } from './services/operations/nomenclator-cache';
 import { createInsertBatcher } from './services/submissions/insert-batcher';
@@ -31,6 +32,7 @@ export function createContext(options: ContextOptions): AppContext & { close: ()
       perAccount: options.config.GATEWAY_IMPORT_UPLOADS_PER_ACCOUNT,
       background: options.config.GATEWAY_IMPORT_BACKGROUND_MAX,
     }),
+    activity: createAccountActivity(),
     // Background stagings end (their batches failed) before the pool they write with.
     close: async () => {
       await ctx.importStagings.stop();

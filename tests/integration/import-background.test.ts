@@ -16,6 +16,7 @@ const FIRST_ROWS = 50;
 const MAX_ROWS = 8_000;
 let t: TestApp;
 let key: string;
+let accountId: number;
 let otherKey: string;
 let original: ImportStagings;
 
@@ -23,7 +24,8 @@ beforeAll(async () => {
   // Past 256 rows of a background staging, a chunk thread shares the rest (as it is free).
   t = await startTestApp({ GATEWAY_IMPORT_FIRST_ROWS: String(FIRST_ROWS), GATEWAY_IMPORT_MAX_ROWS: String(MAX_ROWS), GATEWAY_IMPORT_THREAD_AFTER: '256' });
   original = t.ctx.importStagings;
-  key = await t.createKey(await t.createAccount());
+  accountId = await t.createAccount();
+  key = await t.createKey(accountId);
   otherKey = await t.createKey(await t.createAccount('Altul'));
   expect((await t.call('POST', '/v1/mapari', { key, body: { cod_op_service: 'REV', cod_prestatie: 'OE-3' } })).status).toBe(200);
   // Row 1800's service, already sent through the API with the registry's code; row 30's and
@@ -150,6 +152,27 @@ describe('a large file answers before it is staged', () => {
     expect(await settled(t, key, id)).toMatchObject({ status: 'staged', row_count: 7_000 });
     expect(await stored('import_row_blocks', id)).toBe(28);
     await expectSamePreviews(id, await stagedWhole(large, 'mare.xlsx'), ['?page=7&page_size=1000', '?state=needs_mapping&page=3&page_size=100', '?state=duplicate_in_file']);
+  });
+
+  it("gives way to another account's requests after each chunk its thread stages; the upload itself and its own polls are not another's", async () => {
+    const large = await xlsxFile({ Date: [HEADER, ...rows(7_000)] });
+    const served = vi.spyOn(t.ctx.activity, 'served');
+    const giveWay = vi.spyOn(t.ctx.activity, 'giveWay');
+    try {
+      const id = (await uploaded(large)).batch_id as number;
+      // The upload's own request was not counted; another account's call is, as its account.
+      expect(served).not.toHaveBeenCalled();
+      expect((await t.call('GET', '/v1/prezentari', { key: otherKey })).status).toBe(200);
+      expect(served).toHaveBeenCalledWith(expect.any(Number));
+      expect(served.mock.calls.every(([account]) => account !== accountId)).toBe(true);
+      expect(await settled(t, key, id)).toMatchObject({ status: 'staged', row_count: 7_000 });
+      // 7,000 rows: 50 in the upload, 256 more on the event loop, the rest in chunks of 512 by the thread.
+      expect(giveWay.mock.calls).toEqual(Array.from({ length: Math.ceil((7_000 - 50 - 256) / 512) }, () => [accountId]));
+      expect(served).toHaveBeenCalledWith(accountId); // its polls, to which it never gives way
+    } finally {
+      served.mockRestore();
+      giveWay.mockRestore();
+    }
   });
 
   it('is committed like any batch once staged', async () => {

@@ -102,9 +102,10 @@ interface StageOptions {
   signal?: AbortSignal;
   /**
    * Staging beside requests: they get a turn now and then, and `progress` hears how far it got.
-   * Past `threadAfter` rows (0: never), a thread stages the rest of `file` (rest-thread.ts).
+   * Past `threadAfter` rows (0: never), a thread stages the rest of `file` (rest-thread.ts),
+   * waiting for `giveWay` after each chunk (give-way.ts).
    */
-  background?: { progress(staged: number): void; threadAfter: number; file: UploadedFile };
+  background?: { progress(staged: number): void; threadAfter: number; file: UploadedFile; giveWay(): Promise<void> };
 }
 
 /**
@@ -211,6 +212,8 @@ async function stageRestInThread(
       if (crossed > Math.floor(staging.staged / PROGRESS_EVERY)) background.progress(crossed * PROGRESS_EVERY);
       staging.staged = rows.staged;
       await write(rows);
+      // Before the thread may send the next chunk (give-way.ts).
+      await background.giveWay();
     },
     signal,
     serverStopping,

@@ -149,7 +149,12 @@ async function stageRest(
   const progress = progressWriter(ctx, staging.batchId);
   try {
     const thread = await own.transaction(async (exec) => {
-      const background = { progress: progress.report, threadAfter: ctx.config.GATEWAY_IMPORT_THREAD_AFTER, file };
+      const background = {
+        progress: progress.report,
+        threadAfter: ctx.config.GATEWAY_IMPORT_THREAD_AFTER,
+        file,
+        giveWay: () => ctx.activity.giveWay(staging.accountId),
+      };
       const report = await stageRows(exec, staging, walk, Infinity, { signal, background });
       await recordProgress(exec, staging, walk.summaries, true);
       return report;
