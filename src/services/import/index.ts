@@ -3,6 +3,7 @@
 // file): the reader walk, the staging and its thread, the derived facts, the raw blocks.
 
 export { getImportBatch, assertStaged, type LoadedBatch } from './batch';
+export { createAccountActivity, type AccountActivity } from './give-way';
 export { saveColumnMapping } from './column-mapping';
 export { commitImportBatch, type ImportCommit } from './commit';
 export { editImportRow, setRowReview, type RowChange } from './edit';
