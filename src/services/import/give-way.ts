@@ -5,10 +5,10 @@
  *
  * Why: a staging's threads run under SCHED_IDLE, so they take no core a request wants, but
  * what they allocate and read still evicts what the request would find in the caches. Two
- * stagings at once doubled another account's p95 (bench:uploads, the staging phase: 7.5–9.4
- * ms against 3.3–4.6 ms quiet); a 60 ms pause per chunk of 512 rows brought it to 5.2–6.0 ms,
- * the staging taking ~2.3 × as long. Pausing only while a request was in flight did not
- * help: the caches were already cold when it came.
+ * stagings at once doubled another account's p95 (bench:uploads, while they stage: 7.8–9.5 ms,
+ * quiet 3.5–5.3); a 60 ms pause per chunk of 512 rows brought it to 5.4–6.6 ms, the stagings
+ * taking ~2.3 × as long. Pausing only while a request was in flight did not help: the caches
+ * were already cold when it came.
  */
 export const GIVE_WAY_MS = 60;
 /** How recent another account's request must be for a staging to give way. */

@@ -3,11 +3,11 @@
 // file): the reader walk, the staging and its thread, the derived facts, the raw blocks.
 
 export { getImportBatch, assertStaged, type LoadedBatch } from './batch';
-export { createAccountActivity, type AccountActivity } from './give-way';
 export { saveColumnMapping } from './column-mapping';
 export { commitImportBatch, type ImportCommit } from './commit';
 export { editImportRow, setRowReview, type RowChange } from './edit';
 export { exportFailedRows, FAILED_FORMATS } from './export-failed';
+export { createAccountActivity, type AccountActivity } from './give-way';
 export { batchSubmissionStatuses, listImportBatches, type ImportBatchItem } from './history';
 export { previewImportBatch, type ImportPreview, type ImportRowRecord } from './preview';
 export { columnSamples, type Sample } from './samples';
