@@ -14,6 +14,10 @@ const SUBMISSION_ERRORS = {
   },
   DATA_IN_VIITOR: { problema: 'Data prestației este în viitor.', fix: 'Folosiți data la care s-a făcut prestația (ora României).' },
   ODOMETRU_INVALID: { problema: 'Valoarea odometrului nu este numerică.', fix: 'Trimiteți kilometrajul ca număr (ex. 154200).' },
+  ODOMETRU_ZECIMAL: {
+    problema: 'Odometrul nu este un număr întreg de kilometri.',
+    fix: 'Scrieți kilometrajul întreg, fără zecimale: 87400 (sau 87.400, cu punct la mii).',
+  },
   ODOMETRU_INITIAL_LIPSA: { problema: 'Lipsește odometrul inițial.', fix: 'Operațiile R-ODO și I-ODO cer odometruInitial; completați-l.' },
   ODOMETRU_INVERSAT: { problema: 'Odometrul inițial este mai mare decât cel final.', fix: 'Verificați valorile: odometruInitial trebuie să fie cel mult odometruFinal.' },
   PRESTATII_GOALE: { problema: 'Lista de prestații este goală.', fix: 'Adăugați cel puțin o operație în prestatii.' },

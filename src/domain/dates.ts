@@ -33,20 +33,6 @@ export function isIsoDate(text: string): boolean {
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
-const SHOWN_DATE = /^(\d{1,2})\.(\d{1,2})\.(\d{4})$/;
-
-/**
- * A date as a clerk types it: as the screens show it (`dd.mm.yyyy`, `d.m.yyyy`) or ISO
- * (`YYYY-MM-DD`), as YYYY-MM-DD; null when it is neither or no such day exists (31.02.2025,
- * 2025-13-01). The one reader of typed dates, so a form and its service agree.
- */
-export function parseTypedDate(text: string): string | null {
-  const trimmed = text.trim();
-  const shown = SHOWN_DATE.exec(trimmed);
-  const iso = shown ? `${shown[3]}-${shown[2]!.padStart(2, '0')}-${shown[1]!.padStart(2, '0')}` : trimmed;
-  return isIsoDate(iso) ? iso : null;
-}
-
 /** `YYYY-MM-DD` (or a Date at UTC midnight, as a DATE column arrives) → `dd.mm.yyyy`, as every screen and export writes a day; anything else unchanged. */
 export function formatDate(value: string | Date | null): string {
   if (value === null) return '';

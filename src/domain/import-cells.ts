@@ -1,5 +1,7 @@
-// How the cells of a workshop's own spreadsheet become the values of a submission. Pure:
-// the same cell always gives the same value, at preview and at commit.
+// How what a workshop's file holds or a clerk types becomes the values of a submission: the one
+// reader of VINs, plates, dates and odometers for a file's cells, the import's cell edits and the
+// submission panel's correction (and, for odometer text, the API's canonicalisation). Pure: the
+// same cell always gives the same value, at preview and at commit.
 
 /** A cell as the readers hand it over: xlsx keeps numbers and booleans, csv only has text. */
 export type CellValue = string | number | boolean | null;
@@ -64,8 +66,12 @@ const DECIMAL_COMMA = /^\d+,\d+$/; // 154200,0
 
 /**
  * An odometer cell: numbers stay numbers; text loses spaces and a `km` suffix, and Romanian
- * (`154.200`, `154200,0`) or English (`154,200`) separators are read as such. The result
- * goes through the API's own canonicalisation, which turns `154200.0` into 154200.
+ * (`154.200`, `154200,0`) or English (`154,200`) separators are read as such: a dot or a comma
+ * followed by groups of exactly three digits separates thousands (in Romanian `87.400` is
+ * eighty-seven thousand four hundred), any other one is a decimal point. A fraction is kept as
+ * read (`87,4` is 87.4), never rounded: validation refuses an odometer that is not whole
+ * kilometres. The result goes through the API's own canonicalisation, which turns `154200.0`
+ * into 154200.
  */
 export function parseOdometerCell(value: CellValue | undefined): number | string | null {
   if (value === null || value === undefined) return null;
@@ -77,6 +83,11 @@ export function parseOdometerCell(value: CellValue | undefined): number | string
   if (THOUSANDS_COMMA.test(text)) return text.replace(/,/g, '');
   if (DECIMAL_COMMA.test(text)) return text.replace(',', '.');
   return text;
+}
+
+/** A VIN as printed or typed in groups (`WDB 123456 1A654321`, `WDB-1234561A.654321`) is the VIN without them. */
+export function parseVinCell(value: CellValue | undefined): string {
+  return cellText(value).replace(/[\s\u00a0\u202f.\-–—_]+/g, '');
 }
 
 /** A plate as printed (`B-123-ABC`, `B 123 ABC`) is the registry's `B123ABC`. */

@@ -1,5 +1,5 @@
 import { contentError, type ContentError } from '../errors';
-import { cellText, parseDateCell, parseOdometerCell, parsePlateCell, splitCodes, splitNames, type CellValue } from './import-cells';
+import { cellText, parseDateCell, parseOdometerCell, parsePlateCell, parseVinCell, splitCodes, splitNames, type CellValue } from './import-cells';
 import { IMPORT_FIELDS, type ColumnMapping, type ImportField } from './import-header';
 import type { PrestatieInput, SubmissionInput } from './submission-input';
 import { hasUnstorableChar, replaceUnstorable } from './text';
@@ -90,17 +90,25 @@ function items(values: FieldValues): PrestatieInput[] {
   ];
 }
 
+/** The record's own fields as a person or a file wrote them, read by the one reader (import-cells). */
+export type RecordFields = Pick<FieldValues, 'vin' | 'nrInm' | 'dataPrestatie' | 'odometruInitial' | 'odometruFinal'>;
+
 /**
- * One row is one submission. Dates, odometers and plates are read the way spreadsheets
- * write them; everything then goes through the API's canonicalisation and validation.
+ * Dates, odometers, VINs and plates read the way spreadsheets and people write them; the import
+ * (cells and edits) and the panel's correction both read through here, then through the API's
+ * canonicalisation and validation.
  */
-export function toSubmissionInput(values: FieldValues, options: { date1904?: boolean } = {}): ImportedInput {
+export function readRecordFields(values: RecordFields, options: { date1904?: boolean } = {}): Omit<ImportedInput, 'prestatii'> {
   return {
-    vin: cellText(values.vin),
+    vin: parseVinCell(values.vin),
     nrInm: parsePlateCell(values.nrInm),
     dataPrestatie: parseDateCell(values.dataPrestatie, options.date1904),
     odometruInitial: parseOdometerCell(values.odometruInitial),
     odometruFinal: parseOdometerCell(values.odometruFinal),
-    prestatii: items(values),
   };
+}
+
+/** One row's values as a submission's content. */
+export function toSubmissionInput(values: FieldValues, options: { date1904?: boolean } = {}): ImportedInput {
+  return { ...readRecordFields(values, options), prestatii: items(values) };
 }

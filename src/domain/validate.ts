@@ -40,6 +40,21 @@ function describe(value: unknown): string {
 }
 
 /**
+ * An odometer is whole kilometres: a fraction (`87,4` typed, 87.4 sent) is refused with its
+ * reason, never rounded, since the registry keeps what it is sent for good.
+ */
+export function odometerError(value: number | string | null, field: 'odometruFinal' | 'odometruInitial'): ContentError | null {
+  if (value === null) return contentError('ODOMETRU_INVALID', field, `Câmpul ${field} lipsește.`);
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+    return contentError('ODOMETRU_INVALID', field, `„${describe(value)}” nu este un număr pozitiv.`);
+  }
+  if (!Number.isInteger(value)) {
+    return contentError('ODOMETRU_ZECIMAL', field, `${String(value).replace('.', ',')} are zecimale; un odometru se scrie în kilometri întregi.`);
+  }
+  return null;
+}
+
+/**
  * Every content rule of the spec; an empty list means the content is valid. `resolvedCodes`
  * are the registry codes the items resolved to: a workshop code mapped to R-ODO needs
  * odometruInitial just as a direct R-ODO does.
@@ -74,19 +89,18 @@ export function validateContent(content: CanonicalContent, now: Date, resolvedCo
     erori.push(contentError('DATA_IN_VIITOR', 'dataPrestatie', `${dataPrestatie} este după data de azi (${todayInBucharest(now)}).`));
   }
 
-  const finalOk = typeof odometruFinal === 'number' && Number.isFinite(odometruFinal) && odometruFinal >= 0;
-  if (!finalOk) {
-    const cauza = odometruFinal === null ? 'Câmpul odometruFinal lipsește.' : `„${describe(odometruFinal)}” nu este un număr pozitiv.`;
-    erori.push(contentError('ODOMETRU_INVALID', 'odometruFinal', cauza));
-  }
+  const finalError = odometerError(odometruFinal, 'odometruFinal');
+  if (finalError) erori.push(finalError);
   // Two scans rather than a concatenated copy: this runs for every row of an import.
   const needsInitial = resolvedCodes.some((c) => ODOMETER_CODES.has(c)) || prestatii.some((p) => ODOMETER_CODES.has(p.cod_prestatie ?? ''));
   if (odometruInitial === null) {
     if (needsInitial) erori.push(contentError('ODOMETRU_INITIAL_LIPSA', 'odometruInitial', 'Prestațiile includ R-ODO sau I-ODO.'));
-  } else if (typeof odometruInitial !== 'number' || !Number.isFinite(odometruInitial) || odometruInitial < 0) {
-    erori.push(contentError('ODOMETRU_INVALID', 'odometruInitial', `„${describe(odometruInitial)}” nu este un număr pozitiv.`));
-  } else if (finalOk && odometruInitial > (odometruFinal as number)) {
-    erori.push(contentError('ODOMETRU_INVERSAT', 'odometruInitial', `${odometruInitial} > ${odometruFinal}.`));
+  } else {
+    const initialError = odometerError(odometruInitial, 'odometruInitial');
+    if (initialError) erori.push(initialError);
+    else if (!finalError && (odometruInitial as number) > (odometruFinal as number)) {
+      erori.push(contentError('ODOMETRU_INVERSAT', 'odometruInitial', `${odometruInitial} > ${odometruFinal}.`));
+    }
   }
 
   if (prestatii.length === 0) erori.push(contentError('PRESTATII_GOALE', 'prestatii', 'Nu a fost trimisă nicio prestație.'));

@@ -1,21 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseTypedDate } from '../../src/domain/dates';
 import { allowsCorrection } from '../../src/domain/statuses';
 import { fieldLabel, withFieldLabels } from '../../src/web/ui/field-labels';
-
-describe('parseTypedDate', () => {
-  it('reads dates as the screens show them and as ISO', () => {
-    expect(parseTypedDate('14.03.2025')).toBe('2025-03-14');
-    expect(parseTypedDate(' 2.3.2025 ')).toBe('2025-03-02');
-    expect(parseTypedDate('2025-03-14')).toBe('2025-03-14');
-    expect(parseTypedDate('29.02.2024')).toBe('2024-02-29');
-  });
-  it('refuses days that do not exist and other shapes', () => {
-    for (const bad of ['31.02.2025', '29.02.2025', '2025-13-01', '00.01.2025', '14.03.25', '14/03/2025', '2025-3-14', '', 'azi', '14.03.2025 10:00']) {
-      expect(parseTypedDate(bad), bad).toBeNull();
-    }
-  });
-});
 
 describe('allowsCorrection', () => {
   it('needs_data, and an error whose cause is its content; no other error, no other state', () => {

@@ -6,7 +6,7 @@ import { canonicalize, type CanonicalContent } from '../../domain/canonical';
 import { classifyContent } from '../../domain/classify';
 import { idempotencyKeys } from '../../domain/idempotency';
 import { allowsCorrection } from '../../domain/statuses';
-import { parseTypedDate } from '../../domain/dates';
+import { readRecordFields } from '../../domain/import-row';
 import { journalActor } from '../../journal/actor';
 import type { CorrectionInput, PrestatieInput } from '../../domain/submission-input';
 import { ConflictError } from '../../errors';
@@ -39,11 +39,11 @@ function store(ctx: AppContext, accountId: number, id: number, changes: Correcti
     if (!allowsCorrection(row))
       throw new ConflictError('Doar o trimitere cu date de completat (sau refuzată de registru pentru conținut) se corectează; starea ei s-a schimbat între timp.');
     const before = row.payload as CanonicalContent;
-    // The fields the clerk typed are canonicalised as a post's are; its operations (canonical
-    // items, each with one code: a PrestatieInput canonicalised again unchanged) stay as sent.
+    // The fields the clerk typed are read as the import reads a file's (87.400 is 87400 km), then
+    // canonicalised as a post's are; its operations (canonical items, each with one code: a
+    // PrestatieInput canonicalised again unchanged) stay as sent.
     const content = canonicalize({
-      ...changes,
-      dataPrestatie: parseTypedDate(changes.dataPrestatie) ?? changes.dataPrestatie,
+      ...readRecordFields(changes),
       prestatii: before.prestatii as PrestatieInput[],
       b64Image: before.b64Image,
     });

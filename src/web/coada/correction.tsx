@@ -1,4 +1,7 @@
-import { parseTypedDate } from '../../domain/dates';
+import { isIsoDate } from '../../domain/dates';
+import { canonicalOdometer } from '../../domain/canonical';
+import { parseDateCell, parseOdometerCell } from '../../domain/import-cells';
+import { odometerError } from '../../domain/validate';
 import { CorrectionInput } from '../../domain/submission-input';
 import type { SubmissionRecord } from '../../services/submissions/read';
 import type { FormFields } from '../form';
@@ -50,11 +53,18 @@ export function readCorrection(fields: FormFields): { ok: true; input: Correctio
       errors[field] ??= issue.code === 'too_big' ? `„${label}” este prea lung.` : `Completați „${label}”.`;
     }
   }
-  const date = values.dataPrestatie.trim() === '' ? null : parseTypedDate(values.dataPrestatie);
+  const read = parseDateCell(values.dataPrestatie);
+  const date = isIsoDate(read) ? read : null;
   if (values.dataPrestatie.trim() !== '' && date === null && !errors.dataPrestatie) {
     errors.dataPrestatie = 'Data nu există sau nu este scrisă ca zz.ll.aaaa (de exemplu 14.03.2025).';
   }
-  if (!parsed.success || date === null) return { ok: false, values, errors };
+  // An odometer that is not whole kilometres is refused here, as typed, rather than stored held.
+  for (const field of ['odometruInitial', 'odometruFinal'] as const) {
+    if (values[field].trim() === '' || errors[field]) continue;
+    const error = odometerError(canonicalOdometer(parseOdometerCell(values[field])), field);
+    if (error) errors[field] = withFieldLabels(`${error.problema} ${error.cauza}`);
+  }
+  if (!parsed.success || date === null || Object.keys(errors).length > 0) return { ok: false, values, errors };
   return { ok: true, input: { ...parsed.data, dataPrestatie: date } };
 }
 
