@@ -1,5 +1,5 @@
 import { contentError, type ContentError } from '../errors';
-import { cellText, parseDateCell, parseOdometerCell, parsePlateCell, parseVinCell, splitCodes, splitNames, type CellValue } from './import-cells';
+import { parseDateCell, parseOdometerCell, parsePlateCell, parseVinCell, splitCodes, splitNames, type CellValue } from './import-cells';
 import { IMPORT_FIELDS, type ColumnMapping, type ImportField } from './import-header';
 import type { PrestatieInput, SubmissionInput } from './submission-input';
 import { hasUnstorableChar, replaceUnstorable } from './text';

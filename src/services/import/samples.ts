@@ -22,6 +22,8 @@ function readAs(field: ImportField, cell: Parameters<typeof toSubmissionInput>[0
   switch (field) {
     case 'vin':
     case 'nrInm':
+      // As canonicalisation will have it: upper-cased, the spaces and dashes of a printed VIN gone.
+      return String(input[field] ?? '').toUpperCase();
     case 'dataPrestatie':
       return String(input[field] ?? '');
     case 'odometruInitial':
