@@ -86,7 +86,7 @@ async function parseAndClassifyOnce(ctx: AppContext, bytes: Buffer): Promise<num
       if (setting === null) {
         const header = headerCells(r.cells);
         const { mapping } = await initialMappingState(ctx.db, 1, header, headerSignature(header));
-        setting = { accountId: 1, mapping, date1904: sheet.date1904 };
+        setting = { accountId: 1, mapping, date1904: sheet.date1904, header };
         continue;
       }
       classifyCells(r.cells, {}, setting, resolution, now);

@@ -64,6 +64,17 @@ export const importRows = pgTable(
     vinHmac: text('vin_hmac'),
     recordedOdometru: doublePrecision('recorded_odometru'),
     recordedData: text('recorded_data'),
+    // One service visit, one record: lines with the same VIN, date and odometers share this key
+    // (an HMAC under the batch's VIN key, like vin_hmac); null for a line that can be no visit's.
+    visitKey: text('visit_key'),
+    // The plate under the same HMAC: the lines of one visit must not name two plates.
+    plateHmac: text('plate_hmac'),
+    // The line's only content error is its empty plate: another line of its visit may give it.
+    plateMissing: boolean('plate_missing'),
+    // Why the line is no service (a total, a note, a repeated header), derived with the facts.
+    leftOut: text('left_out'),
+    // Who left the line out by hand (the actor's label), null while it is in.
+    leftOutBy: text('left_out_by'),
   },
   (t) => [primaryKey({ name: 'import_rows_pkey', columns: [t.batchId, t.rowIndex] })],
 );

@@ -6,7 +6,7 @@ import { isSubmissionStatus, STATUS_LABEL } from './statuses';
 export type ImportBatchStatus = 'staging' | 'staged' | 'committed' | 'failed';
 
 /** Import preview row states, computed at every preview from content, mappings and history. */
-export const ROW_STATES = ['ok', 'needs_mapping', 'needs_data', 'needs_review', 'already_sent', 'duplicate_in_file'] as const;
+export const ROW_STATES = ['ok', 'needs_mapping', 'needs_data', 'needs_review', 'already_sent', 'duplicate_in_file', 'left_out'] as const;
 export type RowState = (typeof ROW_STATES)[number];
 
 /** The states whose rows a commit stores: ready rows queue, invalid ones are held as needs_data. */
@@ -17,9 +17,28 @@ export interface OdometerReading {
   odometru: number;
 }
 
+type RowVerdict = 'queued' | 'needs_data' | 'needs_mapping';
+
+/**
+ * The service visit a line belongs to (lines with the same VIN, date and odometers: one record).
+ * A line alone is a visit of one line.
+ */
+export interface VisitFacts {
+  /** The visit's verdict: needs_data if a line's is, else needs_mapping if a line's is, else queued. */
+  verdict: RowVerdict;
+  /** Its lines name two plates: held for the clerk. */
+  disagrees: boolean;
+  /** A submission of the account already queued or sent with the visit's record (VIN, date, odometer, set of codes). */
+  existing: { id: number; status: string } | null;
+}
+
 export interface RowFacts {
   /** The classification verdict (never `error`: an import does not reject unmapped codes). */
-  verdict: 'queued' | 'needs_data' | 'needs_mapping';
+  verdict: RowVerdict;
+  /** Why the line is left out (no service, or left out by hand), or null. */
+  leftOut?: string | null;
+  /** Absent for a line that is a visit alone. */
+  visit?: VisitFacts;
   /** A stored submission with this row's key (either key form), if any. */
   existing: { id: number; status: string } | null;
   /** The first earlier row of the file with the same key, if any. */
@@ -39,15 +58,21 @@ export interface RowStateResult {
 /**
  * The rules of a row's state. The preview applies them in SQL over the whole batch
  * (services/import/states.ts); a test holds the two equal on generated rows.
- * Precedence: a row already stored is `already_sent` whatever else holds; a repeat inside
- * the file is `duplicate_in_file`; then the content verdict; a row that would be ready but
- * reads less than a recorded odometer is held as `needs_review` until the user includes it.
+ * Precedence: a line that is no service (or that the clerk left out) is `left_out`; a row already
+ * stored, or whose visit's record is, is `already_sent` whatever else holds; a repeat inside the
+ * file is `duplicate_in_file`; then the visit's verdict; a visit whose lines name two plates is
+ * held as `needs_review`; a row that would be ready but reads less than a recorded odometer is
+ * held as `needs_review` until the user includes it.
  */
 export function rowState(facts: RowFacts): RowStateResult {
-  if (facts.existing) return { state: 'already_sent', review: null };
+  const visit = facts.visit ?? { verdict: facts.verdict, disagrees: false, existing: null };
+  if (facts.leftOut) return { state: 'left_out', review: null };
+  if (facts.existing || visit.existing) return { state: 'already_sent', review: null };
   if (facts.duplicateOf !== null) return { state: 'duplicate_in_file', review: null };
-  if (facts.verdict === 'needs_data') return { state: 'needs_data', review: null };
-  if (facts.verdict === 'needs_mapping') return { state: 'needs_mapping', review: null };
+  // A visit is one record: what holds one of its lines holds them all.
+  if (visit.verdict === 'needs_data') return { state: 'needs_data', review: null };
+  if (visit.verdict === 'needs_mapping') return { state: 'needs_mapping', review: null };
+  if (visit.disagrees) return { state: 'needs_review', review: null };
   const { recorded, odometruFinal } = facts;
   if (recorded && odometruFinal !== null && odometruFinal < recorded.odometru) {
     return { state: facts.includeReview ? 'ok' : 'needs_review', review: { ...recorded, inclus: facts.includeReview } };
@@ -90,7 +115,7 @@ export function createRowsHasher() {
 }
 
 export function emptyCounts(): Record<RowState, number> {
-  return { ok: 0, needs_mapping: 0, needs_data: 0, needs_review: 0, already_sent: 0, duplicate_in_file: 0 };
+  return { ok: 0, needs_mapping: 0, needs_data: 0, needs_review: 0, already_sent: 0, duplicate_in_file: 0, left_out: 0 };
 }
 
 export interface OutcomeForReason {
@@ -99,6 +124,9 @@ export interface OutcomeForReason {
   duplicateOf: number | null;
   review: (OdometerReading & { inclus: boolean }) | null;
   odometruFinal: number | null;
+  leftOut: string | null;
+  /** The line's visit: its first line and how many lines it has. */
+  visit: { head: number; lines: number; disagrees: boolean } | null;
 }
 
 const shownStatus = (status: string | undefined) => (status && isSubmissionStatus(status) ? STATUS_LABEL[status].toLowerCase() : status);
@@ -106,15 +134,22 @@ const shownStatus = (status: string | undefined) => (status && isSubmissionStatu
 /** Why a row is in its state, in the words the dashboard and the failed-rows CSV use. */
 export function stateReason(outcome: OutcomeForReason, verdictMotiv: string | null): string | null {
   switch (outcome.state) {
+    case 'left_out':
+      return outcome.leftOut;
     case 'already_sent':
       return `Există deja: prezentarea #${outcome.existing?.id} (${shownStatus(outcome.existing?.status)}).`;
     case 'duplicate_in_file':
       return `Identic cu rândul ${outcome.duplicateOf} din fișier.`;
     case 'needs_review':
+      if (outcome.visit?.disagrees) return `Rândurile vizitei de la rândul ${outcome.visit.head} au numere de înmatriculare diferite; corectați numărul sau lăsați deoparte rândul greșit.`;
       return `Odometrul ${outcome.odometruFinal} este mai mic decât ${outcome.review?.odometru} înregistrat pentru acest VIN la ${formatDate(outcome.review?.data ?? null)}; includeți rândul explicit dacă valoarea este corectă.`;
     case 'ok':
       return outcome.review ? `Inclus după verificare: odometrul este mai mic decât ${outcome.review.odometru} înregistrat la ${formatDate(outcome.review.data)}.` : null;
     default:
+      // A line ready by itself, held with its visit for another line's reason.
+      if (verdictMotiv === null && outcome.visit && outcome.visit.lines > 1) {
+        return `Face parte din vizita de la rândul ${outcome.visit.head}, în care un alt rând ${outcome.state === 'needs_mapping' ? 'are un cod de mapat' : 'are date de corectat'}.`;
+      }
       return verdictMotiv;
   }
 }

@@ -23,7 +23,7 @@ const HEADER = ['VIN', 'Nr. înmatriculare', 'Data', 'Km intrare', 'Km ieșire',
 const context: ChunkContext = {
   batchId: 7,
   purgeAfter: '2025-06-12T10:00:00.000Z',
-  setting: { accountId: 3, mapping: suggestMapping(HEADER), date1904: false },
+  setting: { accountId: 3, mapping: suggestMapping(HEADER), date1904: false, header: HEADER },
   resolution: {
     nomenclator: new Map(FALLBACK_NOMENCLATOR.map((n) => [n.cod, n.denumire])),
     mappings: new Map([['SCH-ULEI', 'OE-2']]),

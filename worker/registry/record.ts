@@ -44,7 +44,10 @@ export function buildRecord(content: CanonicalContent, items: readonly StoredIte
     odometruInitial: odometer(content.odometruInitial, 'odometruInitial'),
     odometruFinal,
     obs: '',
-    prestatii: items.map((item) => ({ codPrestatie: item.cod_prestatie, numePrestatie: item.denumire, idPrezentare: null })),
+    // Each registry code once: two workshop operations mapped to one code are one operation for the registry.
+    prestatii: items
+      .filter((item, i) => items.findIndex((other) => other.cod_prestatie === item.cod_prestatie) === i)
+      .map((item) => ({ codPrestatie: item.cod_prestatie, numePrestatie: item.denumire, idPrezentare: null })),
     sistemReparat: null,
     status: protocol.finalisedStatus,
     b64Image: content.b64Image,

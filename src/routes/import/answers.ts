@@ -60,10 +60,15 @@ export const RowView = z.object({
   duplicate_of: z.number().int().nullable(),
   existing_submission: z.object({ id: z.number().int(), status: z.string() }).nullable(),
   submission_id: z.number().int().nullable(),
+  // Additive: the service visit the line belongs to (lines with the same VIN, date and odometers
+  // make one record): its first line and how many lines it has. Null for a line left out.
+  vizita: z.object({ primul_rand: z.number().int(), randuri: z.number().int() }).nullable(),
 });
 export type RowView = z.infer<typeof RowView>;
 
-const Totals = z.object({ counts: Counts, n_to_commit: z.number().int(), rows_hash: z.string() });
+// n_to_commit counts rows (what a commit confirms, as the spec has it); n_records (additive) the
+// records the commit sends, one per visit.
+const Totals = z.object({ counts: Counts, n_to_commit: z.number().int(), n_records: z.number().int(), rows_hash: z.string() });
 
 export const PreviewAnswer = z.object({
   batch_id: z.number().int(),

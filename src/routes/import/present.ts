@@ -82,10 +82,11 @@ function presentRow(row: ImportRowRecord): RowView {
     duplicate_of: row.duplicateOf,
     existing_submission: row.existing,
     submission_id: row.submissionId,
+    vizita: row.visit ? { primul_rand: row.visit.head, randuri: row.visit.lines } : null,
   };
 }
 
-const presentTotals = (s: BatchSummary) => ({ counts: s.counts, n_to_commit: s.nToCommit, rows_hash: s.rowsHash });
+const presentTotals = (s: BatchSummary) => ({ counts: s.counts, n_to_commit: s.nToCommit, n_records: s.nRecords, rows_hash: s.rowsHash });
 
 export function presentPreview(p: ImportPreview): PreviewAnswer {
   return {

@@ -8,7 +8,10 @@ import { COMMITTED_STATES } from '../../domain/import-state';
 import { contentColumns, insertImported, verdictColumns } from '../submissions/store';
 import { assertStaged, loadBatch, type LoadedBatch } from './batch';
 import { refreshDerived, type Derivation } from './freshness';
-import { readRow, stagedRowsAt } from './rows';
+import { readRow, stagedRowsAt, type RowReading } from './rows';
+import { itemCode, type CanonicalContent, type CanonicalItem } from '../../domain/canonical';
+import { classifyContent } from '../../domain/classify';
+import { idempotencyKey } from '../../domain/idempotency';
 import { batchSummary, inStates, rowOutcomes } from './states';
 
 const INSERT_CHUNK = 500;
@@ -19,32 +22,55 @@ export interface CommitInput {
 }
 
 /**
- * Inserts one chunk of rows as submissions, exactly as POST /v1/prezentari stores them (same
- * classification, same key); a key already taken (a concurrent post of the same content)
- * is skipped by the unique key. Returns how many were inserted, by status.
+ * One visit's committed lines as the one submission they make: the first line's vehicle and date
+ * (its plate, or the first line's that has one), the operations of every line, each workshop code
+ * once, classified and keyed exactly as POST /v1/prezentari would (a line alone is its own post).
  */
-async function insertChunk(ctx: AppContext, tx: Executor, batch: LoadedBatch, derivation: Derivation, indexes: number[], requestId: string) {
-  const staged = await stagedRowsAt(tx, ctx.keyring, batch.id, indexes);
-  const values = staged.map((row) => {
-    const { verdict, key } = readRow(row, batch, derivation.resolution, derivation.now, ctx.keyring);
-    // An included needs_review row is content-valid and resolved: it queues like any other.
+export function visitContent(readings: readonly RowReading[]): CanonicalContent {
+  const [head] = readings;
+  if (!head) throw new Error('a visit has at least one line');
+  if (readings.length === 1) return head.verdict.content;
+  const items = new Map<string, CanonicalItem>();
+  for (const r of readings) for (const item of r.verdict.content.prestatii) if (!items.has(itemCode(item))) items.set(itemCode(item), item);
+  const nrInm = readings.find((r) => r.verdict.content.nrInm)?.verdict.content.nrInm ?? head.verdict.content.nrInm;
+  return { ...head.verdict.content, nrInm, prestatii: [...items.values()] };
+}
+
+/**
+ * Inserts one chunk of visits as submissions, exactly as POST /v1/prezentari stores them (same
+ * classification, same key), one per visit at its first line's index; every line of the visit
+ * points to it. A key already taken (a concurrent post of the same content) is skipped by the
+ * unique key. Returns what was inserted, by status.
+ */
+async function insertChunk(ctx: AppContext, tx: Executor, batch: LoadedBatch, derivation: Derivation, visits: number[][], requestId: string) {
+  const staged = new Map((await stagedRowsAt(tx, ctx.keyring, batch.id, visits.flat())).map((row) => [row.row_index, row]));
+  const headOf = new Map<number, number>();
+  const values = visits.map((lines) => {
+    const readings = lines.map((i) => readRow(staged.get(i)!, batch, derivation.resolution, derivation.now, ctx.keyring));
+    for (const i of lines) headOf.set(i, lines[0]!);
+    const content = visitContent(readings);
+    const found = readings.flatMap((r) => r.verdict.erori.filter((e) => e.cod === 'TEXT_NEPERMIS'));
+    const verdict = classifyContent(content, derivation.resolution, { rejectUnmapped: false, now: derivation.now, found });
+    // An included needs_review visit is content-valid and resolved: it queues like any other.
     const status = verdict.status === 'needs_data' ? 'needs_data' : 'queued';
     return {
       accountId: batch.accountId,
       batchId: batch.id,
-      rowIndex: row.row_index,
+      rowIndex: lines[0]!,
       requestId,
       createdAt: derivation.now,
       updatedAt: derivation.now,
-      ...contentColumns(verdict.content, key),
+      ...contentColumns(content, idempotencyKey(batch.accountId, content)),
       ...verdictColumns(verdict, derivation.now, status),
     };
   });
   if (values.length === 0) return [];
   const inserted = await insertImported(tx, values);
+  const idOf = new Map(inserted.map((r) => [r.rowIndex, r.id]));
+  const links = [...headOf].flatMap(([rowIndex, head]) => (idOf.has(head) ? [{ rowIndex, id: idOf.get(head) }] : []));
   await tx.execute(sql`
     UPDATE import_rows r SET submission_id = v.id
-    FROM jsonb_to_recordset(${JSON.stringify(inserted)}::jsonb) AS v("rowIndex" int, id bigint)
+    FROM jsonb_to_recordset(${JSON.stringify(links)}::jsonb) AS v("rowIndex" int, id bigint)
     WHERE r.batch_id = ${batch.id} AND r.row_index = v."rowIndex"`);
   return inserted;
 }
@@ -85,10 +111,16 @@ export async function commitImportBatch({
       throw new AppError('IMPORT_CONFIRMARE_HASH', 'rows_hash trimis nu corespunde rândurilor actuale (editări, mapări sau trimiteri noi după previzualizare).');
     }
 
-    const committable = (await rowOutcomes(tx, accountId, batch.id, inStates(COMMITTED_STATES))).map((o) => o.rowIndex);
+    const committable = await rowOutcomes(tx, accountId, batch.id, inStates(COMMITTED_STATES));
+    const visits = new Map<number, number[]>();
+    for (const o of committable) {
+      const head = o.visit?.head ?? o.rowIndex;
+      visits.set(head, [...(visits.get(head) ?? []), o.rowIndex]);
+    }
+    const groups = [...visits.values()];
     const stored = { queued: 0, needs_data: 0 };
-    for (let i = 0; i < committable.length; i += INSERT_CHUNK) {
-      for (const row of await insertChunk(ctx, tx, batch, derivation, committable.slice(i, i + INSERT_CHUNK), requestId)) {
+    for (let i = 0; i < groups.length; i += INSERT_CHUNK) {
+      for (const row of await insertChunk(ctx, tx, batch, derivation, groups.slice(i, i + INSERT_CHUNK), requestId)) {
         stored[row.status as keyof typeof stored] += 1;
       }
     }
@@ -103,8 +135,8 @@ export async function commitImportBatch({
       batchId: batch.id,
       inserted,
       byStatus: stored,
-      // Rows that met an equal submission stored between the check and the insert.
-      skippedConflict: committable.length - inserted,
+      // Visits that met an equal submission stored between the check and the insert.
+      skippedConflict: groups.length - inserted,
       notCommitted: summary.total - committable.length,
       counts: summary.counts,
       attestation: attestation!,

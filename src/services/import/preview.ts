@@ -27,6 +27,8 @@ export function importRow(reading: RowReading, outcome: RowOutcome) {
     duplicateOf: outcome.duplicateOf,
     existing: outcome.existing,
     submissionId: reading.submissionId,
+    visit: outcome.visit,
+    leftOutByHand: outcome.leftOutByHand,
   };
 }
 export type ImportRowRecord = ReturnType<typeof importRow>;

@@ -6,6 +6,7 @@ import type { CellValue } from '../../domain/import-cells';
 import type { ColumnMapping } from '../../domain/import-header';
 import { applyOverride, mappedValues, readOverride, storableValues, toSubmissionInput, type FieldValues } from '../../domain/import-row';
 import { idempotencyKeys } from '../../domain/idempotency';
+import { nonServiceReason } from '../../domain/non-service';
 import type { ResolutionContext } from '../../domain/resolve';
 import type { LoadedBatch } from './batch';
 import type { StoredFacts } from './facts';
@@ -34,7 +35,7 @@ export async function* stagedRows(exec: Executor, keyring: Keyring, batchId: num
   for (;;) {
     const rows = await exec.execute<Stored & StoredFacts>(sql`
       SELECT row_index, sheet, raw_enc, override_json, include_review, submission_id,
-        verdict, idem_key, legacy_key, codes, unmapped, data_prestatie, odometru_final, client_codes, rule_bound, vin_hmac
+        verdict, idem_key, legacy_key, codes, unmapped, data_prestatie, odometru_final, client_codes, rule_bound, vin_hmac, visit_key, plate_hmac, plate_missing, left_out
       FROM import_rows
       WHERE batch_id = ${batchId} AND row_index > ${after} AND (${where}) ORDER BY row_index LIMIT ${CHUNK}`);
     if (rows.length === 0) return;
@@ -61,6 +62,8 @@ export interface RowReading {
   overridden: string[];
   values: FieldValues;
   verdict: RowVerdict;
+  /** Why the line is no service (domain/non-service.ts), or null. */
+  leftOut: string | null;
   key: string;
   legacyKey: string;
   includeReview: boolean;
@@ -69,14 +72,20 @@ export interface RowReading {
 
 export type RowVerdict = Classification & { status: 'queued' | 'needs_data' | 'needs_mapping' };
 
-/** How a batch reads its rows: the column mapping, the file's date system, and the account. */
+/** How a batch reads its rows: the column mapping, the file's date system, the account, and the header (a line repeating it is no service). */
 export interface RowSetting {
   accountId: number;
   mapping: ColumnMapping;
   date1904: boolean;
+  header: readonly string[];
 }
 
-export const rowSetting = (batch: LoadedBatch): RowSetting => ({ accountId: batch.accountId, mapping: batch.mappingState.mapping, date1904: batch.fileMeta.date1904 });
+export const rowSetting = (batch: LoadedBatch): RowSetting => ({
+  accountId: batch.accountId,
+  mapping: batch.mappingState.mapping,
+  date1904: batch.fileMeta.date1904,
+  header: batch.header,
+});
 
 /**
  * One row through the API's own path: file columns → canonical fields, the user's override
@@ -86,14 +95,15 @@ export function classifyCells(cells: readonly CellValue[], override: FieldValues
   const { values, erori: found } = storableValues(applyOverride(mappedValues(cells, setting.mapping), override), setting.mapping);
   const input = toSubmissionInput(values, { date1904: setting.date1904 });
   const verdict = classify(input, resolution, { rejectUnmapped: false, now, found }) as RowVerdict;
-  return { values, verdict, ...idempotencyKeys(setting.accountId, verdict.content) };
+  const leftOut = nonServiceReason(cells, values, setting.header, setting.mapping, setting.date1904);
+  return { values, verdict, leftOut, ...idempotencyKeys(setting.accountId, verdict.content) };
 }
 
 /** A staged row decrypted and classified (a page of the preview, the commit, the export). */
 export function readRow(staged: StagedRow, batch: LoadedBatch, resolution: ResolutionContext, now: Date, keyring: Keyring): RowReading {
   const { line, cells } = staged.raw;
   const override = readOverride(staged.override_json ? readSealed(keyring, staged.override_json) : null);
-  const { values, verdict, key, legacyKey } = classifyCells(cells, override, rowSetting(batch), resolution, now);
+  const { values, verdict, leftOut, key, legacyKey } = classifyCells(cells, override, rowSetting(batch), resolution, now);
   return {
     rowIndex: staged.row_index,
     sheet: staged.sheet,
@@ -102,6 +112,7 @@ export function readRow(staged: StagedRow, batch: LoadedBatch, resolution: Resol
     overridden: Object.keys(override),
     values,
     verdict,
+    leftOut,
     key,
     legacyKey,
     includeReview: staged.include_review !== 0,

@@ -50,8 +50,8 @@ export async function clearVinSubmissions(exec: Executor, batchId: number): Prom
 const sortedCodes = (list: SQL) => sql`(SELECT string_agg(DISTINCT c, ',' ORDER BY c) FROM ${list} AS c)`;
 
 /**
- * For the states query: per (VIN HMAC, date, final odometer, sorted codes), the first sent
- * submission of the account with that resolved record. Joined to the rows on the first three
+ * For the states query: per (VIN HMAC, date, final odometer, sorted codes), the first queued or
+ * sent submission of the account with that resolved record (one waiting to be sent will be). Joined to the rows on the first three
  * (a hash join over the batch), the codes compared only for the rows that meet one.
  */
 export function sentRecords(accountId: number, batchId: number): SQL {
@@ -60,7 +60,7 @@ export function sentRecords(accountId: number, batchId: number): SQL {
       ${sortedCodes(sql`jsonb_array_elements_text(jsonb_path_query_array(coalesce(s.prestatii, '[]'::jsonb), '$[*].cod_prestatie'))`)} AS codes,
       s.id, s.status
     FROM import_batch_vin_submissions v JOIN submissions s ON s.id = v.submission_id
-    WHERE v.batch_id = ${batchId} AND s.scope_account_id = ${accountId} AND s.status = 'sent'
+    WHERE v.batch_id = ${batchId} AND s.scope_account_id = ${accountId} AND s.status IN ('queued', 'sending', 'sent')
       AND jsonb_typeof(s.payload_json->'odometruFinal') = 'number'
     ORDER BY 1, 2, 3, 4, s.id`;
 }

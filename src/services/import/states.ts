@@ -9,40 +9,61 @@ import { rowSortedCodes, sentRecords } from './sent-records';
 /**
  * Every row's state, set-based over the derived columns (see domain/import-state.ts for the
  * rules; this is the same precedence in SQL): stored submissions with either key form joined
- * for the whole batch, and sent ones with the same resolved record (sent-records.ts); repeats
- * found by a window over the key in row order.
+ * for the whole batch; the lines of one service visit (same `visit_key`: VIN, date and
+ * odometers) grouped into one record, judged as one (the worst line's verdict, two plates held)
+ * and compared by its resolved record (sent-records.ts) with the account's queued and sent
+ * submissions; repeats found by a window over the key in row order.
  *
  * What it costs on 100,000 rows: the window sorts only (key, row) pairs, in byte order (a
  * repeat is the same key whatever the collation), and only the repeats are joined back; it
- * used to sort the joined rows, ~250 bytes each, on disk. A sent record's codes are compared
- * as a join filter (`IS TRUE` keeps them out of the hash key): as a hash key, every row's
- * codes were split and sorted, even with no sent record of its VIN.
+ * used to sort the joined rows, ~250 bytes each, on disk. A record's codes are compared as a
+ * join filter (`IS TRUE` keeps them out of the hash key), once per visit: as a hash key, every
+ * visit's codes were split and sorted, even with no submission of its VIN.
  */
 function statesQuery(accountId: number, batchId: number): SQL {
   return sql`
-    WITH repeats AS (
+    WITH grouped AS (
+      SELECT coalesce(visit_key, row_index::text) AS vk, min(row_index) AS head, count(*)::int AS lines,
+        -- A line whose only fault is an empty plate takes the plate of another line of its visit.
+        CASE WHEN bool_or(verdict = 'needs_data' AND plate_missing IS NOT TRUE) OR (bool_or(plate_missing) AND count(plate_hmac) = 0) THEN 'needs_data'
+          WHEN bool_or(verdict = 'needs_mapping' OR (plate_missing AND unmapped IS NOT NULL)) THEN 'needs_mapping'
+          ELSE 'queued' END AS vverdict,
+        count(DISTINCT plate_hmac) > 1 AS disagrees,
+        min(vin_hmac) AS vin_hmac, min(data_prestatie) AS data_prestatie, min(odometru_final) AS odometru_final,
+        CASE WHEN count(*) = 1 THEN min(codes) ELSE string_agg(codes, ',') END AS codes
+      FROM import_rows WHERE batch_id = ${batchId} AND left_out IS NULL AND left_out_by IS NULL
+      GROUP BY 1
+    ), visits AS (
+      SELECT v.vk, v.head, v.lines, v.vverdict, v.disagrees, sr.id AS record_id, sr.status AS record_status
+      FROM grouped v
+      LEFT JOIN (${sentRecords(accountId, batchId)}) sr ON v.vverdict = 'queued' AND sr.vin_hmac = v.vin_hmac AND sr.data_prestatie = v.data_prestatie
+        AND sr.odometru_final = v.odometru_final AND (sr.codes = ${rowSortedCodes(sql`v.codes`)}) IS TRUE
+    ), repeats AS (
       SELECT row_index, first FROM (
         SELECT row_index, first_value(row_index) OVER (PARTITION BY idem_key COLLATE "C" ORDER BY row_index) AS first
-        FROM import_rows WHERE batch_id = ${batchId}
+        FROM import_rows WHERE batch_id = ${batchId} AND left_out IS NULL AND left_out_by IS NULL
       ) w WHERE first <> row_index
     ), base AS (
       SELECT r.row_index, r.verdict, r.idem_key, r.codes, r.include_review, r.submission_id, r.odometru_final, r.recorded_odometru, r.recorded_data,
-        coalesce(k.id, l.id, sr.id) AS existing_id, coalesce(k.status, l.status, sr.status) AS existing_status,
+        coalesce(r.left_out_by, r.left_out) AS left_out, r.left_out_by IS NOT NULL AS left_out_by_hand,
+        v.head AS visit_head, v.lines AS visit_lines, v.disagrees, v.vverdict,
+        coalesce(k.id, l.id, v.record_id) AS existing_id, coalesce(k.status, l.status, v.record_status) AS existing_status,
         d.first AS duplicate_of,
-        (r.verdict = 'queued' AND r.odometru_final < r.recorded_odometru) AS lower
+        (v.vverdict = 'queued' AND r.odometru_final < r.recorded_odometru) AS lower
       FROM import_rows r
+      LEFT JOIN visits v ON v.vk = coalesce(r.visit_key, r.row_index::text) AND r.left_out IS NULL AND r.left_out_by IS NULL
       LEFT JOIN repeats d ON d.row_index = r.row_index
       LEFT JOIN submissions k ON k.idempotency_key = r.idem_key AND k.scope_account_id = ${accountId}
       LEFT JOIN submissions l ON l.idempotency_key = r.legacy_key AND l.scope_account_id = ${accountId}
-      LEFT JOIN (${sentRecords(accountId, batchId)}) sr ON r.verdict = 'queued' AND sr.vin_hmac = r.vin_hmac AND sr.data_prestatie = r.data_prestatie
-        AND sr.odometru_final = r.odometru_final AND (sr.codes = ${rowSortedCodes(sql`r.codes`)}) IS TRUE
       WHERE r.batch_id = ${batchId}
     ), states AS (
       SELECT *, CASE
+        WHEN left_out IS NOT NULL THEN 'left_out'
         WHEN existing_id IS NOT NULL THEN 'already_sent'
         WHEN duplicate_of IS NOT NULL THEN 'duplicate_in_file'
-        WHEN verdict = 'needs_data' THEN 'needs_data'
-        WHEN verdict = 'needs_mapping' THEN 'needs_mapping'
+        WHEN vverdict = 'needs_data' THEN 'needs_data'
+        WHEN vverdict = 'needs_mapping' THEN 'needs_mapping'
+        WHEN disagrees THEN 'needs_review'
         WHEN lower AND include_review = 0 THEN 'needs_review'
         ELSE 'ok' END AS state
       FROM base
@@ -57,6 +78,10 @@ export interface RowOutcome {
   duplicateOf: number | null;
   review: (OdometerReading & { inclus: boolean }) | null;
   odometruFinal: number | null;
+  /** Why the line is left out; `leftOutByHand` when the clerk left it out (the reason names who). */
+  leftOut: string | null;
+  leftOutByHand: boolean;
+  visit: { head: number; lines: number; disagrees: boolean } | null;
 }
 
 type OutcomeRow = {
@@ -70,6 +95,11 @@ type OutcomeRow = {
   recorded_odometru: number | null;
   recorded_data: string | null;
   odometru_final: number | null;
+  left_out: string | null;
+  left_out_by_hand: boolean;
+  visit_head: number | null;
+  visit_lines: number | null;
+  disagrees: boolean | null;
 };
 
 function outcome(row: OutcomeRow): RowOutcome {
@@ -81,6 +111,9 @@ function outcome(row: OutcomeRow): RowOutcome {
     duplicateOf: row.duplicate_of,
     review: reviewed ? { data: row.recorded_data ?? '', odometru: Number(row.recorded_odometru), inclus: row.include_review !== 0 } : null,
     odometruFinal: row.odometru_final === null ? null : Number(row.odometru_final),
+    leftOut: row.left_out,
+    leftOutByHand: row.left_out_by_hand,
+    visit: row.visit_head === null ? null : { head: row.visit_head, lines: row.visit_lines ?? 1, disagrees: row.disagrees === true },
   };
 }
 
@@ -88,10 +121,13 @@ export interface BatchSummary {
   total: number;
   counts: Record<RowState, number>;
   nToCommit: number;
+  /** The records a commit sends: its ready visits, one per visit whatever its lines. */
+  nRecords: number;
   rowsHash: string;
 }
 
-const OUTCOME_COLUMNS = sql`row_index, state, existing_id, existing_status, duplicate_of, lower, include_review, recorded_odometru, recorded_data, odometru_final`;
+const OUTCOME_COLUMNS = sql`row_index, state, existing_id, existing_status, duplicate_of, lower, include_review, recorded_odometru, recorded_data, odometru_final,
+  left_out, left_out_by_hand, visit_head, visit_lines, disagrees`;
 
 export interface PageQuery {
   filter: SQL;
@@ -106,9 +142,9 @@ export interface PageQuery {
  * states for the counts, the total and the hash.
  */
 export async function batchSummary(exec: Executor, accountId: number, batchId: number, page: PageQuery | null = null): Promise<BatchSummary & { page: RowOutcome[] }> {
-  const [row] = await exec.execute<Record<RowState, number> & { rows_hash: string; total: number; page: OutcomeRow[] | null }>(sql`
+  const [row] = await exec.execute<Record<RowState, number> & { rows_hash: string; total: number; n_records: number; page: OutcomeRow[] | null }>(sql`
     ${statesQuery(accountId, batchId)}
-    SELECT count(*)::int AS total,
+    SELECT count(*)::int AS total, count(DISTINCT visit_head) FILTER (WHERE state = 'ok')::int AS n_records,
       ${sql.join(
         ROW_STATES.map((state) => sql`count(*) FILTER (WHERE state = ${state})::int AS ${sql.identifier(state)}`),
         sql`, `,
@@ -119,7 +155,7 @@ export async function batchSummary(exec: Executor, accountId: number, batchId: n
   const counts = emptyCounts();
   for (const state of ROW_STATES) counts[state] = row?.[state] ?? 0;
   const nToCommit = [...COMMITTED_STATES].reduce((n, state) => n + counts[state], 0);
-  return { total: row?.total ?? 0, counts, nToCommit, rowsHash: row?.rows_hash ?? '', page: (row?.page ?? []).map(outcome) };
+  return { total: row?.total ?? 0, counts, nToCommit, nRecords: row?.n_records ?? 0, rowsHash: row?.rows_hash ?? '', page: (row?.page ?? []).map(outcome) };
 }
 
 /** The outcomes of every row matching `filter` (over the states' columns), in row order. */

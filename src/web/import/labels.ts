@@ -9,6 +9,7 @@ export const ROW_STATE_LABEL: Record<RowState, string> = {
   needs_review: 'De verificat',
   already_sent: 'Trimis deja',
   duplicate_in_file: 'Repetat în fișier',
+  left_out: 'Lăsat deoparte',
 };
 
 /** Why a state is left out of the commit, or what happens to it there. */
@@ -19,6 +20,7 @@ export const ROW_STATE_FATE: Record<RowState, string> = {
   needs_review: 'rămân deoparte: kilometrajul este mai mic decât unul înregistrat deja (includeți-le mai sus dacă sunt corecte)',
   already_sent: 'rămân deoparte: aceeași prezentare există deja în Trimiteri',
   duplicate_in_file: 'rămân deoparte: același rând apare mai sus în fișier',
+  left_out: 'rămân deoparte: nu sunt prestații (totaluri, note, capul de tabel repetat) sau le-ați lăsat deoparte',
 };
 
 export const BATCH_STATUS_LABEL: Record<ImportBatchStatus, string> = {
