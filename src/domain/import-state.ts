@@ -141,7 +141,8 @@ export function stateReason(outcome: OutcomeForReason, verdictMotiv: string | nu
     case 'duplicate_in_file':
       return `Identic cu rândul ${outcome.duplicateOf} din fișier.`;
     case 'needs_review':
-      if (outcome.visit?.disagrees) return `Rândurile vizitei de la rândul ${outcome.visit.head} au numere de înmatriculare diferite; corectați numărul sau lăsați deoparte rândul greșit.`;
+      if (outcome.visit?.disagrees)
+        return `Rândurile vizitei de la rândul ${outcome.visit.head} au numere de înmatriculare diferite; corectați numărul sau lăsați deoparte rândul greșit.`;
       return `Odometrul ${outcome.odometruFinal} este mai mic decât ${outcome.review?.odometru} înregistrat pentru acest VIN la ${formatDate(outcome.review?.data ?? null)}; includeți rândul explicit dacă valoarea este corectă.`;
     case 'ok':
       return outcome.review ? `Inclus după verificare: odometrul este mai mic decât ${outcome.review.odometru} înregistrat la ${formatDate(outcome.review.data)}.` : null;

@@ -28,7 +28,13 @@ const same = (a: CellValue | undefined, b: string | undefined) => b !== undefine
  * kind is always a service (a wrong VIN is a needs_data row the clerk corrects), and so is a line
  * that names an operation without a vehicle (its VIN is to be filled in, not lost).
  */
-export function nonServiceReason(cells: readonly CellValue[], values: FieldValues, header: readonly string[], mapping: Partial<Record<string, number>>, date1904: boolean): string | null {
+export function nonServiceReason(
+  cells: readonly CellValue[],
+  values: FieldValues,
+  header: readonly string[],
+  mapping: Partial<Record<string, number>>,
+  date1904: boolean,
+): string | null {
   if (looksLikeVehicle(values, date1904)) return null;
   const repeated = Object.values(mapping).filter((column) => column !== undefined && same(cells[column], header[column])).length;
   if (repeated >= 2) return 'Capul de tabel, repetat în fișier.';
@@ -36,5 +42,7 @@ export function nonServiceReason(cells: readonly CellValue[], values: FieldValue
   const names = !isBlank(values.cod_op_service) || !isBlank(values.cod_prestatie);
   if (names) return null;
   const vehicleBlank = VEHICLE_FIELDS.every((field) => isBlank(values[field]));
-  return vehicleBlank ? 'Rând fără vehicul (fără VIN, număr, dată sau kilometraj): o notă sau un rând gol.' : 'Notă, nu o prestație: niciun câmp al vehiculului nu are o valoare de felul lui.';
+  return vehicleBlank
+    ? 'Rând fără vehicul (fără VIN, număr, dată sau kilometraj): o notă sau un rând gol.'
+    : 'Notă, nu o prestație: niciun câmp al vehiculului nu are o valoare de felul lui.';
 }

@@ -51,11 +51,7 @@ function visitKeyOf(content: RowVerdict['content'], dataPrestatie: string | null
   return hmac(`visit\u0000${vin}\u0000${dataPrestatie}\u0000${odometruFinal}\u0000${odometruInitial ?? ''}`);
 }
 
-export function rowFacts(
-  rowIndex: number,
-  derived: { verdict: RowVerdict; key: string; legacyKey: string; leftOut: string | null },
-  vinHmac: (vin: string) => string,
-): RowFacts {
+export function rowFacts(rowIndex: number, derived: { verdict: RowVerdict; key: string; legacyKey: string; leftOut: string | null }, vinHmac: (vin: string) => string): RowFacts {
   const { content, prestatii, nemapate, erori, status } = derived.verdict;
   // One pass over the resolved items and one over the row's items (this runs for every row
   // of an upload): the same values the filter/map/Set chains gave.

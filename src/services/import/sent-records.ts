@@ -1,5 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../../db/client';
+import { RECORD_STATUSES, sortedCodes, submissionCodes } from '../submissions/same-record';
 import type { VinHasher } from './readings';
 
 /**
@@ -47,8 +48,6 @@ export async function clearVinSubmissions(exec: Executor, batchId: number): Prom
   await exec.execute(sql`DELETE FROM import_batch_vin_submissions WHERE batch_id = ${batchId}`);
 }
 
-const sortedCodes = (list: SQL) => sql`(SELECT string_agg(DISTINCT c, ',' ORDER BY c) FROM ${list} AS c)`;
-
 /**
  * For the states query: per (VIN HMAC, date, final odometer, sorted codes), the first queued or
  * sent submission of the account with that resolved record (one waiting to be sent will be). Joined to the rows on the first three
@@ -57,10 +56,10 @@ const sortedCodes = (list: SQL) => sql`(SELECT string_agg(DISTINCT c, ',' ORDER 
 export function sentRecords(accountId: number, batchId: number): SQL {
   return sql`
     SELECT DISTINCT ON (1, 2, 3, 4) v.vin_hmac, s.data_prestatie, (s.payload_json->>'odometruFinal')::float8 AS odometru_final,
-      ${sortedCodes(sql`jsonb_array_elements_text(jsonb_path_query_array(coalesce(s.prestatii, '[]'::jsonb), '$[*].cod_prestatie'))`)} AS codes,
+      ${submissionCodes(sql`s.prestatii`)} AS codes,
       s.id, s.status
     FROM import_batch_vin_submissions v JOIN submissions s ON s.id = v.submission_id
-    WHERE v.batch_id = ${batchId} AND s.scope_account_id = ${accountId} AND s.status IN ('queued', 'sending', 'sent')
+    WHERE v.batch_id = ${batchId} AND s.scope_account_id = ${accountId} AND s.status IN ${RECORD_STATUSES}
       AND jsonb_typeof(s.payload_json->'odometruFinal') = 'number'
     ORDER BY 1, 2, 3, 4, s.id`;
 }

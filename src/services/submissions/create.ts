@@ -7,6 +7,7 @@ import type { SubmissionStatus } from '../../domain/statuses';
 import type { SubmissionInput } from '../../domain/submission-input';
 import { contentError, readRegError, type ContentError } from '../../errors';
 import { classifyForAccount } from './classify';
+import { sameRecord } from './same-record';
 import type { StoredRow } from './insert-batcher';
 import { contentColumns, REQUEUED, verdictColumns } from './store';
 
@@ -33,8 +34,30 @@ export async function createSubmission({ ctx, actor, input, requestId }: { ctx: 
     return { id: null, status: 'error', erori: verdict.erori, nemapate: verdict.nemapate, motiv: verdict.motiv, duplicate: false, reactivated: false };
   }
 
-  const credsEnc = input.reg_credentials ? ctx.keyring.encrypt(JSON.stringify(input.reg_credentials)) : null;
   const { content } = verdict;
+  // The same record (VIN, date, odometer, set of registry codes) already queued or sent under
+  // another key (the workshop's code instead of the registry's, a file's visit): never twice.
+  if (verdict.status === 'queued' && typeof content.odometruFinal === 'number') {
+    const twin = await sameRecord(ctx.db, accountId, {
+      vin: content.vin,
+      dataPrestatie: content.dataPrestatie,
+      odometruFinal: content.odometruFinal,
+      codes: verdict.prestatii.map((p) => p.cod_prestatie),
+    });
+    if (twin !== null) {
+      const current = await currentStatus(ctx, twin);
+      return {
+        id: twin,
+        status: current.status as SubmissionStatus,
+        erori: current.erori ?? [],
+        nemapate: current.nemapate ?? [],
+        motiv: current.motiv ?? null,
+        duplicate: true,
+        reactivated: false,
+      };
+    }
+  }
+  const credsEnc = input.reg_credentials ? ctx.keyring.encrypt(JSON.stringify(input.reg_credentials)) : null;
   const row = await ctx.inserts.insert({
     accountId,
     ...contentColumns(content, idempotencyKey(accountId, content)),
