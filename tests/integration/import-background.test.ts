@@ -137,7 +137,7 @@ describe('a large file answers before it is staged', () => {
     expect(batch).toMatchObject({ status: 'staged', row_count: 2000, sheets: [{ name: 'Date', rows: 2000, header_line: 1, staged: true }] });
     expect(batch).not.toHaveProperty('rows_staged');
     done = await preview(t, key, batchId, '?page_size=1000');
-    expect(done.counts).toEqual({ ok: 1710, needs_mapping: 285, needs_data: 1, needs_review: 2, already_sent: 1, duplicate_in_file: 1 });
+    expect(done.counts).toEqual({ ok: 1710, needs_mapping: 285, needs_data: 1, needs_review: 2, already_sent: 1, duplicate_in_file: 1, left_out: 0 });
     expect(await stored('import_row_blocks', batchId)).toBe(8);
 
     await expectSamePreviews(batchId, await stagedWhole(file, 'mare.xlsx'), ['?page=2&page_size=1000', '?state=needs_review', '?page=3&page_size=100']);

@@ -52,7 +52,7 @@ const row = (i: number) => first.rows.find((r) => r.row_index === i)!;
 
 describe('GET /v1/import/{id}/preview: row states', () => {
   it('counts every state and says how many rows a commit would store', () => {
-    expect(first.counts).toEqual({ ok: 2, needs_mapping: 1, needs_data: 1, needs_review: 1, already_sent: 1, duplicate_in_file: 1 });
+    expect(first.counts).toEqual({ ok: 2, needs_mapping: 1, needs_data: 1, needs_review: 1, already_sent: 1, duplicate_in_file: 1, left_out: 0 });
     expect(first.total_rows).toBe(7);
     expect(first.n_to_commit).toBe(3);
     expect(first.rows_hash).toMatch(/^[0-9a-f]{64}$/);

@@ -50,10 +50,12 @@ describe('already_sent by the resolved record', () => {
     expect(p.rows[0]).toMatchObject({ state: 'already_sent', existing_submission: { id } });
   });
 
-  it('a submission stored but not yet sent, or with another odometer, does not match', async () => {
-    await sentThroughApi(key, VIN(3), false);
+  it('a submission queued but not yet sent matches too (issue 31: it will be sent); one with another odometer does not', async () => {
+    const id = await sentThroughApi(key, VIN(3), false);
     const p = await preview(t, key, await stage(t, key, await fileOf(VIN(3))));
-    expect(p.counts).toMatchObject({ ok: 1, already_sent: 0 });
+    expect(p.rows[0]).toMatchObject({ state: 'already_sent', existing_submission: { id, status: 'queued' } });
+    const other = await preview(t, key, await stage(t, key, await xlsxFile({ Date: [HEADER, [VIN(3), 'B-1-ABC', serial('2025-03-14'), 150000, 154300, 'REV', 'Revizie']] })));
+    expect(other.counts).toMatchObject({ ok: 1, already_sent: 0 });
   });
 
   it("another account's sent submission never matches", async () => {

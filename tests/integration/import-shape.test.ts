@@ -30,6 +30,7 @@ const ROW_KEYS = [
   'duplicate_of',
   'existing_submission',
   'submission_id',
+  'vizita',
 ];
 
 beforeAll(async () => {
@@ -68,6 +69,7 @@ describe('the import answers', () => {
       'total_rows',
       'counts',
       'n_to_commit',
+      'n_records',
       'rows_hash',
       'column_mapping',
       'missing_fields',
@@ -85,11 +87,11 @@ describe('the import answers', () => {
     expect(list(preview.rows).map((r) => r.state)).toEqual(['ok', 'needs_mapping']);
 
     const edited = await json(await t.call('POST', `/v1/import/${id}/rand/1/editeaza`, { key, body: { nrInm: 'B9ABC' } }));
-    expect(Object.keys(edited)).toEqual(['row', 'counts', 'n_to_commit', 'rows_hash']);
+    expect(Object.keys(edited)).toEqual(['row', 'counts', 'n_to_commit', 'n_records', 'rows_hash']);
     expect(Object.keys(obj(edited.row))).toEqual(ROW_KEYS);
     expect(edited.row).toMatchObject({ row_index: 1, values: { nrInm: 'B9ABC' }, overridden_fields: ['nrInm'] });
     const reviewed = await json(await t.call('POST', `/v1/import/${id}/rand/1/revizuire`, { key, body: { include: true } }));
-    expect(Object.keys(reviewed)).toEqual(['row', 'counts', 'n_to_commit', 'rows_hash']);
+    expect(Object.keys(reviewed)).toEqual(['row', 'counts', 'n_to_commit', 'n_records', 'rows_hash']);
 
     const committed = await t.call('POST', `/v1/import/${id}/commit`, { key, body: { n_confirmed: reviewed.n_to_commit, rows_hash: reviewed.rows_hash } });
     expect(committed.status).toBe(200);

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRowsHasher, emptyCounts, highestReadingUpTo, rowState, type OdometerReading } from '../../src/domain/import-state';
+import { createRowsHasher, emptyCounts, highestReadingUpTo, rowState, type OdometerReading, type VisitFacts } from '../../src/domain/import-state';
 import { applyReadings, vinHasher } from '../../src/services/import/readings';
 import { batchSummary, rowOutcomes } from '../../src/services/import/states';
 import { startTestApp, type TestApp } from '../helpers/app';
@@ -58,9 +58,16 @@ describe('row states in SQL agree with the domain rules', () => {
 
     const rows = Array.from({ length: 400 }, (_, i) => {
       const k = Math.floor(rnd() * 60);
+      const plateMissing = rnd() < 0.1;
       return {
         row_index: i + 1,
-        verdict: pick(['queued', 'queued', 'queued', 'needs_data', 'needs_mapping'] as const),
+        // Lines of a few visits (same key), a few lines alone, some left out, an empty plate now and then.
+        visit_key: rnd() < 0.2 ? null : `v${Math.floor(rnd() * 120)}`,
+        plate_hmac: plateMissing ? null : pick(['P1', 'P1', 'P1', 'P1', 'P2']),
+        plate_missing: plateMissing,
+        left_out: rnd() < 0.05 ? 'Rând de total, nu o prestație.' : null,
+        unmapped: rnd() < 0.2 ? [['X', 'x']] : null,
+        verdict: plateMissing ? ('needs_data' as const) : pick(['queued', 'queued', 'queued', 'queued', 'queued', 'queued', 'needs_data', 'needs_mapping'] as const),
         idem_key: key(k),
         legacy_key: legacy(k),
         codes: pick(['OE-2', 'OE-2,OE-3', '']),
@@ -71,20 +78,52 @@ describe('row states in SQL agree with the domain rules', () => {
       };
     });
     await t.ctx.sql`
-      INSERT INTO import_rows (batch_id, row_index, raw_enc, verdict, idem_key, legacy_key, codes, odometru_final, recorded_odometru, recorded_data, include_review)
-      SELECT ${batchId}, row_index, 'x', verdict, idem_key, legacy_key, codes, odometru_final, recorded_odometru, recorded_data, include_review
+      INSERT INTO import_rows (batch_id, row_index, raw_enc, verdict, idem_key, legacy_key, codes, odometru_final, recorded_odometru, recorded_data, include_review,
+        visit_key, plate_hmac, plate_missing, left_out, unmapped)
+      SELECT ${batchId}, row_index, 'x', verdict, idem_key, legacy_key, codes, odometru_final, recorded_odometru, recorded_data, include_review,
+        visit_key, plate_hmac, plate_missing, left_out, unmapped
       FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS v(row_index int, verdict text, idem_key text, legacy_key text, codes text,
-        odometru_final float8, recorded_odometru float8, recorded_data text, include_review int)`;
+        odometru_final float8, recorded_odometru float8, recorded_data text, include_review int, visit_key text, plate_hmac text, plate_missing boolean,
+        left_out text, unmapped jsonb)`;
+
+    // The visits as the domain states them: a line's empty plate is given by another line of its visit.
+    const visits = new Map<string, typeof rows>();
+    for (const r of rows.filter((r) => r.left_out === null)) {
+      const vk = r.visit_key ?? String(r.row_index);
+      visits.set(vk, [...(visits.get(vk) ?? []), r]);
+    }
+    const visitOf = (r: (typeof rows)[number]): VisitFacts => {
+      const lines = visits.get(r.visit_key ?? String(r.row_index)) ?? [r];
+      const hasPlate = lines.some((l) => l.plate_hmac !== null);
+      const lineVerdict = (l: (typeof rows)[number]) => (l.plate_missing && hasPlate ? (l.unmapped ? 'needs_mapping' : 'queued') : l.verdict);
+      const verdicts = lines.map(lineVerdict);
+      return {
+        verdict: verdicts.includes('needs_data') ? 'needs_data' : verdicts.includes('needs_mapping') ? 'needs_mapping' : 'queued',
+        disagrees: new Set(lines.flatMap((l) => (l.plate_hmac ? [l.plate_hmac] : []))).size > 1,
+        existing: null,
+      };
+    };
 
     const first = new Map<string, number>();
     const counts = emptyCounts();
     const hasher = createRowsHasher();
     const expected = rows.map((r) => {
-      const duplicateOf = first.get(r.idem_key) ?? null;
-      if (duplicateOf === null) first.set(r.idem_key, r.row_index);
+      const inFile = r.left_out === null;
+      const duplicateOf = inFile ? (first.get(r.idem_key) ?? null) : null;
+      if (inFile && duplicateOf === null) first.set(r.idem_key, r.row_index);
       const recorded: OdometerReading | null = r.recorded_odometru === null ? null : { data: r.recorded_data, odometru: r.recorded_odometru };
       const existing = stored.get(r.idem_key) ?? stored.get(r.legacy_key) ?? null;
-      const result = rowState({ verdict: r.verdict, existing, duplicateOf, recorded, odometruFinal: r.odometru_final, includeReview: r.include_review !== 0 });
+      const visit = visitOf(r);
+      const result = rowState({
+        verdict: r.verdict,
+        leftOut: r.left_out,
+        visit,
+        existing,
+        duplicateOf,
+        recorded,
+        odometruFinal: r.odometru_final,
+        includeReview: r.include_review !== 0,
+      });
       counts[result.state] += 1;
       hasher.add({ rowIndex: r.row_index, state: result.state, key: r.idem_key, codes: r.codes ? r.codes.split(',') : [] });
       return { rowIndex: r.row_index, state: result.state, review: result.review, duplicateOf, existing };

@@ -103,7 +103,8 @@ type OutcomeRow = {
 };
 
 function outcome(row: OutcomeRow): RowOutcome {
-  const reviewed = row.lower === true && (row.state === 'ok' || row.state === 'needs_review');
+  // A visit held for two plates is held before its odometer is looked at.
+  const reviewed = row.lower === true && (row.state === 'ok' || (row.state === 'needs_review' && row.disagrees !== true));
   return {
     rowIndex: row.row_index,
     state: row.state,
