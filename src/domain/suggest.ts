@@ -36,8 +36,9 @@ export interface SuggestOptions {
 /**
  * A suggestion this sure starts preselected; below it the clerk chooses. Measured with
  * `npm run bench:suggest` on both development sets (96 names): every wrong suggestion scored
- * 0.5 or less (a tie, or half of the name unknown to the vocabulary), so wrong preselections
- * end above 0.5; 0.6 keeps a margin over them and still preselects 67 % of the names, all right.
+ * 0.5 or less (a tie, or half of the name unknown to the vocabulary, or resting on a word only
+ * near the concept), so wrong preselections end above 0.5; 0.6 keeps a margin over them and
+ * still preselects two names in three, all right.
  */
 export const PRESELECT_AT = 0.6;
 
@@ -105,7 +106,8 @@ function entries(nomenclator: ReadonlyMap<string, string>): Entry[] {
   if (!list) {
     list = [...nomenclator].map(([cod, denumire]) => {
       const words = nameWords(denumire);
-      return { cod, denumire, words, head: Math.max(0, words.findIndex((w) => !read(w).how)) };
+      const what = words.findIndex((w) => !read(w).how);
+      return { cod, denumire, words, head: what < 0 ? 0 : what };
     });
     entryCache.set(nomenclator, list);
   }
