@@ -163,11 +163,11 @@ function fromExamples(name: string, words: string[], examples: readonly Suggesti
 }
 
 /**
- * Scores every code by its nomenclator name's words that the name's trade concepts stand for,
- * each word of the registry name counted once: rarer words count more, the head word double,
- * a `near` word half. A code needs a word that says what: "schimb" or "verificare" alone says
- * nothing of what was done, and only breaks ties. A serious code the name does not speak of is
- * out of the running, so it is never the top pick by accident.
+ * Scores every code by the name's trade concepts found in its nomenclator name: rarer words
+ * count more, the registry name's head word double, a `near` word half (several words of the
+ * name agreeing on one concept add up). A code needs a word that says what: "schimb" or
+ * "verificare" alone says nothing of what was done, and only breaks ties. A serious code the
+ * name does not speak of is out of the running, so it is never the top pick by accident.
  *
  * The confidence is the winner's share of the two best scores (how clearly it wins) times the
  * share of the name's words the vocabulary understood (a name half unknown is half a guess; a
@@ -177,8 +177,8 @@ function fromVocabulary(name: string, words: string[], nomenclator: ReadonlyMap<
   const list = entries(nomenclator);
   const total = list.length;
   // Rarer nomenclator words tell codes apart better (inverse document frequency).
-  const idf = (word: string) => {
-    const df = list.filter((e) => e.words.some((w) => sameStem(w, word))).length;
+  const idf = (concept: string) => {
+    const df = list.filter((e) => e.words.some((w) => sameStem(w, concept))).length;
     return df === 0 ? 0 : Math.log((total + 1) / df);
   };
   const readings = [...new Set(words)].map(read);
