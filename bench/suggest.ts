@@ -3,7 +3,10 @@
 // bench/data/operatii-uzura.tsv (everyday wear parts). Prints the accuracy on the whole set and
 // on the held-out half (every other entry of each file), the harm (a serious code suggested or
 // preselected where the accepted codes do not include it), the share and precision of the
-// preselected suggestions at PRESELECT_AT and at other thresholds, and every miss.
+// preselected suggestions at PRESELECT_AT and at other thresholds, and every miss. Then the
+// same names as an account with saved mappings sees them: every other name of the sets as an
+// example (its first accepted code), plus short workshop codes that read as one word ("REV",
+// "SCH"), so an example that outvotes a clear name shows as a loss.
 // No database: the fallback nomenclator.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -76,4 +79,27 @@ if (misses.length) {
     const what = r.s ? `${r.s.cod_prestatie} (${r.s.scor}${r.s.preselect ? ', preselectat' : ''})` : 'nimic';
     console.log(`  ${r.right ? '✓' : '✗'} ${r.name}  →  ${what}; corect: ${r.accepted.join(' sau ')}`);
   }
+}
+
+// An account's saved mappings: the other names, and codes that abbreviate one word of a name.
+const SHORT_CODES = [
+  { text: 'REV', cod_prestatie: 'OE-2' },
+  { text: 'SCH', cod_prestatie: 'OE-1' },
+  { text: 'REP', cod_prestatie: 'OE-2' },
+  { text: 'INL', cod_prestatie: 'OE-1' },
+];
+const withExamples = rows.map((r) => {
+  const examples = [...rows.filter((o) => o !== r && o.accepted[0]).map((o) => ({ text: o.name, cod_prestatie: o.accepted[0]! })), ...SHORT_CODES];
+  const s = suggestCode(r.name, nomenclator, { examples });
+  return { ...r, s, right: !!s && r.accepted.includes(s.cod_prestatie) };
+});
+const exRight = withExamples.filter((r) => r.right).length;
+const exPre = withExamples.filter((r) => r.s?.preselect);
+console.log(
+  `cu exemplele contului: ${exRight}/${withExamples.length} corecte = ${pct(exRight, withExamples.length)}; preselectate ${exPre.length}, corecte ${exPre.filter((r) => r.right).length}`,
+);
+for (const r of withExamples.filter((x) => !x.right)) {
+  const like = r.s?.asemanator_cu ? ` „${r.s.asemanator_cu}”` : '';
+  const what = r.s ? `${r.s.cod_prestatie} (${r.s.scor}, ${r.s.sursa}${like}${r.s.preselect ? ', preselectat' : ''})` : 'nimic';
+  console.log(`  ✗ ${r.name}  →  ${what}; corect: ${r.accepted.join(' sau ')}`);
 }

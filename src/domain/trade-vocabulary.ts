@@ -6,8 +6,17 @@
  *
  * Keys are word stems: a name's word matches a key when it starts with it ("anvelopelor"
  * matches "anvelop"). Values are stems of nomenclator words. Order does not matter.
+ *
+ * The third element says how the word ties to those concepts (`names` when absent):
+ * - `near`: the word is beside the concept, not the concept itself (a wheel carries the tyre,
+ *   it is not one: "echilibrare roți" is no tyre change). It counts half, so a name resting
+ *   on such a word alone is never a sure suggestion.
+ * - `how`: the word says how the work was done, not what ("schimb", "verificare"); it only
+ *   breaks ties between codes the rest of the name already points at.
  */
-export const TRADE_VOCABULARY: ReadonlyArray<readonly [string, readonly string[]]> = [
+export type Tie = 'names' | 'near' | 'how';
+
+export const TRADE_VOCABULARY: ReadonlyArray<readonly [string, readonly string[], Tie?]> = [
   // periodic service
   ['revizi', ['revizie', 'periodic']],
   ['rev', ['revizie']],
@@ -86,6 +95,8 @@ export const TRADE_VOCABULARY: ReadonlyArray<readonly [string, readonly string[]
   ['convergent', ['reglare']],
   ['jocuri', ['reglare']],
   ['ajust', ['reglare']],
+  // balancing corrects how a wheel turns: an adjustment, whatever the season
+  ['echilibr', ['reglare']],
   // constructive change, reconstruction
   ['modific', ['modificare', 'constructiv']],
   ['transform', ['modificare', 'constructiv']],
@@ -109,11 +120,11 @@ export const TRADE_VOCABULARY: ReadonlyArray<readonly [string, readonly string[]
   ['anvelop', ['anvelop']],
   ['pneu', ['anvelop']],
   ['cauciuc', ['anvelop']],
-  ['roti', ['anvelop']],
-  ['roata', ['anvelop']],
-  ['jante', ['anvelop']],
-  ['vulcaniz', ['anvelop']],
-  ['echilibr', ['anvelop']],
+  ['roti', ['anvelop'], 'near'],
+  ['roata', ['anvelop'], 'near'],
+  ['jante', ['anvelop'], 'near'],
+  ['janta', ['anvelop'], 'near'],
+  ['vulcaniz', ['anvelop'], 'near'],
   ['sezon', ['sezonier']],
   ['vara', ['sezonier']],
   ['iarna', ['sezonier']],
@@ -147,26 +158,24 @@ export const TRADE_VOCABULARY: ReadonlyArray<readonly [string, readonly string[]
   ['km', ['odometru']],
   ['bord', ['odometru']],
   ['ceasuri', ['odometru']],
-  ['tahograf', ['tahograf']],
-  ['limitator', ['limitatoare']],
+  // a tachograph's or a speed limiter's only registry operation is its inspection
+  ['tahograf', ['tahograf', 'inspectie']],
+  ['limitator', ['limitatoare', 'inspectie']],
   ['inspecti', ['inspectie']],
   ['istoric', ['istoric']],
   ['strainatate', ['straina']],
   ['strain', ['straina']],
   ['import', ['straina']],
   ['inmatricul', ['inmatriculare']],
-  // generic actions: weak on their own (see WEAK_WORDS)
-  ['inloc', ['inlocuire']],
-  ['schimb', ['inlocuire']],
-  ['montaj', ['inlocuire']],
   ['corect', ['reparatie']],
+  // generic actions: how, not what
+  ['inloc', ['inlocuire'], 'how'],
+  ['schimb', ['inlocuire'], 'how'],
+  ['montaj', ['inlocuire'], 'how'],
+  ['montat', ['inlocuire'], 'how'],
+  ['verific', ['inspectie'], 'how'],
+  ['control', ['inspectie'], 'how'],
 ];
-
-/**
- * Words that say how, not what ("schimb", "înlocuire", "montaj", "verificare"): they only
- * break ties between codes the rest of the name already points at.
- */
-export const WEAK_WORDS: ReadonlySet<string> = new Set(['inlocuire']);
 
 /** Abbreviations expanded before matching ("înloc." → "inlocuire", "rev." → "revizie"). */
 export const ABBREVIATIONS: ReadonlyMap<string, string> = new Map([
@@ -174,6 +183,7 @@ export const ABBREVIATIONS: ReadonlyMap<string, string> = new Map([
   ['inl', 'inlocuire'],
   ['sch', 'schimb'],
   ['rev', 'revizie'],
+  ['verif', 'verificare'],
   ['rep', 'reparatie'],
   ['regl', 'reglare'],
   ['mod', 'modificare'],
