@@ -35,7 +35,7 @@ export async function deliver(ctx: WorkerContext, job: ClaimedJob, signal: Abort
   try {
     const record = recordOf(ctx, job);
     phase = 'login';
-    session = await ensureSession(ctx, job, () => resolveCredentials(ctx, job, { accountId: job.accountId, submissionId: job.id })?.credentials ?? null, signal);
+    session = await ensureSession(ctx, job, () => resolveCredentials(ctx, job, { accountId: job.accountId, submissionId: job.id }), signal);
     if (signal.aborted) throw new RegistryNetworkError('shutting down', 0, true);
     // One of the account's registry slots for the reconciliation and the send; it is freed
     // before the outcome is written, so the next submission's call starts at once.
