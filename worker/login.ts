@@ -73,13 +73,18 @@ export async function login(ctx: WorkerContext, accountId: number, epoch: number
 }
 
 /**
- * Erases the account's ephemeral credentials and records the login time. Rows are locked in
- * id order, as the heartbeat locks them, so the two never deadlock.
+ * Erases the account's ephemeral credentials, wakes its submissions put off for want of
+ * credentials (credential-waits.ts: the session serves them now) and records the login time.
+ * Rows are locked in id order, as the heartbeat locks them, so the two never deadlock.
  */
 async function afterLogin(ctx: WorkerContext, accountId: number): Promise<void> {
   await ctx.sql`
     UPDATE submissions SET reg_creds_enc = NULL WHERE id IN (
       SELECT id FROM submissions WHERE scope_account_id = ${accountId} AND reg_creds_enc IS NOT NULL ORDER BY id FOR UPDATE)`;
+  await ctx.sql`
+    UPDATE submissions SET next_attempt_at = NULL WHERE id IN (
+      SELECT id FROM submissions WHERE scope_account_id = ${accountId} AND status = 'queued' AND next_attempt_at > now()
+        AND reg_error IS NOT NULL AND reg_error ->> 'cod' = 'REG_CREDENTIALE_LIPSA' ORDER BY id FOR UPDATE)`;
   await ctx.sql`INSERT INTO worker_state (worker_id, heartbeat_at, last_registry_login) VALUES (${ctx.workerId}, now(), now())
                 ON CONFLICT (worker_id) DO UPDATE SET last_registry_login = now(), heartbeat_at = now()`;
 }

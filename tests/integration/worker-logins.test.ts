@@ -152,3 +152,45 @@ describe('an expired token', () => {
     expect(h.sim.state.records).toHaveLength(40);
   });
 });
+
+describe('an account without any credentials', () => {
+  it('its waiting submissions are not claimed one by one: the few claimed put the rest off with them; saved credentials wake them all', async () => {
+    const accountId = await h.createAccount('Fără credențiale');
+    const ids = await waiting(accountId, 30);
+    worker = await h.start();
+    const tried = async () => {
+      const [row] = await h.app.sql<{ n: number }[]>`SELECT count(DISTINCT submission_id)::int AS n FROM submission_attempts WHERE submission_id IN ${h.app.sql(ids)}`;
+      return row!.n;
+    };
+    await waitFor(async () => ((await tried()) > 0 ? true : undefined), 5_000, 'the first credentials wait');
+    // Two rounds of the one-second credentials backoff.
+    await sleep(2_500);
+    // At most one claim's worth (2 × GATEWAY_WORKER_CONCURRENCY rows of an account) was ever claimed.
+    expect(await tried()).toBeLessThanOrEqual(8);
+    const rows = await Promise.all(ids.map((id) => h.row(id)));
+    for (const row of rows) {
+      expect(row.status).toBe('queued');
+      expect(row.reg_error).toMatchObject({ cod: 'REG_CREDENTIALE_LIPSA' });
+      expect(row.attempts).toBe(0);
+    }
+    expect(counters().logins + counters().failedLogins).toBe(0);
+
+    await saveRegCredentials({ ctx: h.app, actor: { kind: 'dev', accountId }, creds: { username: 'demo', password: 'demo' }, requestId: 'req-creds' });
+    await allReach(ids, 'sent', 5_000);
+    expect(counters()).toMatchObject({ logins: 1, failedLogins: 0 });
+  });
+
+  it('a login with credentials a later request carries wakes the ones put off', async () => {
+    const accountId = await h.createAccount('Fără credențiale, apoi o cerere cu ele');
+    const ids = await waiting(accountId, 20);
+    worker = await h.start();
+    await waitFor(
+      async () => ((await Promise.all(ids.map((id) => h.row(id)))).every((r) => r.reg_error?.cod === 'REG_CREDENTIALE_LIPSA') ? true : undefined),
+      5_000,
+      'all to wait for credentials',
+    );
+    const carrier = await h.submit(accountId, { vin: vin(), reg_credentials: { username: 'third', password: 'pw3' } });
+    await allReach([carrier.id, ...ids], 'sent', 5_000);
+    expect(counters()).toMatchObject({ logins: 1, failedLogins: 0 });
+  });
+});
