@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app';
 import { generateApiKey } from '../../src/crypto/hash';
 import { saveRegCredentials } from '../../src/services/accounts/reg-creds';
+import type { WorkerContext } from '../../worker/context';
 import type { RunningWorker } from '../../worker/runner';
 import { startWorkerHarness, waitFor, type WorkerHarness } from '../helpers/worker';
 
@@ -11,7 +12,22 @@ import { startWorkerHarness, waitFor, type WorkerHarness } from '../helpers/work
 
 let h: WorkerHarness;
 let worker: RunningWorker | undefined;
+let workerCtx: (WorkerContext & { close: () => Promise<void> }) | undefined;
 let n = 0;
+
+/** A worker of its own context; the one before is closed, so the restarts do not exhaust the database's connections. */
+async function startWorker() {
+  await stopWorker();
+  workerCtx = h.workerContext();
+  worker = await h.start(workerCtx);
+  return worker;
+}
+async function stopWorker() {
+  await worker?.stop();
+  await workerCtx?.close();
+  worker = undefined;
+  workerCtx = undefined;
+}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const vin = () => `WDB1234561A${String(500_000 + n++).padStart(6, '0')}`;
@@ -21,8 +37,7 @@ beforeAll(async () => {
   h = await startWorkerHarness();
 });
 afterEach(async () => {
-  await worker?.stop();
-  worker = undefined;
+  await stopWorker();
   h.sim.state.reset(true);
 });
 afterAll(() => h.close());
@@ -46,7 +61,7 @@ describe('a refused password', () => {
   it('twenty waiting submissions make one failed login; after the fix, one login and all sent', async () => {
     const accountId = await h.createAccount('Parolă greșită', { username: 'alt', password: 'gresit' });
     const ids = await waiting(accountId, 20);
-    worker = await h.start();
+    await startWorker();
 
     const refused = await allReach(ids, 'error');
     for (const row of refused) expect(row.reg_error).toMatchObject({ cod: 'REG_LOGIN_RESPINS' });
@@ -77,7 +92,7 @@ describe('a refused password', () => {
   it('the same credentials requeued without a change are not tried again; a submission with credentials of its own tries them once', async () => {
     const accountId = await h.createAccount('Repus fără schimbare', { username: 'alt', password: 'gresit' });
     const ids = await waiting(accountId, 3);
-    worker = await h.start();
+    await startWorker();
     await allReach(ids, 'error');
     expect(counters().failedLogins).toBe(1);
 
@@ -98,7 +113,7 @@ describe('POST /v1/conturi/reg-creds', () => {
   it('requeues the submissions refused for credentials in the same step, as the dashboard does', async () => {
     const accountId = await h.createAccount('API', { username: 'third', password: 'gresit' });
     const ids = await waiting(accountId, 5);
-    worker = await h.start();
+    await startWorker();
     await allReach(ids, 'error');
     expect(counters().failedLogins).toBe(1);
 
@@ -123,26 +138,46 @@ describe('POST /v1/conturi/reg-creds', () => {
 describe('an expired token', () => {
   it('many waiting submissions of the account cause exactly one new login', async () => {
     const accountId = await h.createAccount('Token expirat', { username: 'demo', password: 'demo' });
-    worker = await h.start();
+    await startWorker();
     const [first] = await waiting(accountId, 1);
     await h.waitForStatus(first!, 'sent');
     expect(counters().logins).toBe(1);
-    await worker.stop();
+    await stopWorker();
 
     // The stored session outlives the worker; the registry no longer takes its token.
     const ids = await waiting(accountId, 20);
     h.sim.state.expireTokens();
-    worker = await h.start();
+    await startWorker();
     await allReach(ids, 'sent');
     expect(counters()).toMatchObject({ logins: 2, failedLogins: 0 });
     expect(counters().refusedTokens).toBeGreaterThan(0);
     expect(h.sim.state.duplicates()).toBe(0);
   });
 
+  it('expired, and the new login refused (the password changed at the registry): one failed login for them all', async () => {
+    const accountId = await h.createAccount('Parolă schimbată', { username: 'third', password: 'pw3' });
+    await startWorker();
+    const [first] = await waiting(accountId, 1);
+    await h.waitForStatus(first!, 'sent');
+    await stopWorker();
+
+    const ids = await waiting(accountId, 12);
+    h.sim.state.users.set('third', 'parola-noua');
+    h.sim.state.expireTokens();
+    try {
+      await startWorker();
+      const rows = await allReach(ids, 'error');
+      for (const row of rows) expect(row.reg_error).toMatchObject({ cod: 'REG_LOGIN_RESPINS' });
+      expect(counters()).toMatchObject({ logins: 1, failedLogins: 1 });
+    } finally {
+      h.sim.state.users.set('third', 'pw3');
+    }
+  });
+
   it('refused in the middle of a stream, with every registry slot busy: one new login', async () => {
     const accountId = await h.createAccount('Token expirat din mers', { username: 'alt', password: 'secret' });
     h.sim.state.setFaults({ latencyMs: 40 });
-    worker = await h.start();
+    await startWorker();
     const ids = await waiting(accountId, 40);
     await waitFor(() => (h.sim.state.records.length >= 8 ? true : undefined), 10_000, 'the first sends');
     h.sim.state.expireTokens();
@@ -157,7 +192,7 @@ describe('an account without any credentials', () => {
   it('its waiting submissions are not claimed one by one: the few claimed put the rest off with them; saved credentials wake them all', async () => {
     const accountId = await h.createAccount('Fără credențiale');
     const ids = await waiting(accountId, 30);
-    worker = await h.start();
+    await startWorker();
     const tried = async () => {
       const [row] = await h.app.sql<{ n: number }[]>`SELECT count(DISTINCT submission_id)::int AS n FROM submission_attempts WHERE submission_id IN ${h.app.sql(ids)}`;
       return row!.n;
@@ -183,7 +218,7 @@ describe('an account without any credentials', () => {
   it('a login with credentials a later request carries wakes the ones put off', async () => {
     const accountId = await h.createAccount('Fără credențiale, apoi o cerere cu ele');
     const ids = await waiting(accountId, 20);
-    worker = await h.start();
+    await startWorker();
     await waitFor(
       async () => ((await Promise.all(ids.map((id) => h.row(id)))).every((r) => r.reg_error?.cod === 'REG_CREDENTIALE_LIPSA') ? true : undefined),
       5_000,
