@@ -21,6 +21,8 @@ export const ClaimedJob = z.object({
   attemptId: z.coerce.number(),
   attemptNo: z.coerce.number(),
   sessionEpoch: z.coerce.number(),
+  /** The epoch under which the account's durable credentials were refused at login, if any (worker/login.ts). */
+  credsRefusedEpoch: z.number().int().nullable(),
   /** An earlier attempt may have reached the registry: reconcile before sending. */
   inDoubt: z.boolean(),
   /** Earlier waits for credentials, for their backoff. */
@@ -114,6 +116,7 @@ export async function claimBatch(ctx: WorkerContext, limit: number): Promise<Cla
       SELECT c.id, c.account_id AS "accountId", c.payload_json AS payload, c.prestatii, c.reg_creds_enc AS "submissionCredsEnc",
              acc.reg_creds_enc AS "accountCredsEnc", c.request_id AS "requestId", c.attempts,
              at.id AS "attemptId", at.attempt_no AS "attemptNo", coalesce(acc.session_epoch, 0) AS "sessionEpoch",
+             acc.reg_creds_refused_epoch AS "credsRefusedEpoch",
              EXISTS (SELECT 1 FROM submission_attempts x WHERE x.submission_id = c.id AND (x.outcome = 'in_doubt' OR x.ended_at IS NULL)) AS "inDoubt",
              (SELECT count(*) FROM submission_attempts x WHERE x.submission_id = c.id AND x.outcome = 'no_credentials')::int AS "credentialWaits"
       FROM claimed c

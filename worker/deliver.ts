@@ -3,7 +3,8 @@ import type { ClaimedJob } from './claim';
 import type { WorkerContext } from './context';
 import { resolveCredentials } from './credentials';
 import { outcomeOfFailure, type Outcome, type Phase } from './failures';
-import { ensureSession } from './login';
+import { deferCredentialWaits } from './credential-waits';
+import { ensureSession, NoCredentialsError } from './login';
 import type { OutcomeWriter } from './outcome';
 import { RegistryHttpError, RegistryNetworkError } from './registry/client';
 import { buildRecord, RecordError, sameRecord, StoredItem, type RegistryRecord } from './registry/record';
@@ -35,7 +36,7 @@ export async function deliver(ctx: WorkerContext, job: ClaimedJob, signal: Abort
   try {
     const record = recordOf(ctx, job);
     phase = 'login';
-    session = await ensureSession(ctx, job, () => resolveCredentials(ctx, job, { accountId: job.accountId, submissionId: job.id })?.credentials ?? null, signal);
+    session = await ensureSession(ctx, job, () => resolveCredentials(ctx, job, { accountId: job.accountId, submissionId: job.id }), signal);
     if (signal.aborted) throw new RegistryNetworkError('shutting down', 0, true);
     // One of the account's registry slots for the reconciliation and the send; it is freed
     // before the outcome is written, so the next submission's call starts at once.
@@ -61,6 +62,13 @@ export async function deliver(ctx: WorkerContext, job: ClaimedJob, signal: Abort
       await retireSession(ctx, job.accountId, session);
     }
     outcome = outcomeOfFailure(error, { phase, attempts: job.attempts, credentialWaits: job.credentialWaits, settings: ctx.settings });
+    if (error instanceof NoCredentialsError && outcome.kind === 'requeue') {
+      // Before this row leaves `sending`, so the next claim finds the others waiting too.
+      await deferCredentialWaits(ctx, job, outcome).catch((failure: unknown) => {
+        // They are claimed one by one instead, as before.
+        ctx.journal.write({ event: 'worker_credentials_wait_failed', level: 'warn', accountId: job.accountId, data: { error: String(failure) } });
+      });
+    }
   }
   // A login's erasure of ephemeral credentials precedes every outcome recorded under it.
   await session?.bookkeeping;

@@ -1,6 +1,6 @@
 import { isDatabaseUnavailable } from '../db/unavailable';
 import { CATALOG, type ErrorCode, type RegError } from '../src/errors';
-import { NoCredentialsError } from './login';
+import { CredentialsRefusedError, NoCredentialsError } from './login';
 import { RecordError } from './registry/record';
 import { RegistryHttpError, RegistryNetworkError } from './registry/client';
 import { backoffSeconds, type WorkerSettings } from './settings';
@@ -85,6 +85,19 @@ export function outcomeOfFailure(error: unknown, f: FailureContext): Outcome {
     const delayS = Math.min(settings.credsRetryS * 2 ** f.credentialWaits, settings.credsRetryMaxS);
     const reg = regError('REG_CREDENTIALE_LIPSA', 'Trimiterea nu are credențiale proprii, iar contul nu are credențiale salvate.');
     return { kind: 'requeue', outcome: 'no_credentials', regError: reg, delayS, countsAsAttempt: false, httpStatus: null, latencyMs: null };
+  }
+  if (error instanceof CredentialsRefusedError) {
+    // The spec's login 401 row, without asking the registry again (login.ts).
+    return {
+      kind: 'error',
+      outcome: 'login_rejected',
+      regError: regError(
+        'REG_LOGIN_RESPINS',
+        'Registrul a refuzat deja credențialele contului la o autentificare anterioară; nu s-a mai încercat, ca registrul să nu blocheze contul. Trimiterea se repune în coadă odată cu salvarea unor credențiale corecte.',
+      ),
+      httpStatus: null,
+      latencyMs: null,
+    };
   }
   if (error instanceof RecordError) {
     return {

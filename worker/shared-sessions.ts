@@ -36,15 +36,24 @@ function remember(ctx: WorkerContext, accountId: number, session: Session): Sess
  * advisory lock, so that workers that miss it at once log in once between them. The lock is
  * a transaction's, held for the login's round trip on the connection it took; nothing inside
  * asks the pool for another one. A row of a newer epoch is never replaced by an older one.
+ * `login` gets the transaction, to read and write the account's refused credentials under the
+ * lock; the transaction commits whether it succeeds or throws.
  */
-export async function sharedSession(ctx: WorkerContext, accountId: number, epoch: number, login: () => Promise<Session>): Promise<Session> {
+export async function sharedSession(ctx: WorkerContext, accountId: number, epoch: number, login: (tx: TransactionSql) => Promise<Session>): Promise<Session> {
   const stored = usable(ctx, await read(ctx.sql, accountId), epoch);
   if (stored) return remember(ctx, accountId, stored);
-  return ctx.sql.begin(async (tx) => {
+  const result = await ctx.sql.begin(async (tx): Promise<{ session: Session } | { refused: unknown }> => {
     await tx`SELECT pg_advisory_xact_lock(${LOGIN_LOCK}, ${accountId})`;
     const madeMeanwhile = usable(ctx, await read(tx, accountId), epoch);
-    if (madeMeanwhile) return remember(ctx, accountId, madeMeanwhile);
-    const session = await login();
+    if (madeMeanwhile) return { session: remember(ctx, accountId, madeMeanwhile) };
+    let session: Session;
+    try {
+      session = await login(tx);
+    } catch (error) {
+      // Committed all the same: what `login` wrote of a refusal (login.ts) must hold before
+      // the lock lets the next login of the account in.
+      return { refused: error };
+    }
     session.loginId = randomUUID();
     await tx`
       INSERT INTO registry_sessions (account_id, epoch, token_enc, login_id, expires_at, worker_id)
@@ -52,8 +61,10 @@ export async function sharedSession(ctx: WorkerContext, accountId: number, epoch
       ON CONFLICT (account_id) DO UPDATE SET epoch = EXCLUDED.epoch, token_enc = EXCLUDED.token_enc, login_id = EXCLUDED.login_id,
         expires_at = EXCLUDED.expires_at, worker_id = EXCLUDED.worker_id, created_at = now()
       WHERE registry_sessions.epoch <= EXCLUDED.epoch`;
-    return session;
+    return { session };
   });
+  if ('refused' in result) throw result.refused;
+  return result.session;
 }
 
 /**

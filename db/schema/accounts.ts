@@ -11,5 +11,9 @@ export const accounts = pgTable('accounts', {
   // Bumped when a duplicate reactivates an `error` submission: the worker drops the
   // account's cached registry session when it sees a new value.
   sessionEpoch: integer('session_epoch').notNull().default(0),
+  // The session_epoch under which the registry refused a login with the durable credentials:
+  // while the epoch is still this one (the credentials unchanged), the worker tries no login
+  // with them, since a real registry locks an account after a few (worker/login.ts).
+  regCredsRefusedEpoch: integer('reg_creds_refused_epoch'),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
 });

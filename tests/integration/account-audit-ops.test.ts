@@ -24,7 +24,7 @@ describe('durable registry credentials', () => {
     expect(res.status).toBe(200);
     const text = await res.text();
     expect(text).not.toContain('P@rola');
-    expect(JSON.parse(text)).toEqual({ are_creds_rar: true });
+    expect(JSON.parse(text)).toEqual({ are_creds_rar: true, repuse_in_coada: 0 });
     const [account] = await t.ctx.sql<{ reg_creds_enc: string }[]>`SELECT reg_creds_enc FROM accounts WHERE id = ${accountId}`;
     expect(account!.reg_creds_enc).not.toContain('P@rola');
     expect(JSON.parse(t.ctx.keyring.decrypt(account!.reg_creds_enc))).toEqual({ username: 'svc', password: 'P@rola-Durabila' });

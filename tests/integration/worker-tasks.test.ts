@@ -230,6 +230,7 @@ describe('outcome writer', () => {
           attemptId: Number(a!.id),
           attemptNo: 1,
           sessionEpoch: 0,
+          credsRefusedEpoch: null,
           inDoubt: false,
           credentialWaits: 0,
         };

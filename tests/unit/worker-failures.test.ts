@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { outcomeOfFailure, type FailureContext, type Phase } from '../../worker/failures';
 import { createOutageReporter } from '../../worker/outage';
-import { NoCredentialsError } from '../../worker/login';
+import { CredentialsRefusedError, NoCredentialsError } from '../../worker/login';
 import { RegistryHttpError, RegistryNetworkError } from '../../worker/registry/client';
 import { RecordError } from '../../worker/registry/record';
 import { backoffSeconds, checkSettings, workerSettings } from '../../worker/settings';
@@ -18,6 +18,15 @@ describe('outcomeOfFailure: the spec’s outcome table', () => {
       kind: 'error',
       outcome: 'login_rejected',
       regError: { cod: 'REG_LOGIN_RESPINS', http_status: 401, mesaj_registru: 'parolă greșită' },
+    });
+  });
+
+  it('the account’s credentials refused before → the same error, without the registry’s answer: no login was made', () => {
+    expect(outcomeOfFailure(new CredentialsRefusedError('refused'), at('login'))).toMatchObject({
+      kind: 'error',
+      outcome: 'login_rejected',
+      httpStatus: null,
+      regError: { cod: 'REG_LOGIN_RESPINS', http_status: null, mesaj_registru: null },
     });
   });
 

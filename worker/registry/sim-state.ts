@@ -75,7 +75,7 @@ export function createSimState(users: Map<string, string>) {
     nextId: 98_765,
     // The service codes it lists; a test may add some to see the worker's refresh upsert them.
     nomenclator: FALLBACK_NOMENCLATOR.map(({ cod, denumire }) => ({ cod, denumire })),
-    counters: { logins: 0, failedLogins: 0, sends: 0, refusedSends: 0, listCalls: 0, nomenclatorCalls: 0, refusedWithoutUserAgent: 0 },
+    counters: { logins: 0, failedLogins: 0, sends: 0, refusedSends: 0, refusedTokens: 0, listCalls: 0, nomenclatorCalls: 0, refusedWithoutUserAgent: 0 },
     tokens,
   };
 

@@ -112,7 +112,10 @@ export async function startSimulator(options: { port?: number; host?: string; us
       }
     }
     await untilLatency(arrived, state.faults.latencyMs);
-    if (!username) return { status: 401, body: { cod: 'TOKEN_INVALID', mesaj: 'Token expirat sau invalid' } };
+    if (!username) {
+      state.counters.refusedTokens += 1;
+      return { status: 401, body: { cod: 'TOKEN_INVALID', mesaj: 'Token expirat sau invalid' } };
+    }
     if (method === 'GET' && path === '/api/nomenclator/prestatii') {
       state.counters.nomenclatorCalls += 1;
       return { status: 200, body: state.nomenclator };

@@ -12,6 +12,10 @@ import { clearRegCredentials, hasRegCredentials, saveRegCredentials } from '../.
 export const RegCredsState = z.object({ are_creds_rar: z.boolean() });
 export type RegCredsState = z.infer<typeof RegCredsState>;
 
+/** The answer of the save: besides, how many submissions refused at login it put back in the queue. */
+export const RegCredsSaved = RegCredsState.extend({ repuse_in_coada: z.number().int().min(0) });
+export type RegCredsSaved = z.infer<typeof RegCredsSaved>;
+
 /** GET /v1/ping. */
 export const PingAnswer = z.object({
   account_id: z.number().int(),
@@ -28,13 +32,16 @@ export function conturiRoutes(ctx: AppContext) {
     '/reg-creds',
     describeRoute({
       summary: 'Salvează credențialele durabile ale registrului (criptate)',
+      description:
+        'Trimiterile care așteptau credențiale pornesc imediat, iar cele refuzate la autentificare (REG_LOGIN_RESPINS) sunt repuse în coadă în același pas, ca la salvarea din panou; `repuse_in_coada` spune câte.',
       body: RegCredentials,
-      responses: { 200: { description: 'Salvate', schema: RegCredsState } },
+      responses: { 200: { description: 'Salvate', schema: RegCredsSaved } },
     }),
     jsonBody(RegCredentials),
     async (c) => {
-      await saveRegCredentials({ ctx, actor: c.get('actor'), creds: c.var.body, requestId: c.get('requestId') });
-      return c.json({ are_creds_rar: true } satisfies RegCredsState);
+      // As the dashboard's save with its box checked (the default): new credentials and the retry of what the old ones lost, in one step.
+      const { requeued } = await saveRegCredentials({ ctx, actor: c.get('actor'), creds: c.var.body, requestId: c.get('requestId'), requeueLoginRefused: true });
+      return c.json({ are_creds_rar: true, repuse_in_coada: requeued } satisfies RegCredsSaved);
     },
   );
   app.delete(

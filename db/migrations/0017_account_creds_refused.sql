@@ -1,0 +1,1 @@
+ALTER TABLE "accounts" ADD COLUMN IF NOT EXISTS "reg_creds_refused_epoch" integer;
