@@ -2,7 +2,7 @@ import { parseTypedDate } from '../../domain/dates';
 import { CorrectionInput } from '../../domain/submission-input';
 import type { SubmissionRecord } from '../../services/submissions/read';
 import type { FormFields } from '../form';
-import { fieldLabel, withFieldLabels } from '../ui/field-labels';
+import { fieldLabel, inClerkWords } from '../ui/field-labels';
 import { showDate } from '../ui/format';
 
 type Field = 'vin' | 'nrInm' | 'dataPrestatie' | 'odometruInitial' | 'odometruFinal';
@@ -20,7 +20,7 @@ export interface CorrectionState {
 /** The record's fields as the screens show them (the date as dd.mm.yyyy), with its stored content errors at their fields. */
 export function correctionOf(record: SubmissionRecord): CorrectionState {
   const errors: CorrectionErrors = {};
-  for (const e of record.erori) errors[e.field] ??= withFieldLabels(`${e.problema} ${e.cauza}`.trim());
+  for (const e of record.erori) errors[e.field] ??= inClerkWords(`${e.problema} ${e.cauza}`.trim());
   return {
     values: {
       vin: record.vin,
