@@ -2,7 +2,7 @@
 // use (services, routes, worker) named in Romanian, states and row states by their screen
 // names. A key not listed shows its own name, spaced, so nothing new is ever hidden.
 
-import { ROW_STATE_LABEL } from '../import/labels';
+import { BATCH_STATUS_LABEL, ROW_STATE_LABEL } from '../import/labels';
 import { STATUS_LABEL, isSubmissionStatus } from '../../domain/statuses';
 import { inClerkWords } from '../ui/field-labels';
 
@@ -95,12 +95,17 @@ const VALUE_WORD: Record<string, string> = {
 const spaced = (key: string) => key.replace(/_/g, ' ');
 export const detailLabel = (key: string): string => KEY_LABEL[key] ?? spaced(key);
 
-/** Values that are states or row states read as the screens name them. */
+const rowState = (text: string) => (Object.hasOwn(ROW_STATE_LABEL, text) ? ROW_STATE_LABEL[text as keyof typeof ROW_STATE_LABEL] : undefined);
+const batchStatus = (text: string) => (Object.hasOwn(BATCH_STATUS_LABEL, text) ? BATCH_STATUS_LABEL[text as keyof typeof BATCH_STATUS_LABEL] : undefined);
+
+/** A value that is a state (of a submission, an import) read as the screens name it. */
 function word(text: string): string {
   if (isSubmissionStatus(text)) return STATUS_LABEL[text];
-  if (text in ROW_STATE_LABEL) return ROW_STATE_LABEL[text as keyof typeof ROW_STATE_LABEL];
-  return VALUE_WORD[text] ?? inClerkWords(text);
+  return rowState(text) ?? batchStatus(text) ?? VALUE_WORD[text] ?? inClerkWords(text);
 }
+
+/** A key of a nested object: a row state when it is one (an import's counts), else a key like any other. */
+const innerLabel = (key: string) => rowState(key)?.toLowerCase() ?? (isSubmissionStatus(key) ? STATUS_LABEL[key].toLowerCase() : detailLabel(key));
 
 function valueText(value: unknown, depth: number): string {
   if (value === null || value === undefined) return '—';
@@ -113,13 +118,13 @@ function valueText(value: unknown, depth: number): string {
     const pairs = Object.entries(value as Record<string, unknown>);
     if (pairs.length === 0) return '—';
     // A nested object (a row count per state, the worker's settings) reads as its own pairs.
-    const inner = pairs.map(([k, v]) => `${word(k) === k ? detailLabel(k) : word(k).toLowerCase()}: ${valueText(v, depth + 1)}`).join(', ');
+    const inner = pairs.map(([k, v]) => `${innerLabel(k)}: ${valueText(v, depth + 1)}`).join(', ');
     return depth > 0 ? `(${inner})` : inner;
   }
   return String(value);
 }
 
-/** The pairs of an event's data, in the order written; `actor` has its own column. */
+/** The pairs of an event's data, in the order stored (jsonb's: shorter keys first); `actor` has its own column. */
 export function detailPairs(data: unknown): Array<[string, string]> {
   if (data === null || data === undefined) return [];
   if (typeof data !== 'object' || Array.isArray(data)) return [['detalii', valueText(data, 0)]];
