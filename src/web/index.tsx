@@ -1,4 +1,4 @@
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import type { AppContext } from '../context';
 import { AppError } from '../errors';
 import { isAbortedBody } from '../http/body';
@@ -20,6 +20,7 @@ import { webHeaders } from './security';
 import { signedIn } from './session';
 import { withAlerts } from './alerts';
 import { staticRoutes } from './static';
+import { webNotFound } from './not-found';
 
 /**
  * Every path the dashboard answers; the middleware is bound to these, never to /v1 or /healthz.
@@ -36,6 +37,12 @@ export function isDashboardPath(path: string): boolean {
 /** The JSON API's paths and its documents: an unknown one is the JSON 404, any other the dashboard's page. */
 export function isApiPath(path: string): boolean {
   return path === '/v1' || path.startsWith('/v1/') || path.startsWith('/docs/');
+}
+
+/** A GET that shows a whole page: not an htmx fragment, except htmx's own reload of a page from history. */
+function isPageRequest(c: Context): boolean {
+  if (c.req.method !== 'GET' && c.req.method !== 'HEAD') return false;
+  return c.req.header('hx-request') !== 'true' || c.req.header('hx-history-restore-request') === 'true';
 }
 
 /**
@@ -65,7 +72,10 @@ export function webRoutes(ctx: AppContext, refuseBody: RefuseBody) {
   app.route('/', contRoutes(ctx));
   app.route('/', importRoutes(ctx, refuseBody));
   app.route('/', integrareRoutes(ctx));
+  const missingPage = webNotFound(ctx);
   app.onError((error, c) => {
+    // A page the browser opens (an address typed, a link, Back) gets the 404 page every unknown path gets; htmx's fragments keep their notice.
+    if (error instanceof AppError && error.cod === 'NEGASIT' && isPageRequest(c)) return missingPage(c);
     if (error instanceof AppError) {
       return errorNotice(c, error.cod, error.cod === 'NEGASIT' ? 'Elementul cerut nu există sau nu aparține contului dvs.' : error.cauza);
     }

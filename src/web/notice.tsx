@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import { CATALOG, type ErrorCode, type RequestErrorCode } from '../errors';
 import { statusOf } from '../http/status';
+import { inClerkWords } from './ui/field-labels';
 
 export type NoticeProps = { kind: 'error'; cod: ErrorCode; cauza?: string } | { kind: 'ok'; text: string };
 
@@ -16,9 +17,9 @@ export function Notice(props: NoticeProps) {
   const { problema, fix } = CATALOG[props.cod];
   return (
     <div class="notice error" role="alert">
-      <strong>{problema}</strong>
-      {props.cauza ? <p>{props.cauza}</p> : null}
-      <p class="fix">{fix}</p>
+      <strong>{inClerkWords(problema)}</strong>
+      {props.cauza ? <p>{inClerkWords(props.cauza)}</p> : null}
+      <p class="fix">{inClerkWords(fix)}</p>
     </div>
   );
 }

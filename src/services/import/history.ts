@@ -58,3 +58,25 @@ export async function batchSubmissionStatuses({ ctx, actor, batchId }: { ctx: Ap
     SELECT status, count(*)::int AS n FROM submissions WHERE scope_account_id = ${accountId} AND batch_id = ${batchId} GROUP BY status`);
   return Object.fromEntries(rows.map((r) => [r.status, r.n]));
 }
+
+/**
+ * The state now of each submission a committed import's rows became (`ids`: a page's
+ * `submission_id`s), by id; a submission deleted since is absent.
+ */
+export async function rowSubmissionStatuses({
+  ctx,
+  actor,
+  batchId,
+  ids,
+}: {
+  ctx: AppContext;
+  actor: Actor;
+  batchId: number;
+  ids: readonly number[];
+}): Promise<Map<number, SubmissionStatus>> {
+  if (ids.length === 0) return new Map();
+  const rows = await ctx.db.execute<{ id: string; status: SubmissionStatus }>(sql`
+    SELECT id, status FROM submissions
+    WHERE scope_account_id = ${actor.accountId} AND batch_id = ${batchId} AND id = ANY(string_to_array(${ids.join(',')}, ',')::bigint[])`);
+  return new Map(rows.map((r) => [Number(r.id), r.status]));
+}

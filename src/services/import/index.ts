@@ -8,7 +8,7 @@ export { commitImportBatch, type ImportCommit } from './commit';
 export { editImportRow, setRowReview, type RowChange } from './edit';
 export { exportFailedRows, FAILED_FORMATS } from './export-failed';
 export { createAccountActivity, type AccountActivity } from './give-way';
-export { batchSubmissionStatuses, listImportBatches, type ImportBatchItem } from './history';
+export { batchSubmissionStatuses, listImportBatches, rowSubmissionStatuses, type ImportBatchItem } from './history';
 export { previewImportBatch, type ImportPreview, type ImportRowRecord } from './preview';
 export { columnSamples, type Sample } from './samples';
 export { failInterruptedStagings, sweepInterruptedStagings, type StagingFailure } from './staging-failure';

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Actor, AppContext } from '../../context';
-import { cellText, isBlank, splitCodes } from '../../domain/import-cells';
+import { cellText, isBlank, splitCodes, type CellValue } from '../../domain/import-cells';
+import { formatDate } from '../../domain/dates';
 import { IMPORT_FIELDS, type ImportField } from '../../domain/import-header';
 import { toSubmissionInput } from '../../domain/import-row';
 import { loadBatch } from './batch';
@@ -37,6 +38,18 @@ function readAs(field: ImportField, cell: Parameters<typeof toSubmissionInput>[0
   }
 }
 
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * A cell as the clerk sees it in the file. An xlsx date is a number (its serial, 46328) under a
+ * date format: read as a date, it is shown as the spreadsheet shows it (02.11.2026), never as
+ * the serial, which the clerk never saw.
+ */
+function inFileText(cell: CellValue, field: ImportField | undefined, read: string | null): string {
+  if (field === 'dataPrestatie' && typeof cell === 'number' && read !== null && ISO_DATE.test(read)) return formatDate(read);
+  return cellText(cell);
+}
+
 /**
  * Up to three non-blank values per column of the batch's first rows, each "in the file → how
  * we read it" under the current mapping (domain/import-row's own reading: Excel serials and
@@ -61,7 +74,8 @@ export async function columnSamples({ ctx, actor, batchId }: { ctx: AppContext; 
     for (const row of rows) {
       const cell = row.raw.cells[column];
       if (cell === undefined || isBlank(cell)) continue;
-      samples.push({ inFile: cellText(cell), read: field ? readAs(field, cell, batch.fileMeta.date1904) : null });
+      const read = field ? readAs(field, cell, batch.fileMeta.date1904) : null;
+      samples.push({ inFile: inFileText(cell, field, read), read });
       if (samples.length === PER_COLUMN) break;
     }
     return samples;

@@ -103,7 +103,10 @@ export function BulkConfirm({ plan, selection }: { plan: BulkPlan; selection: { 
 }
 
 export function BulkDone({ action, done }: { action: 'requeue' | 'delete'; done: number }) {
-  const text = action === 'requeue' ? `Au fost repuse în coadă ${trimiteri(done)}.` : `Au fost șterse ${trimiteri(done)}.`;
+  // The verb agrees with the count: "A fost ștearsă o trimitere", "Au fost șterse 3 trimiteri".
+  const one = done === 1;
+  const text =
+    action === 'requeue' ? `${one ? 'A fost repusă' : 'Au fost repuse'} în coadă ${trimiteri(done)}.` : `${one ? 'A fost ștearsă' : 'Au fost șterse'} ${trimiteri(done)}.`;
   return (
     <div class="notice ok" role="status" tabindex={-1}>
       {text}{' '}

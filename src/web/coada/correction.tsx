@@ -5,7 +5,7 @@ import { odometerError } from '../../domain/validate';
 import { CorrectionInput } from '../../domain/submission-input';
 import type { SubmissionRecord } from '../../services/submissions/read';
 import type { FormFields } from '../form';
-import { fieldLabel, withFieldLabels } from '../ui/field-labels';
+import { fieldLabel, inClerkWords } from '../ui/field-labels';
 import { showDate } from '../ui/format';
 
 type Field = 'vin' | 'nrInm' | 'dataPrestatie' | 'odometruInitial' | 'odometruFinal';
@@ -23,7 +23,7 @@ export interface CorrectionState {
 /** The record's fields as the screens show them (the date as dd.mm.yyyy), with its stored content errors at their fields. */
 export function correctionOf(record: SubmissionRecord): CorrectionState {
   const errors: CorrectionErrors = {};
-  for (const e of record.erori) errors[e.field] ??= withFieldLabels(`${e.problema} ${e.cauza}`.trim());
+  for (const e of record.erori) errors[e.field] ??= inClerkWords(`${e.problema} ${e.cauza}`.trim());
   return {
     values: {
       vin: record.vin,
@@ -62,7 +62,7 @@ export function readCorrection(fields: FormFields): { ok: true; input: Correctio
   for (const field of ['odometruInitial', 'odometruFinal'] as const) {
     if (values[field].trim() === '' || errors[field]) continue;
     const error = odometerError(canonicalOdometer(parseOdometerCell(values[field])), field);
-    if (error) errors[field] = withFieldLabels(`${error.problema} ${error.cauza}`);
+    if (error) errors[field] = inClerkWords(`${error.problema} ${error.cauza}`);
   }
   if (!parsed.success || date === null || Object.keys(errors).length > 0) return { ok: false, values, errors };
   return { ok: true, input: { ...parsed.data, dataPrestatie: date } };

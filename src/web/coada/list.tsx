@@ -1,6 +1,7 @@
 import { errorCauseLabel } from '../../domain/error-causes';
 import { STATUS_LABEL, SUBMISSION_STATUSES } from '../../domain/statuses';
 import type { Count, DashboardCounts, DashboardPage } from '../../services/submissions/dashboard';
+import { inClerkWords } from '../ui/field-labels';
 import { showDate, showInstant } from '../ui/format';
 import { StatusChip } from '../ui/status-chip';
 import { BulkBar } from './bulk';
@@ -79,7 +80,7 @@ function Rows({ page }: { page: DashboardPage }) {
             </td>
             <td class="motiv">
               {s.regError ? <span class="cause">{errorCauseLabel(s.regError.cod)}: </span> : null}
-              {s.regError?.problema ?? s.motiv ?? ''}
+              {inClerkWords(s.regError?.problema ?? s.motiv ?? '')}
             </td>
             <td data-label="Primită" class="when">
               {showInstant(s.createdAt)}

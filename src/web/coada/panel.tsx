@@ -5,7 +5,7 @@ import type { AttemptRecord, SubmissionRecord } from '../../services/submissions
 import type { PendingOperation } from '../../services/operations/mappings';
 import { Notice } from '../notice';
 import { CodeSelect } from '../ui/code-select';
-import { fieldLabel, withFieldLabels } from '../ui/field-labels';
+import { fieldLabel, inClerkWords } from '../ui/field-labels';
 import { showDate, showInstant } from '../ui/format';
 import { StatusChip } from '../ui/status-chip';
 import { Attempts } from './attempts';
@@ -21,10 +21,10 @@ function RegistryError({ record }: { record: SubmissionRecord }) {
     <section class="box error">
       <h3>Răspunsul registrului: {errorCauseLabel(e.cod)}</h3>
       <p>
-        <strong>{e.problema}</strong>
+        <strong>{inClerkWords(e.problema)}</strong>
       </p>
-      {e.cauza ? <p>{withFieldLabels(e.cauza)}</p> : null}
-      <p class="fix">Ce faceți: {e.fix}</p>
+      {e.cauza ? <p>{inClerkWords(e.cauza)}</p> : null}
+      <p class="fix">Ce faceți: {inClerkWords(e.fix)}</p>
     </section>
   );
 }
@@ -37,9 +37,9 @@ function ContentErrors({ record }: { record: SubmissionRecord }) {
       <ul>
         {record.erori.map((e) => (
           <li>
-            <strong>{fieldLabel(e.field)}:</strong> {e.problema} {withFieldLabels(e.cauza)}
+            <strong>{fieldLabel(e.field)}:</strong> {inClerkWords(e.problema)} {inClerkWords(e.cauza)}
             <br />
-            <span class="fix">Ce faceți: {withFieldLabels(e.fix)}</span>
+            <span class="fix">Ce faceți: {inClerkWords(e.fix)}</span>
           </li>
         ))}
       </ul>
@@ -119,7 +119,7 @@ export function SubmissionPanel({
         {record.motiv ? (
           <>
             <dt>Motiv</dt>
-            <dd>{withFieldLabels(record.motiv)}</dd>
+            <dd>{inClerkWords(record.motiv)}</dd>
           </>
         ) : null}
         <dt>{fieldLabel('nrInm')}</dt>

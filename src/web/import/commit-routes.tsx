@@ -1,14 +1,18 @@
 import { Hono } from 'hono';
 import { actorLabel, type AppContext } from '../../context';
-import { commitImportBatch } from '../../services/import';
+import { commitImportBatch, previewImportBatch } from '../../services/import';
 import type { WebEnv } from '../env';
 import { readForm } from '../form';
+import { AppError } from '../../errors';
+import { INT4_MAX } from '../../routes/params';
 import { countOf } from '../ui/format';
 import { answerScreen } from './action-routes';
+import { readTypedCount } from './commit';
 import { batchParam } from './screen-routes';
 import { errorNotice } from '../notice';
 
 const HASH = /^[0-9a-f]{64}$/;
+const rows = (n: number) => countOf(n, 'un rând', 'rânduri');
 
 /**
  * The commit: the number the clerk typed and the `rows_hash` of the screen they saw, through the
@@ -21,17 +25,27 @@ export function commitRoutes(ctx: AppContext) {
     const id = batchParam(c);
     const actor = c.get('actor');
     const fields = await readForm(c);
-    const typed = typeof fields.numar === 'string' ? fields.numar.trim().replace(/[.\s]/g, '') : '';
+    const typed = readTypedCount(typeof fields.numar === 'string' ? fields.numar : '');
     const rowsHash = typeof fields.rows_hash === 'string' ? fields.rows_hash : '';
-    if (!/^\d{1,9}$/.test(typed)) return errorNotice(c, 'FORMULAR_INVALID', 'Scrieți numărul de rânduri de trimis, în cifre.');
+    if (typed === null || typed > INT4_MAX) return errorNotice(c, 'FORMULAR_INVALID', 'Scrieți numărul de rânduri de trimis în cifre, ca pe ecran (de exemplu 20.001 sau 20001).');
     if (!HASH.test(rowsHash)) return errorNotice(c, 'FORMULAR_INVALID', 'Reîncărcați pagina: formularul nu mai corespunde importului.');
     const result = await commitImportBatch({
       ctx,
       actor,
       batchId: id,
-      input: { n_confirmed: Number(typed), rows_hash: rowsHash },
+      input: { n_confirmed: typed, rows_hash: rowsHash },
       confirmedBy: actorLabel(actor),
       requestId: c.get('requestId'),
+    }).catch(async (error: unknown) => {
+      // The API's cause counts in digits ("1 rânduri"); the clerk reads both numbers in words.
+      if (error instanceof AppError && error.cod === 'IMPORT_CONFIRMARE_NUMAR') {
+        const { summary } = await previewImportBatch({ ctx, actor, batchId: id, query: { page: 1, page_size: 1 } });
+        throw new AppError(
+          'IMPORT_CONFIRMARE_NUMAR',
+          `Ați scris ${rows(typed)}; de trimis ${summary.nToCommit === 1 ? 'este acum un rând' : `sunt acum ${rows(summary.nToCommit)}`}.`,
+        );
+      }
+      throw error;
     });
     ctx.journal.write({
       event: 'web_import',

@@ -1,10 +1,27 @@
 import { ROW_STATES } from '../../domain/import-state';
 import { STATUS_LABEL, type SubmissionStatus } from '../../domain/statuses';
-import type { LoadedBatch, BatchSummary } from '../../services/import';
+import type { LoadedBatch, BatchSummary, ImportRowRecord } from '../../services/import';
+import { inClerkWords } from '../ui/field-labels';
 import { countOf, showInstant } from '../ui/format';
-import { ROW_STATE_FATE, ROW_STATE_LABEL } from './labels';
+import { StatusChip } from '../ui/status-chip';
+import { LEFT_OUT_REASON, ROW_STATE_FATE, ROW_STATE_LABEL } from './labels';
 
 const rows = (n: number) => countOf(n, 'un rând', 'rânduri');
+
+/**
+ * The count a clerk may type: digits, or grouped by three as the screen shows it ("20.001",
+ * "20 001", with a no-break space too). The form's `pattern` and the route's check both use it.
+ */
+export const TYPED_COUNT = '[0-9]{1,3}(?:[. \\u00a0\\u202f]?[0-9]{3})*';
+const TYPED_COUNT_WHOLE = new RegExp(`^(?:${TYPED_COUNT})$`, 'u');
+
+/** The number typed in the commit's box, or null when it is not a count as the screen writes one. */
+export function readTypedCount(typed: string): number | null {
+  const text = typed.trim();
+  if (!TYPED_COUNT_WHOLE.test(text)) return null;
+  const n = Number(text.replace(/[^0-9]/g, ''));
+  return Number.isSafeInteger(n) ? n : null;
+}
 
 /** The rows left out, as a file to fix and upload again: in the file's own columns, with the reason (services/import/export-failed.ts). */
 export function LeftOutDownload({ batchId }: { batchId: number }) {
@@ -28,7 +45,7 @@ function Summary({ summary }: { summary: BatchSummary }) {
     <ul class="commit-summary">
       {ROW_STATES.filter((s) => summary.counts[s] > 0).map((s) => (
         <li class={`r-${s}`}>
-          <strong>{rows(summary.counts[s])}</strong> {ROW_STATE_LABEL[s].toLowerCase()}: {ROW_STATE_FATE[s]}.
+          <strong>{rows(summary.counts[s])}</strong> {ROW_STATE_LABEL[s].toLowerCase()}: {summary.counts[s] === 1 ? ROW_STATE_FATE[s].one : ROW_STATE_FATE[s].many}.
         </li>
       ))}
     </ul>
@@ -53,7 +70,7 @@ export function CommitForm({ batchId, summary }: { batchId: number; summary: Bat
           <input type="hidden" name="rows_hash" value={summary.rowsHash} />
           <label for="numar">Ca să confirmați, scrieți numărul de rânduri care intră în Trimiteri ({n.toLocaleString('ro-RO')})</label>
           <span class="commit-row">
-            <input name="numar" id="numar" inputmode="numeric" pattern="[0-9]*" autocomplete="off" required maxlength={9} />
+            <input name="numar" id="numar" inputmode="numeric" pattern={TYPED_COUNT} autocomplete="off" required maxlength={15} />
             <button type="submit">Confirmă importul: {rows(n)}</button>
           </span>
         </form>
@@ -90,11 +107,13 @@ export function Followed({ batchId, statuses }: { batchId: number; statuses: Par
 /** A committed import: when, how many rows went, and they followed until sent; the rows left out to download. */
 export function Committed({ batch, summary, statuses }: { batch: LoadedBatch; summary: BatchSummary; statuses: Partial<Record<SubmissionStatus, number>> }) {
   const made = Object.values(statuses).reduce((a, b) => a + (b ?? 0), 0);
+  const leftOut = Math.max(0, summary.total - made);
   return (
     <section class="import-part" aria-labelledby="trimis-titlu">
       <h2 id="trimis-titlu">Confirmat la {showInstant(batch.committedAt)}</h2>
       <p>
-        {rows(made)} au intrat în Trimiteri; {rows(Math.max(0, summary.total - made))} au rămas deoparte.
+        {countOf(made, 'Un rând a intrat', 'rânduri au intrat')} în Trimiteri;{' '}
+        {leftOut === 0 ? 'niciunul nu a rămas deoparte' : countOf(leftOut, 'un rând a rămas deoparte', 'rânduri au rămas deoparte')}.
       </p>
       <Followed batchId={batch.id} statuses={statuses} />
       <p>
@@ -102,5 +121,37 @@ export function Committed({ batch, summary, statuses }: { batch: LoadedBatch; su
       </p>
       {summary.total > made ? <LeftOutDownload batchId={batch.id} /> : null}
     </section>
+  );
+}
+
+/**
+ * A row of a committed import: the state now of the submission it became, as Trimiteri shows
+ * it, with its link; or why it did not become one (the reason its state gives now).
+ */
+export function RowAfterCommit({ row, submissions }: { row: ImportRowRecord; submissions: ReadonlyMap<number, SubmissionStatus> }) {
+  if (row.submissionId !== null) {
+    const status = submissions.get(row.submissionId);
+    if (!status) return <span class="chip r-left-out">Ștearsă din Trimiteri</span>;
+    return (
+      <>
+        <StatusChip status={status} />
+        <p class="small">
+          <a href={`/trimiteri/${row.submissionId}`}>Trimiterea #{row.submissionId}</a>
+        </p>
+      </>
+    );
+  }
+  const existing = row.state === 'already_sent' ? row.existing : null;
+  return (
+    <>
+      <span class="chip r-left-out">Lăsat deoparte</span>
+      <p class="muted small">{LEFT_OUT_REASON[row.state]}.</p>
+      {row.motiv && !existing ? <p class="muted small">{inClerkWords(row.motiv)}</p> : null}
+      {existing ? (
+        <p class="small">
+          <a href={`/trimiteri/${existing.id}`}>Trimiterea #{existing.id}</a> ({STATUS_LABEL[existing.status as SubmissionStatus] ?? existing.status})
+        </p>
+      ) : null}
+    </>
   );
 }

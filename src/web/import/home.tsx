@@ -1,5 +1,6 @@
 import type { ImportBatchItem } from '../../services/import';
 import { CATALOG } from '../../errors';
+import { inClerkWords } from '../ui/field-labels';
 import { countOf, showInstant } from '../ui/format';
 import { BATCH_STATUS_LABEL } from './labels';
 
@@ -58,11 +59,7 @@ function BatchRow({ b }: { b: ImportBatchItem }) {
       <td data-label="Rânduri">{b.rowCount.toLocaleString('ro-RO')}</td>
       <td data-label="Stare">
         <span class={`chip b-${b.status}`}>{BATCH_STATUS_LABEL[b.status]}</span>
-        {b.error ? (
-          <p class="small">
-            {CATALOG[b.error.cod].problema} {b.error.cauza}
-          </p>
-        ) : null}
+        {b.error ? <p class="small">{inClerkWords(`${CATALOG[b.error.cod].problema} ${b.error.cauza}`)}</p> : null}
       </td>
     </tr>
   );

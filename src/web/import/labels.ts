@@ -12,15 +12,41 @@ export const ROW_STATE_LABEL: Record<RowState, string> = {
   left_out: 'Lăsat deoparte',
 };
 
-/** Why a state is left out of the commit, or what happens to it there. */
-export const ROW_STATE_FATE: Record<RowState, string> = {
-  ok: 'se trimit registrului',
-  needs_data: 'intră în Trimiteri ca „Date de completat” și nu pleacă până nu le corectați',
-  needs_mapping: 'rămân deoparte: codul operației nu are încă un cod al registrului (mapați-l mai sus)',
-  needs_review: 'rămân deoparte: kilometrajul este mai mic decât unul înregistrat deja (includeți-le mai sus dacă sunt corecte)',
-  already_sent: 'rămân deoparte: aceeași prezentare există deja în Trimiteri',
-  duplicate_in_file: 'rămân deoparte: același rând apare mai sus în fișier',
-  left_out: 'rămân deoparte: nu sunt prestații (totaluri, note, capul de tabel repetat) sau le-ați lăsat deoparte',
+/** Why a state is left out of the commit, or what happens to it there: for one row, and for several (the verb agrees). */
+export const ROW_STATE_FATE: Record<RowState, { one: string; many: string }> = {
+  ok: { one: 'se trimite registrului', many: 'se trimit registrului' },
+  needs_data: {
+    one: 'intră în Trimiteri ca „Date de completat” și nu pleacă până nu îl corectați',
+    many: 'intră în Trimiteri ca „Date de completat” și nu pleacă până nu le corectați',
+  },
+  needs_mapping: {
+    one: 'rămâne deoparte: codul operației nu are încă un cod al registrului (mapați-l mai sus)',
+    many: 'rămân deoparte: codul operației nu are încă un cod al registrului (mapați-l mai sus)',
+  },
+  needs_review: {
+    one: 'rămâne deoparte: kilometrajul este mai mic decât unul înregistrat deja (includeți-l mai sus dacă este corect)',
+    many: 'rămân deoparte: kilometrajul este mai mic decât unul înregistrat deja (includeți-le mai sus dacă sunt corecte)',
+  },
+  already_sent: { one: 'rămâne deoparte: aceeași prezentare există deja în Trimiteri', many: 'rămân deoparte: aceeași prezentare există deja în Trimiteri' },
+  duplicate_in_file: { one: 'rămâne deoparte: același rând apare mai sus în fișier', many: 'rămân deoparte: același rând apare mai sus în fișier' },
+  left_out: {
+    one: 'rămâne deoparte: nu este o prestație (total, notă, capul de tabel repetat) sau l-ați lăsat deoparte',
+    many: 'rămân deoparte: nu sunt prestații (totaluri, note, capul de tabel repetat) sau le-ați lăsat deoparte',
+  },
+};
+
+/**
+ * Why a row of a committed import did not become a submission, by the state it has now (the
+ * rows that did show their submission's state instead).
+ */
+export const LEFT_OUT_REASON: Record<RowState, string> = {
+  ok: 'Nu era gata de trimis la confirmare',
+  needs_data: 'Aceeași prezentare a fost trimisă între timp',
+  needs_mapping: 'Codul operației nu avea un cod al registrului',
+  needs_review: 'Kilometrajul este mai mic decât unul înregistrat deja',
+  already_sent: 'Aceeași prezentare era deja în Trimiteri',
+  duplicate_in_file: 'Același rând apare mai sus în fișier',
+  left_out: 'Nu este o prestație, sau a fost lăsat deoparte',
 };
 
 export const BATCH_STATUS_LABEL: Record<ImportBatchStatus, string> = {

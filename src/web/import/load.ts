@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Actor, AppContext } from '../../context';
 import { ROW_STATES } from '../../domain/import-state';
 import { INT4_MAX } from '../../routes/params';
-import { batchSubmissionStatuses, previewImportBatch, columnSamples } from '../../services/import';
+import { batchSubmissionStatuses, previewImportBatch, columnSamples, rowSubmissionStatuses } from '../../services/import';
 import type { NoticeProps } from '../notice';
 
 /** Rows per preview page: enough to scan, few enough that every cell can be an input. */
@@ -40,19 +40,23 @@ export function viewFrom(currentUrl: string | undefined): ImportView {
  * Everything the batch's screen shows, from the import services: the preview (counts,
  * operations to map, a page), the column samples, the held rows to include one by one, the
  * registry's codes when a code waits for a mapping, and once committed how its submissions
- * stand. Another account's batch is the preview's NotFoundError.
+ * stand, all of them and each of the page's rows (`rowSubmissions`, by submission id).
+ * Another account's batch is the preview's NotFoundError.
  */
 export async function loadScreen(ctx: AppContext, actor: Actor, batchId: number, view: ImportView, notice?: NoticeProps) {
   const preview = await previewImportBatch({ ctx, actor, batchId, query: { page: 1, page_size: PAGE_SIZE, state: view.stare, after: view.dupa } });
   const { batch, summary, operationsToMap } = preview;
-  const [samples, nomenclator, review, followed] = await Promise.all([
+  const committed = batch.status === 'committed';
+  const submissionIds = preview.rows.flatMap((r) => (r.submissionId === null ? [] : [r.submissionId]));
+  const [samples, nomenclator, review, followed, rowSubmissions] = await Promise.all([
     columnSamples({ ctx, actor, batchId }),
     operationsToMap.length > 0 ? ctx.nomenclator.get(ctx.db) : Promise.resolve(new Map<string, string>()),
     batch.status === 'staged' && summary.counts.needs_review > 0
       ? previewImportBatch({ ctx, actor, batchId, query: { page: 1, page_size: REVIEW_LISTED, state: 'needs_review' } }).then((p) => p.rows)
       : Promise.resolve([]),
-    batch.status === 'committed' ? batchSubmissionStatuses({ ctx, actor, batchId }) : Promise.resolve(null),
+    committed ? batchSubmissionStatuses({ ctx, actor, batchId }) : Promise.resolve(null),
+    committed ? rowSubmissionStatuses({ ctx, actor, batchId, ids: submissionIds }) : Promise.resolve(null),
   ]);
-  return { batch, view, preview, samples, nomenclator, review, followed, notice };
+  return { batch, view, preview, samples, nomenclator, review, followed, rowSubmissions, notice };
 }
 export type ScreenData = Awaited<ReturnType<typeof loadScreen>>;

@@ -1,6 +1,9 @@
 import { ROW_STATES, type RowState } from '../../domain/import-state';
+import type { SubmissionStatus } from '../../domain/statuses';
 import type { ImportPreview, ImportRowRecord } from '../../services/import';
+import { inClerkWords } from '../ui/field-labels';
 import { showDate } from '../ui/format';
+import { RowAfterCommit } from './commit';
 import { IMPORT_FIELD_LABEL, ROW_STATE_LABEL } from './labels';
 import { PAGE_SIZE, viewQuery, type ImportView } from './load';
 
@@ -24,7 +27,7 @@ function CellErrors({ errors }: { errors: ImportRowRecord['erori'] }) {
     <>
       {errors.map((e) => (
         <p class="cell-err">
-          <strong>{e.problema}</strong> {e.cauza} <span class="fix">{e.fix}</span>
+          <strong>{inClerkWords(e.problema)}</strong> {inClerkWords(e.cauza)} <span class="fix">{inClerkWords(e.fix)}</span>
         </p>
       ))}
     </>
@@ -113,8 +116,23 @@ export function StateChips({ batchId, preview, view }: { batchId: number; previe
   );
 }
 
-/** A page of the preview: each row's line, state and why, its cells (editable while the batch is), its operations. */
-export function PreviewTable({ batchId, preview, view, editable }: { batchId: number; preview: ImportPreview; view: ImportView; editable: boolean }) {
+/**
+ * A page of the preview: each row's line, state and why, its cells (editable while the batch is), its operations.
+ * Once committed (`submissions`: the page's submissions by id), a row's state is its submission's (RowAfterCommit).
+ */
+export function PreviewTable({
+  batchId,
+  preview,
+  view,
+  editable,
+  submissions,
+}: {
+  batchId: number;
+  preview: ImportPreview;
+  view: ImportView;
+  editable: boolean;
+  submissions?: ReadonlyMap<number, SubmissionStatus> | null;
+}) {
   const { rows } = preview;
   const last = rows[rows.length - 1];
   const next = rows.length === PAGE_SIZE && last ? viewQuery({ ...view, dupa: last.rowIndex }) : null;
@@ -145,9 +163,15 @@ export function PreviewTable({ batchId, preview, view, editable }: { batchId: nu
                 <tr id={`r-${row.rowIndex}`} class={`r-${row.state}`}>
                   <td data-label="Linia">{row.submissionId === null ? (row.line ?? row.rowIndex) : <a href={`/trimiteri/${row.submissionId}`}>{row.line ?? row.rowIndex}</a>}</td>
                   <td data-label="Stare">
-                    <span class={`chip r-${row.state}`}>{ROW_STATE_LABEL[row.state]}</span>
-                    {row.motiv ? <p class="muted small">{row.motiv}</p> : null}
-                    {editable && row.review ? <ReviewToggle batchId={batchId} row={row} /> : null}
+                    {submissions ? (
+                      <RowAfterCommit row={row} submissions={submissions} />
+                    ) : (
+                      <>
+                        <span class={`chip r-${row.state}`}>{ROW_STATE_LABEL[row.state]}</span>
+                        {row.motiv ? <p class="muted small">{inClerkWords(row.motiv)}</p> : null}
+                        {editable && row.review ? <ReviewToggle batchId={batchId} row={row} /> : null}
+                      </>
+                    )}
                   </td>
                   {CELLS.map((f) => (
                     <Cell batchId={batchId} row={row} field={f} editable={editable && row.submissionId === null} />

@@ -42,8 +42,9 @@ function Preview({ data, editable }: { data: ScreenData; editable: boolean }) {
   return (
     <section class="import-part" aria-labelledby="previzualizare-titlu">
       <h2 id="previzualizare-titlu">Rândurile</h2>
-      <StateChips batchId={batch.id} preview={preview} view={view} />
-      <PreviewTable batchId={batch.id} preview={preview} view={view} editable={editable} />
+      {/* Once committed the rows' states are their submissions' (Followed above): the staging states would all say "Trimis deja". */}
+      {data.rowSubmissions ? null : <StateChips batchId={batch.id} preview={preview} view={view} />}
+      <PreviewTable batchId={batch.id} preview={preview} view={view} editable={editable} submissions={data.rowSubmissions} />
     </section>
   );
 }

@@ -4,7 +4,7 @@
 export const EVENT_LABEL: Record<string, string> = {
   api_prezentari: 'cerere API de trimitere',
   api_import: 'cerere API de import',
-  web_import: 'fișier încărcat din panou',
+  web_import: 'import din panou (încărcare sau confirmare)',
   api_auth_esuat: 'cheie API respinsă',
   api_auth_esuat_rezumat: 'chei API respinse (rezumat)',
   api_auth_limitat: 'prea multe chei API respinse',

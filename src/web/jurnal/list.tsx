@@ -2,14 +2,15 @@ import { html } from 'hono/html';
 import type { JournalRecord } from '../../services/journal/list';
 import { showInstant } from '../ui/format';
 import { actorText } from '../ui/actor-text';
+import { detailPairs } from './details';
 import { eventLabel, levelLabel } from './labels';
 import { jurnalQueryString, type JurnalQuery } from './query';
 
-/** The row's details without who did it (its own column). */
-function detailsOf(e: JournalRecord): string {
-  const data = e.data && typeof e.data === 'object' && !Array.isArray(e.data) ? Object.fromEntries(Object.entries(e.data).filter(([k]) => k !== 'actor')) : e.data;
-  const shown = data && typeof data === 'object' && Object.keys(data).length === 0 ? '' : data ? JSON.stringify(data) : '';
-  return `${e.submissionId ? `trimiterea #${e.submissionId} ` : ''}${shown}`;
+/** The row's details as "label: value" pairs, without who did it (its own column). */
+function detailsOf(e: JournalRecord) {
+  const pairs = detailPairs(e.data);
+  if (e.submissionId) pairs.unshift(['trimiterea', `#${e.submissionId}`]);
+  return pairs.map(([label, value], i) => html`${i > 0 ? '; ' : ''}<span class="k">${label}:</span> ${value}`);
 }
 
 /**
@@ -20,7 +21,7 @@ function journalRow(e: JournalRecord, allAccounts: boolean) {
   const request = e.requestId ? html`<a href="/jurnal?cerere=${encodeURIComponent(e.requestId)}" title="Toate evenimentele acestei cereri">${e.requestId.slice(0, 8)}</a>` : '';
   return html`<tr class="lvl-${e.level}"><td>${showInstant(e.ts)}</td><td>${levelLabel(e.level)}</td><td title="${e.event}">${eventLabel(e.event)}</td><td class="actor">${actorText(e.by, e.event)}</td>${
     allAccounts ? html`<td>${e.accountId ?? '—'}</td>` : ''
-  }<td class="mono small">${request}</td><td><code class="data">${detailsOf(e)}</code></td></tr>`;
+  }<td class="mono small">${request}</td><td class="details">${detailsOf(e)}</td></tr>`;
 }
 
 /** The journal's rows and the link to older ones. */
