@@ -1,13 +1,19 @@
 import type { ImportRowRecord, OperationToMap } from '../../services/import';
-import { CodeSelect } from '../ui/code-select';
+import { CodeSelect, keyedId } from '../ui/code-select';
 import { countOf, showDate } from '../ui/format';
 
 const rows = (n: number) => countOf(n, 'un rând', 'rânduri');
 
-/** One unmapped code of the file: how many rows wait for it, and its registry code chosen once for all of them (the Mapări rules: CodeSelect). */
-function OperationRow({ batchId, op, index, nomenclator }: { batchId: number; op: OperationToMap; index: number; nomenclator: ReadonlyMap<string, string> }) {
+/**
+ * One unmapped code of the file: how many rows wait for it, and its registry code chosen once for
+ * all of them (the Mapări rules: CodeSelect). Its ids come from the code, never from its place in
+ * the list: the screen is morphed, which pairs old and new elements by id and keeps a select's
+ * chosen option when its options' attributes do not change, so a row keyed by position inherited
+ * the choice of the row saved above it.
+ */
+function OperationRow({ batchId, op, nomenclator }: { batchId: number; op: OperationToMap; nomenclator: ReadonlyMap<string, string> }) {
   return (
-    <tr>
+    <tr id={keyedId('imp-op', op.codOpService)}>
       <td data-label="Codul dvs." class="mono">
         {op.codOpService}
       </td>
@@ -21,7 +27,7 @@ function OperationRow({ batchId, op, index, nomenclator }: { batchId: number; op
             suggestion={op.suggestion}
             confirmValue={op.codOpService}
             withNote
-            id={`imp-cod-${index}`}
+            id={keyedId('imp-cod', op.codOpService)}
             label={`Codul registrului pentru ${op.codOpService}`}
           />
           <button type="submit">Salvează pentru {rows(op.rows)}</button>
@@ -84,8 +90,8 @@ export function Fixes({
               </tr>
             </thead>
             <tbody>
-              {operations.map((op, i) => (
-                <OperationRow batchId={batchId} op={op} index={i} nomenclator={nomenclator} />
+              {operations.map((op) => (
+                <OperationRow batchId={batchId} op={op} nomenclator={nomenclator} />
               ))}
             </tbody>
           </table>
