@@ -1,6 +1,7 @@
 import type { ImportRowRecord, OperationToMap } from '../../services/import';
 import { CodeSelect, keyedId } from '../ui/code-select';
 import { countOf, showDate } from '../ui/format';
+import { IN_TURN } from './in-turn';
 
 const rows = (n: number) => countOf(n, 'un rând', 'rânduri');
 
@@ -20,7 +21,7 @@ function OperationRow({ batchId, op, nomenclator }: { batchId: number; op: Opera
       <td data-label="Denumirea din fișier">{op.denumire || '—'}</td>
       <td data-label="Rânduri">{rows(op.rows)}</td>
       <td data-label="Codul registrului">
-        <form class="inline" hx-post={`/_import/${batchId}/mapare-operatie`} hx-target="#import" hx-swap="outerMorph">
+        <form class="inline" hx-post={`/_import/${batchId}/mapare-operatie`} hx-target="#import" hx-swap="outerMorph" {...IN_TURN}>
           <input type="hidden" name="cod_op_service" value={op.codOpService} />
           <CodeSelect
             nomenclator={nomenclator}
@@ -47,7 +48,7 @@ function ReviewRow({ batchId, row }: { batchId: number; row: ImportRowRecord }) 
         {values.dataPrestatie ? showDate(values.dataPrestatie) : '—'}; înregistrat anterior: <strong>{row.review?.odometru.toLocaleString('ro-RO')} km</strong> la{' '}
         {row.review?.data ? showDate(row.review.data) : '—'}.
       </p>
-      <form class="inline" hx-post={`/_import/${batchId}/rand/${row.rowIndex}/revizuire`} hx-target="#import" hx-swap="outerMorph">
+      <form class="inline" hx-post={`/_import/${batchId}/rand/${row.rowIndex}/revizuire`} hx-target="#import" hx-swap="outerMorph" {...IN_TURN}>
         <input type="hidden" name="include" value="1" />
         <button type="submit">Includ rândul: kilometrajul este corect</button>
       </form>
