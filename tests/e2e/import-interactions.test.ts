@@ -1,3 +1,5 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app';
@@ -18,6 +20,8 @@ let browser: Awaited<ReturnType<typeof launchChromium>>;
 let base: string;
 let accountId: number;
 
+/** A server answer awaited on a machine shared with other work: longer than expect.poll's one second. */
+const LOADED = { timeout: 10_000 };
 const WIDE = { width: 1366, height: 900 };
 const PHONE = { width: 390, height: 844 };
 const BAD_VIN = 'WDB12345';
@@ -61,9 +65,19 @@ async function upload(page: Page, name: string, buffer: Buffer) {
   return Number(/\/import\/(\d+)$/.exec(page.url())![1]);
 }
 
+/** With E2E_SCREENSHOTS=<dir>, the screen as the clerk sees it (the viewport, not the whole page). */
+async function inView(page: Page, name: string) {
+  const dir = process.env.E2E_SCREENSHOTS;
+  if (!dir) return;
+  mkdirSync(dir, { recursive: true });
+  await page.screenshot({ path: join(dir, `${name}.png`) });
+}
+
 /** What has focus, as a selector-like description. */
 const focused = (page: Page) =>
-  page.evaluate(`(() => { const e = document.activeElement; if (!e || e === document.body) return 'body'; return e.id ? '#' + e.id : e.tagName.toLowerCase() + (e.className ? '.' + String(e.className).split(' ').join('.') : ''); })()`) as Promise<string>;
+  page.evaluate(
+    `(() => { const e = document.activeElement; if (!e || e === document.body) return 'body'; return e.id ? '#' + e.id : e.tagName.toLowerCase() + (e.className ? '.' + String(e.className).split(' ').join('.') : ''); })()`,
+  ) as Promise<string>;
 const focusedText = (page: Page) => page.evaluate('document.activeElement?.textContent ?? ""') as Promise<string>;
 /** Whether the focused element is within the viewport. */
 const focusInView = (page: Page) =>
@@ -112,11 +126,15 @@ describe.each([
     await page.setViewportSize(viewport);
     await upload(page, `coduri-${width}.csv`, threeCodes(tag));
     await page.click('#coloane button[type=submit]');
-    await expect.poll(() => page.locator('#import-stare .notice.ok').count()).toBe(1);
+    await expect.poll(() => page.locator('#import-stare .notice.ok').count(), LOADED).toBe(1);
 
     // Listed by rows, then by code: the software update, then the two oil changes.
     const [soft, oil, oilFilter] = [`${tag}-SOFT`, `${tag}-ULEI-MOTOR`, `${tag}-ULEI-SI-FILTRU`];
-    expect(await page.locator('#de-mapat tbody input[name=cod_op_service]').evaluateAll((es) => es.map((e) => (e as unknown as { value: string }).value))).toEqual([soft, oil, oilFilter]);
+    expect(await page.locator('#de-mapat tbody input[name=cod_op_service]').evaluateAll((es) => es.map((e) => (e as unknown as { value: string }).value))).toEqual([
+      soft,
+      oil,
+      oilFilter,
+    ]);
     const hint = (code: string) => opRow(page, code).locator('.suggestion, p.muted').first().textContent();
     const before = { soft: await codeOf(page, soft), oil: await codeOf(page, oil), oilFilter: await codeOf(page, oilFilter) };
     const hints = { soft: await hint(soft), oilFilter: await hint(oilFilter) };
@@ -128,7 +146,7 @@ describe.each([
     const chosen = before.oil === 'OE-4' ? 'OE-5' : 'OE-4';
     await opRow(page, oil).locator('select').selectOption(chosen);
     await opRow(page, oil).locator('button').click();
-    await expect.poll(() => page.locator('#import-stare .notice.ok').textContent()).toContain(`${oil} → ${chosen}`);
+    await expect.poll(() => page.locator('#import-stare .notice.ok').textContent(), LOADED).toContain(`${oil} → ${chosen}`);
     expect(await mappedTo(oil)).toBe(chosen);
     await shot(page, `c01-cod-salvat-${width}`);
     // Every other row shows its own code, with its own hint.
@@ -138,7 +156,7 @@ describe.each([
     expect(await hint(soft)).toBe(hints.soft);
     // Its Save stores its own code.
     await opRow(page, oilFilter).locator('button').click();
-    await expect.poll(() => page.locator('#import-stare .notice.ok').textContent()).toContain(`${oilFilter} → ${before.oilFilter}`);
+    await expect.poll(() => page.locator('#import-stare .notice.ok').textContent(), LOADED).toContain(`${oilFilter} → ${before.oilFilter}`);
     expect(await mappedTo(oilFilter)).toBe(before.oilFilter);
 
     // A choice not saved stays on its own row through a re-render, and a reload shows what is stored.
@@ -171,17 +189,17 @@ describe.each([
     await page.keyboard.press('Control+A');
     await page.keyboard.type(FIXED_VIN);
     await page.keyboard.press('Tab');
-    await expect.poll(() => td('vin').locator('.cell-err').count()).toBe(0);
+    await expect.poll(() => td('vin').locator('.cell-err').count(), LOADED).toBe(0);
     expect(await td('vin').textContent()).toContain('(corectat)');
     expect(await focused(page)).toBe(`#c-${rowIndex}-nrInm`);
     expect(edits.get()).toBe(1);
-    await shot(page, `c02-celula-tab-${width}`);
+    await inView(page, `c02-celula-tab-${width}`);
 
     // Typed over, left with a click elsewhere: saved too.
     await page.keyboard.press('Control+A');
     await page.keyboard.type('B-99-XYZ');
     await page.click('#previzualizare-titlu');
-    await expect.poll(() => td('nrInm').textContent()).toContain('(corectat)');
+    await expect.poll(() => td('nrInm').textContent(), LOADED).toContain('(corectat)');
     expect(edits.get()).toBe(2);
     // Shown as stored (a plate without its dashes).
     const plate = await cell('nrInm').inputValue();
@@ -220,9 +238,9 @@ describe.each([
     // "Folosește această mapare", reached with Tab and pressed: its notice.
     await tabTo(page, '#coloane button[type=submit]');
     await page.keyboard.press('Enter');
-    await expect.poll(() => focusedText(page)).toContain('Maparea coloanelor a fost salvată');
+    await expect.poll(() => focusedText(page), LOADED).toContain('Maparea coloanelor a fost salvată');
     expect(await focusInView(page)).toBe(true);
-    await shot(page, `c03-focus-coloane-${width}`);
+    await inView(page, `c03-focus-coloane-${width}`);
 
     // Each "Salvează pentru N rânduri": its notice.
     for (let i = 0; i < 3; i++) {
@@ -231,27 +249,27 @@ describe.each([
       if ((await select.inputValue()) === '') await select.selectOption('OE-1');
       await tabTo(page, '#de-mapat tbody tr:first-child button');
       await page.keyboard.press('Enter');
-      await expect.poll(() => focusedText(page)).toContain(`Maparea ${code} →`);
+      await expect.poll(() => focusedText(page), LOADED).toContain(`Maparea ${code} →`);
       expect(await focusInView(page)).toBe(true);
     }
-    await shot(page, `c04-focus-cod-${width}`);
+    await inView(page, `c04-focus-cod-${width}`);
 
     // The commit: its summary, in view.
     const n = /\((\d+)\)/.exec((await page.locator('form.commit label').textContent()) ?? '')![1]!;
     await tabTo(page, '#numar');
     await page.keyboard.type(n);
     await page.keyboard.press('Enter');
-    await expect.poll(() => focused(page)).toBe('#trimis-titlu');
+    await expect.poll(() => focused(page), LOADED).toBe('#trimis-titlu');
     expect(await focusInView(page)).toBe(true);
     expect(await page.locator('#trimis-titlu').isVisible()).toBe(true);
-    await shot(page, `c05-focus-confirmat-${width}`);
+    await inView(page, `c05-focus-confirmat-${width}`);
 
     // A refused upload: its notice.
     await page.goto(`${base}/`);
     await page.setInputFiles('#fisier', { name: 'raport.pdf', mimeType: 'application/pdf', buffer: Buffer.from('%PDF-1.4\n1 0 obj\n') });
-    await expect.poll(() => focusedText(page)).toContain('Fișierul nu este un tabel xlsx sau csv.');
+    await expect.poll(() => focusedText(page), LOADED).toContain('Fișierul nu este un tabel xlsx sau csv.');
     expect(await focused(page)).toMatch(/^div\.notice\.error/);
-    await shot(page, `c06-focus-refuzat-${width}`);
+    await inView(page, `c06-focus-refuzat-${width}`);
     expect(problems).toEqual([]);
   }, 90_000);
 
@@ -276,7 +294,7 @@ describe.each([
     await page.keyboard.press('Tab');
     await page.waitForTimeout(300);
     expect(saves.get()).toBe(0);
-    await shot(page, `c07-coloana-nesalvata-${width}`);
+    await inView(page, `c07-coloana-nesalvata-${width}`);
     // Escape puts the saved field back.
     await page.keyboard.press('Shift+Tab');
     await page.keyboard.press('Escape');
@@ -289,7 +307,7 @@ describe.each([
     await page.waitForTimeout(300);
     expect(saves.get()).toBe(0);
     await page.keyboard.press('Enter');
-    await expect.poll(() => focusedText(page)).toContain('Maparea coloanelor a fost salvată');
+    await expect.poll(() => focusedText(page), LOADED).toContain('Maparea coloanelor a fost salvată');
     expect(saves.get()).toBe(1);
     expect(await page.locator('#coloane-nesalvate').isVisible()).toBe(false);
     await page.reload();
