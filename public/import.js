@@ -110,7 +110,13 @@
     if (!form || !note) return;
     const changed = [...form.querySelectorAll('select')].filter(unsaved);
     note.hidden = changed.length === 0;
-    for (const select of form.querySelectorAll('select')) select.toggleAttribute('data-unsaved', changed.includes(select));
+    for (const select of form.querySelectorAll('select')) {
+      const waiting = changed.includes(select);
+      select.toggleAttribute('data-unsaved', waiting);
+      // The note is read with the select it is about, and only then (a hidden note would be read too).
+      if (waiting) select.setAttribute('aria-describedby', note.id);
+      else select.removeAttribute('aria-describedby');
+    }
   }
   document.addEventListener('pointerdown', (event) => {
     if (columnSelect(event.target)) keyed.delete(event.target);
@@ -216,10 +222,11 @@
       if (cell.value === sentCells.get(cell.id)) cell.value = cell.defaultValue;
       sentCells.delete(cell.id);
     }
-    // After commit: its summary, heading first, in view.
+    // After commit: its summary's heading, with the notice above it in view too.
     const committed = document.getElementById('trimis-titlu');
     if (action === 'confirma' && committed) {
       land(committed, { block: 'start' });
+      document.getElementById('import-stare')?.scrollIntoView({ block: 'start' });
       return;
     }
     // Saving the columns, a code for its rows, a held row: what happened, said at the top.
