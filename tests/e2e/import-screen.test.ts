@@ -24,6 +24,8 @@ let browser: Awaited<ReturnType<typeof launchChromium>>;
 let email: string;
 let accountId: number;
 
+/** A server answer awaited on a machine shared with other work: longer than expect.poll's one second. */
+const LOADED = { timeout: 10_000 };
 const WIDE = { width: 1366, height: 900 };
 const PHONE = { width: 390, height: 844 };
 const REVIEW_VIN = 'WDB1234561A500001';
@@ -101,7 +103,7 @@ describe('the import screen at 1366 px', () => {
     // Samples read as the clerk writes them; the mapping is a suggestion until accepted.
     expect(await page.locator('.columns-table').textContent()).toContain('14.03.2025 → 14.03.2025');
     await page.click('#coloane button[type=submit]');
-    await expect.poll(() => page.locator('#import-stare .notice.ok').textContent()).toContain('Maparea coloanelor a fost salvată');
+    await expect.poll(() => page.locator('#import-stare .notice.ok').textContent(), LOADED).toContain('Maparea coloanelor a fost salvată');
     expect(await page.locator('#import').textContent()).toContain('Maparea salvată pentru acest antet');
     // The bad VIN's row is held for its data first; every row waits for the code.
     expect(await chipCount(page, 'Cod nemapat')).toBe('5');
@@ -112,7 +114,7 @@ describe('the import screen at 1366 px', () => {
     await op.locator('select').selectOption('OE-2');
     await shot(page, 'i03-cod-de-mapat');
     await op.locator('button').click();
-    await expect.poll(() => page.locator('#import-stare .notice.ok').textContent()).toContain('X-ULEI → OE-2');
+    await expect.poll(() => page.locator('#import-stare .notice.ok').textContent(), LOADED).toContain('X-ULEI → OE-2');
     expect(await chipCount(page, 'Gata de trimis')).toBe('4');
     expect(await chipCount(page, 'Date de corectat')).toBe('1');
     expect(await chipCount(page, 'De verificat')).toBe('1');
@@ -127,21 +129,21 @@ describe('the import screen at 1366 px', () => {
     expect(await bad.inputValue()).toBe(BAD_VIN);
     await bad.fill(FIXED_VIN);
     await bad.press('Enter');
-    await expect.poll(() => chipCount(page, 'Gata de trimis')).toBe('5');
+    await expect.poll(() => chipCount(page, 'Gata de trimis'), LOADED).toBe('5');
     expect(await page.locator(`tr:has(input[value="${FIXED_VIN}"]) .chip`).first().textContent()).toBe('Gata de trimis');
 
     // The held row shows the reading it contradicts, and is included on purpose.
     const held = page.locator('.review-list li', { hasText: REVIEW_VIN });
     expect(await held.textContent()).toContain('200.000 km');
     await held.locator('button').click();
-    await expect.poll(() => chipCount(page, 'Gata de trimis')).toBe('6');
+    await expect.poll(() => chipCount(page, 'Gata de trimis'), LOADED).toBe('6');
     await shot(page, 'i05-gata');
 
     // Commit: the count typed by hand.
     expect(await page.locator('form.commit label').textContent()).toContain('(6)');
     await page.fill('#numar', '5');
     await page.click('form.commit button');
-    await expect.poll(() => page.locator('#import-stare .notice.error').textContent()).toContain('Numărul de rânduri confirmat nu corespunde');
+    await expect.poll(() => page.locator('#import-stare .notice.error').textContent(), LOADED).toContain('Numărul de rânduri confirmat nu corespunde');
     await page.fill('#numar', '6');
     await page.click('form.commit button');
     await page.waitForSelector('#trimis-titlu');
@@ -153,7 +155,7 @@ describe('the import screen at 1366 px', () => {
     await page.click('a:has-text("Urmăriți-le în Trimiteri")');
     await page.waitForSelector('#coada');
     await page.click('#coada .chips a:has-text("Toate")');
-    await expect.poll(() => page.locator('#coada .chip:has-text("Trimisă")').count()).toBeGreaterThanOrEqual(7);
+    await expect.poll(() => page.locator('#coada .chip:has-text("Trimisă")').count(), LOADED).toBeGreaterThanOrEqual(7);
     // Among the earlier imports, committed.
     expect(await page.locator('#importuri').textContent()).toContain('export-saptamanal.csv');
     expect(problems).toEqual([]);
@@ -163,7 +165,7 @@ describe('the import screen at 1366 px', () => {
     const { page, problems } = browser;
     await signedIn(page);
     await page.setInputFiles('#fisier', { name: 'raport.pdf', mimeType: 'application/pdf', buffer: Buffer.from('%PDF-1.4\n%âãÏÓ\n1 0 obj\n') });
-    await expect.poll(() => page.locator('#incarcare-stare .notice.error').textContent()).toContain('Fișierul nu este un tabel xlsx sau csv.');
+    await expect.poll(() => page.locator('#incarcare-stare .notice.error').textContent(), LOADED).toContain('Fișierul nu este un tabel xlsx sau csv.');
     expect(page.url()).toBe(`${base}/`);
     // Emptied, so that the same file, fixed, can be chosen again.
     expect(await page.inputValue('#fisier')).toBe('');
@@ -198,7 +200,7 @@ describe('the import screen at 390 px', () => {
     expect(columns).toContain('14.03.2025 → 14.03.2025');
     expect(columns).not.toMatch(/\d{5} → 14\.03\.2025/);
     await page.click('#coloane button[type=submit]');
-    await expect.poll(() => page.locator('#import-stare .notice.ok').count()).toBe(1);
+    await expect.poll(() => page.locator('#import-stare .notice.ok').count(), LOADED).toBe(1);
     await shot(page, 'i12-telefon-import');
     await screenAt(page, '#coloane', 'i13-telefon-coloane');
     await screenAt(page, '#rezolva-titlu', 'i14-telefon-de-rezolvat');
@@ -210,14 +212,14 @@ describe('the import screen at 390 px', () => {
     await page.waitForURL(/stare=needs_mapping/);
     await page.goBack();
     await page.waitForURL(url);
-    await expect.poll(() => page.locator('#import .chips a[aria-current="true"]').textContent()).toContain('Toate');
+    await expect.poll(() => page.locator('#import .chips a[aria-current="true"]').textContent(), LOADED).toContain('Toate');
     expect(await sideways(page)).toBe(0);
-    // Changing a column's field saves it and re-renders its samples (app.js sends the form on change), and back.
+    // A column's field picked from its list saves it and re-renders its samples (import.js), and back.
     const kmOut = page.locator('#coloane tr:has(th:text-is("Km ieșire")) select');
     await kmOut.selectOption('');
-    await expect.poll(() => page.locator('#coloane tr:has(th:text-is("Km ieșire"))').textContent()).toContain('nu se citește');
+    await expect.poll(() => page.locator('#coloane tr:has(th:text-is("Km ieșire"))').textContent(), LOADED).toContain('nu se citește');
     await page.locator('#coloane tr:has(th:text-is("Km ieșire")) select').selectOption('odometruFinal');
-    await expect.poll(() => page.locator('#coloane tr:has(th:text-is("Km ieșire"))').textContent()).toContain('154200 → 154200');
+    await expect.poll(() => page.locator('#coloane tr:has(th:text-is("Km ieșire"))').textContent(), LOADED).toContain('154200 → 154200');
     // The keyboard alone reaches the first cell of the preview, from the page's heading.
     await page.focus('#import-titlu');
     let reached = false;

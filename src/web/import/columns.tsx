@@ -1,6 +1,7 @@
 import { IMPORT_FIELDS, REQUIRED_FIELDS } from '../../domain/import-header';
 import type { LoadedBatch, Sample } from '../../services/import';
 import { showDate } from '../ui/format';
+import { IN_TURN } from './in-turn';
 import { IMPORT_FIELD_LABEL } from './labels';
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -55,17 +56,20 @@ function Origin({ batch }: { batch: LoadedBatch }) {
 }
 
 /**
- * The file's columns: for each, the field it serves (a select; changing one saves the mapping
- * and re-renders the samples and the preview) and three values "in the file → how we read it".
+ * The file's columns: for each, the field it serves (a select) and three values "in the file →
+ * how we read it". A field picked from a select's list saves the mapping and re-renders the
+ * samples and the preview; one reached with the keys waits for Enter or the button, with a note
+ * (import.js), so that moving through the options sends nothing.
  * `editable` is false while staging, once committed or failed.
  */
 export function Columns({ batch, samples, editable }: { batch: LoadedBatch; samples: Sample[][]; editable: boolean }) {
+  const save = batch.mappingState.source === 'saved' ? 'Salvează maparea' : 'Folosește această mapare';
   const fieldOf = new Map(IMPORT_FIELDS.flatMap((f) => (batch.mappingState.mapping[f] === undefined ? [] : [[batch.mappingState.mapping[f]!, f] as const])));
   return (
     <section class="import-part" aria-labelledby="coloane-titlu">
       <h2 id="coloane-titlu">Coloanele fișierului</h2>
       <Origin batch={batch} />
-      <form id="coloane" hx-post={`/_import/${batch.id}/coloane`} hx-target="#import" hx-swap="outerMorph">
+      <form id="coloane" hx-post={`/_import/${batch.id}/coloane`} hx-target="#import" hx-swap="outerMorph" {...IN_TURN}>
         <div class="table-scroll">
           <table class="list stacked columns-table">
             <thead>
@@ -80,7 +84,7 @@ export function Columns({ batch, samples, editable }: { batch: LoadedBatch; samp
                 <tr>
                   <th scope="row">{name || `(coloana ${i + 1}, fără nume)`}</th>
                   <td data-label="Se citește ca">
-                    <select name="camp" aria-label={`Câmpul coloanei „${name || i + 1}”`} disabled={!editable}>
+                    <select name="camp" aria-label={`Câmpul coloanei „${name || i + 1}”`} disabled={!editable} autocomplete="off">
                       <option value="" selected={!fieldOf.has(i)}>
                         — nu se folosește —
                       </option>
@@ -99,7 +103,14 @@ export function Columns({ batch, samples, editable }: { batch: LoadedBatch; samp
             </tbody>
           </table>
         </div>
-        {editable ? <button type="submit">{batch.mappingState.source === 'saved' ? 'Salvează maparea' : 'Folosește această mapare'}</button> : null}
+        {editable ? (
+          <p class="form-actions">
+            <button type="submit">{save}</button>
+            <span id="coloane-nesalvate" class="unsaved-note" role="status" hidden>
+              Câmpurile schimbate nu sunt încă salvate: apăsați Enter sau „{save}”; Escape revine la cel salvat.
+            </span>
+          </p>
+        ) : null}
       </form>
     </section>
   );

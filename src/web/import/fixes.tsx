@@ -1,27 +1,34 @@
 import type { ImportRowRecord, OperationToMap } from '../../services/import';
-import { CodeSelect } from '../ui/code-select';
+import { CodeSelect, keyedId } from '../ui/code-select';
 import { countOf, showDate } from '../ui/format';
+import { IN_TURN } from './in-turn';
 
 const rows = (n: number) => countOf(n, 'un rând', 'rânduri');
 
-/** One unmapped code of the file: how many rows wait for it, and its registry code chosen once for all of them (the Mapări rules: CodeSelect). */
-function OperationRow({ batchId, op, index, nomenclator }: { batchId: number; op: OperationToMap; index: number; nomenclator: ReadonlyMap<string, string> }) {
+/**
+ * One unmapped code of the file: how many rows wait for it, and its registry code chosen once for
+ * all of them (the Mapări rules: CodeSelect). Its ids come from the code, never from its place in
+ * the list: the screen is morphed, which pairs old and new elements by id and keeps a select's
+ * chosen option when its options' attributes do not change, so a row keyed by position inherited
+ * the choice of the row saved above it.
+ */
+function OperationRow({ batchId, op, nomenclator }: { batchId: number; op: OperationToMap; nomenclator: ReadonlyMap<string, string> }) {
   return (
-    <tr>
+    <tr id={keyedId('imp-op', op.codOpService)}>
       <td data-label="Codul dvs." class="mono">
         {op.codOpService}
       </td>
       <td data-label="Denumirea din fișier">{op.denumire || '—'}</td>
       <td data-label="Rânduri">{rows(op.rows)}</td>
       <td data-label="Codul registrului">
-        <form class="inline" hx-post={`/_import/${batchId}/mapare-operatie`} hx-target="#import" hx-swap="outerMorph">
+        <form class="inline" hx-post={`/_import/${batchId}/mapare-operatie`} hx-target="#import" hx-swap="outerMorph" {...IN_TURN}>
           <input type="hidden" name="cod_op_service" value={op.codOpService} />
           <CodeSelect
             nomenclator={nomenclator}
             suggestion={op.suggestion}
             confirmValue={op.codOpService}
             withNote
-            id={`imp-cod-${index}`}
+            id={keyedId('imp-cod', op.codOpService)}
             label={`Codul registrului pentru ${op.codOpService}`}
           />
           <button type="submit">Salvează pentru {rows(op.rows)}</button>
@@ -41,7 +48,7 @@ function ReviewRow({ batchId, row }: { batchId: number; row: ImportRowRecord }) 
         {values.dataPrestatie ? showDate(values.dataPrestatie) : '—'}; înregistrat anterior: <strong>{row.review?.odometru.toLocaleString('ro-RO')} km</strong> la{' '}
         {row.review?.data ? showDate(row.review.data) : '—'}.
       </p>
-      <form class="inline" hx-post={`/_import/${batchId}/rand/${row.rowIndex}/revizuire`} hx-target="#import" hx-swap="outerMorph">
+      <form class="inline" hx-post={`/_import/${batchId}/rand/${row.rowIndex}/revizuire`} hx-target="#import" hx-swap="outerMorph" {...IN_TURN}>
         <input type="hidden" name="include" value="1" />
         <button type="submit">Includ rândul: kilometrajul este corect</button>
       </form>
@@ -84,8 +91,8 @@ export function Fixes({
               </tr>
             </thead>
             <tbody>
-              {operations.map((op, i) => (
-                <OperationRow batchId={batchId} op={op} index={i} nomenclator={nomenclator} />
+              {operations.map((op) => (
+                <OperationRow batchId={batchId} op={op} nomenclator={nomenclator} />
               ))}
             </tbody>
           </table>

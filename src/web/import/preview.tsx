@@ -5,6 +5,7 @@ import { inClerkWords } from '../ui/field-labels';
 import { showDate } from '../ui/format';
 import { RowAfterCommit } from './commit';
 import { IMPORT_FIELD_LABEL, ROW_STATE_LABEL } from './labels';
+import { IN_TURN } from './in-turn';
 import { PAGE_SIZE, viewQuery, type ImportView } from './load';
 
 /** The fields the table shows one per column, editable in place. */
@@ -34,14 +35,17 @@ function CellErrors({ errors }: { errors: ImportRowRecord['erori'] }) {
   );
 }
 
-/** One field of one row: an input that saves on Enter (Escape puts the value back, app.js), its errors under it. */
+/**
+ * One field of one row: an input saved when it is left changed (Tab, a click elsewhere) or on
+ * Enter, Escape putting the stored value back (import.js); its errors under it.
+ */
 function Cell({ batchId, row, field, editable }: { batchId: number; row: ImportRowRecord; field: CellField; editable: boolean }) {
   const errors = errorsOf(row, field);
   const value = cellValue(row, field);
   return (
     <td class={errors.length > 0 ? 'bad' : undefined} data-label={IMPORT_FIELD_LABEL[field]}>
       {editable ? (
-        <form class="cell" hx-post={`/_import/${batchId}/rand/${row.rowIndex}/editeaza`} hx-target="#import" hx-swap="outerMorph">
+        <form class="cell" hx-post={`/_import/${batchId}/rand/${row.rowIndex}/editeaza`} hx-target="#import" hx-swap="outerMorph" {...IN_TURN}>
           <input type="hidden" name="camp" value={field} />
           <input
             name="valoare"
@@ -68,7 +72,7 @@ function Cell({ batchId, row, field, editable }: { batchId: number; row: ImportR
 function ReviewToggle({ batchId, row }: { batchId: number; row: ImportRowRecord }) {
   const include = !row.review?.inclus;
   return (
-    <form class="inline" hx-post={`/_import/${batchId}/rand/${row.rowIndex}/revizuire`} hx-target="#import" hx-swap="outerMorph">
+    <form class="inline" hx-post={`/_import/${batchId}/rand/${row.rowIndex}/revizuire`} hx-target="#import" hx-swap="outerMorph" {...IN_TURN}>
       <input type="hidden" name="include" value={include ? '1' : '0'} />
       <button type="submit" class="small-button">
         {include ? 'Includ rândul' : 'Ține deoparte'}
@@ -101,6 +105,7 @@ export function StateChips({ batchId, preview, view }: { batchId: number; previe
         hx-get={`/_import/${batchId}${q}`}
         hx-target="#import"
         hx-swap="outerMorph"
+        {...IN_TURN}
         aria-current={view.stare === state ? 'true' : undefined}
         class={`chip r-${state ?? 'all'}`}
       >
@@ -137,7 +142,7 @@ export function PreviewTable({
   const last = rows[rows.length - 1];
   const next = rows.length === PAGE_SIZE && last ? viewQuery({ ...view, dupa: last.rowIndex }) : null;
   const link = (q: string, label: string) => (
-    <a href={`/import/${batchId}${q}`} hx-get={`/_import/${batchId}${q}`} hx-target="#import" hx-swap="outerMorph">
+    <a href={`/import/${batchId}${q}`} hx-get={`/_import/${batchId}${q}`} hx-target="#import" hx-swap="outerMorph" {...IN_TURN}>
       {label}
     </a>
   );

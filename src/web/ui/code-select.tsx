@@ -29,15 +29,25 @@ export function SuggestionNote({ suggestion }: { suggestion: Suggestion | null |
 export function SeriousConfirm({ value, shown }: { value: string; shown: boolean }) {
   return (
     <label class="grav-confirm" hidden={!shown} data-grav-confirm>
-      <input type="checkbox" name="confirm_grav" value={value} /> Confirm: codul ales are consecințe legale și nu se poate retrage din registru
+      <input type="checkbox" name="confirm_grav" value={value} autocomplete="off" /> Confirm: codul ales are consecințe legale și nu se poate retrage din registru
     </label>
   );
+}
+
+/**
+ * An id for what a list shows once per key (an operation's code): any text, as letters, digits
+ * and `-`, each other character (`_` included) as `_hex_`, so two keys never share an id.
+ */
+export function keyedId(prefix: string, key: string): string {
+  return `${prefix}-${[...key].map((ch) => (/[A-Za-z0-9-]/.test(ch) ? ch : `_${ch.codePointAt(0)!.toString(16)}_`)).join('')}`;
 }
 
 /**
  * The registry's codes as a select. It starts on `selected` (a saved code, a clerk's earlier
  * pick) or on the suggestion when the suggestion says it preselects (domain/suggest.ts), else on
  * "Alegeți codul…". Serious codes carry a warning and need their confirmation box ticked.
+ * The browser does not restore its choice on a reload or Back (autocomplete off): the page then
+ * shows what is stored, and a choice restored by position could land on another row.
  */
 export function CodeSelect(props: {
   nomenclator: ReadonlyMap<string, string>;
@@ -53,7 +63,7 @@ export function CodeSelect(props: {
   const start = props.selected ?? (props.suggestion?.preselect ? props.suggestion.cod_prestatie : null);
   return (
     <>
-      <select name="cod_prestatie" id={props.id} aria-label={props.label} required data-code-select>
+      <select name="cod_prestatie" id={props.id} aria-label={props.label} required autocomplete="off" data-code-select>
         <option value="" selected={!start}>
           Alegeți codul…
         </option>
