@@ -129,4 +129,23 @@ describe('visits', () => {
       ['already_sent', posted.submission_id],
     ]);
   });
+
+  it('a clerk leaves a row out by hand: it is left out with who did it, in the export too, and can be taken back', async () => {
+    const batchId = await stage(
+      t,
+      key,
+      csvFile([HEADER, ['WDB1234561A000707', 'B7ABC', '19.03.2025', '7000', 'REV', 'Revizie'], ['WDB1234561A000808', 'B8ABC', '19.03.2025', '8000', 'REV', 'Revizie']]),
+      'mana.csv',
+    );
+    const leave = await t.call('POST', `/v1/import/${batchId}/rand/2/deoparte`, { key, body: { deoparte: true } });
+    expect(leave.status).toBe(200);
+    const body = await json(leave);
+    expect(body).toMatchObject({ row: { state: 'left_out' }, n_to_commit: 1, n_records: 1 });
+    expect((body.row as { motiv: string }).motiv).toMatch(/^Lăsat deoparte prin API \(cheia .+…\)\.$/);
+    const exported = await t.call('GET', `/v1/import/${batchId}/export-failed`, { key });
+    expect(await exported.text()).toContain('Lăsat deoparte prin API');
+    expect((await t.call('POST', `/v1/import/${batchId}/rand/2/deoparte`, { key, body: { deoparte: 'da' } })).status).toBe(422);
+    const back = await json(await t.call('POST', `/v1/import/${batchId}/rand/2/deoparte`, { key, body: { deoparte: false } }));
+    expect(back).toMatchObject({ row: { state: 'ok' }, n_to_commit: 2 });
+  });
 });

@@ -7,11 +7,21 @@ import type { AppEnv } from '../../http/env';
 import { jsonBody, parseQuery } from '../../http/validate';
 import { hasUnstorableChar, replaceUnstorable } from '../../domain/text';
 import { describeRoute } from '../../openapi';
-import { getImportBatch, saveColumnMapping, commitImportBatch, editImportRow, setRowReview, exportFailedRows, previewImportBatch, createImportBatch } from '../../services/import';
+import {
+  getImportBatch,
+  saveColumnMapping,
+  commitImportBatch,
+  editImportRow,
+  setRowReview,
+  setRowLeftOut,
+  exportFailedRows,
+  previewImportBatch,
+  createImportBatch,
+} from '../../services/import';
 import { idParam, INT4_MAX } from '../params';
 import { presentBatch, presentColumnMapping, presentCommit, presentPreview, presentRowChange } from './present';
 import { BatchAnswer, ColumnMappingAnswer, CommitAnswer, PreviewAnswer, RowChangeAnswer } from './answers';
-import { ColumnMappingBody, CommitBody, ExportFailedQuery, PreviewQuery, RowEditBody, RowReviewBody, UploadForm } from './schemas';
+import { ColumnMappingBody, CommitBody, ExportFailedQuery, PreviewQuery, RowEditBody, RowReviewBody, RowLeftOutBody, UploadForm } from './schemas';
 import { journalActor } from '../../journal/actor';
 
 /** Reads the multipart upload: one file in `file`, optional `sheet` fields naming the sheets to stage. */
@@ -163,6 +173,21 @@ export function importRoutes(ctx: AppContext) {
     async (c) => {
       const [id, i] = [batchId(c), rowIndex(c)];
       const change = await setRowReview({ ctx, actor: c.get('actor'), batchId: id, rowIndex: i, include: c.var.body.include, requestId: c.get('requestId') });
+      return c.json(presentRowChange(change));
+    },
+  );
+
+  app.post(
+    '/:id/rand/:i/deoparte',
+    describeRoute({
+      summary: 'Lasă deoparte un rând (sau îl include din nou)',
+      body: RowLeftOutBody,
+      responses: { 200: { description: 'Rândul', schema: RowChangeAnswer }, 409: NOT_EDITABLE },
+    }),
+    jsonBody(RowLeftOutBody),
+    async (c) => {
+      const [id, i] = [batchId(c), rowIndex(c)];
+      const change = await setRowLeftOut({ ctx, actor: c.get('actor'), batchId: id, rowIndex: i, leftOut: c.var.body.deoparte, requestId: c.get('requestId') });
       return c.json(presentRowChange(change));
     },
   );

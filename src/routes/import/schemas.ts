@@ -52,6 +52,10 @@ export type RowEditBody = z.infer<typeof RowEditBody>;
 export const RowReviewBody = z.object({ include: z.boolean() }).strict();
 export type RowReviewBody = z.infer<typeof RowReviewBody>;
 
+/** `deoparte: true` leaves the row out of the commit by hand; `false` takes it back in. */
+export const RowLeftOutBody = z.object({ deoparte: z.boolean() }).strict();
+export type RowLeftOutBody = z.infer<typeof RowLeftOutBody>;
+
 export const CommitBody = z.object({
   n_confirmed: z.number().int().min(0),
   rows_hash: z.string().regex(/^[0-9a-f]{64}$/, 'rows_hash este un SHA-256 hex, așa cum îl dă previzualizarea.'),

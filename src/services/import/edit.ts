@@ -1,7 +1,8 @@
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../../../db/client';
 import type { Actor, AppContext } from '../../context';
-import { withTransaction } from '../../context';
+import { actorLabel, withTransaction } from '../../context';
+import { journalActor } from '../../journal/actor';
 import type { ImportField } from '../../domain/import-header';
 import { mergeOverride, readOverride } from '../../domain/import-row';
 import { NotFoundError } from '../../errors';
@@ -107,5 +108,35 @@ export async function setRowReview({
     return currentRow(ctx, tx, batch, await refreshDerived(ctx, tx, batch), rowIndex);
   });
   ctx.journal.write({ event: 'import_rand_revizuit', requestId, accountId, data: { batch_id: batchId, row_index: rowIndex, include } });
+  return result;
+}
+
+/**
+ * Leaves a row out of the commit by hand (or takes it back in): a line the clerk knows is no
+ * service, or not theirs to report. Who left it out is kept (the actor's label, no personal datum
+ * in the row) and named in the preview and the left-out export.
+ */
+export async function setRowLeftOut({
+  ctx,
+  actor,
+  batchId,
+  rowIndex,
+  leftOut,
+  requestId,
+}: {
+  ctx: AppContext;
+  actor: Actor;
+  batchId: number;
+  rowIndex: number;
+  leftOut: boolean;
+  requestId: string;
+}) {
+  const { accountId } = actor;
+  const result = await withTransaction(ctx, undefined, async (tx) => {
+    const { batch } = await lockRow(tx, accountId, batchId, rowIndex);
+    await tx.execute(sql`UPDATE import_rows SET left_out_by = ${leftOut ? actorLabel(actor) : null} WHERE batch_id = ${batchId} AND row_index = ${rowIndex}`);
+    return currentRow(ctx, tx, batch, await refreshDerived(ctx, tx, batch), rowIndex);
+  });
+  ctx.journal.write({ event: 'import_rand_lasat_deoparte', requestId, accountId, data: { batch_id: batchId, row_index: rowIndex, left_out: leftOut, ...journalActor(actor) } });
   return result;
 }

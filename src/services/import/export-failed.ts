@@ -4,6 +4,7 @@ import { withTransaction } from '../../context';
 import { cellText, serialToIsoDate, type CellValue } from '../../domain/import-cells';
 import { COMMITTED_STATES, stateReason } from '../../domain/import-state';
 import { CSV_BOM, csvLine } from '../audit/csv';
+import { nameLeftOut } from './left-out';
 import type { ChunkSink, ExportFile } from '../export/file';
 import { formatDate } from '../export/format';
 import { writeXlsx } from '../export/xlsx-writer';
@@ -61,7 +62,7 @@ async function withFailedRows(
       const filter = batch.status === 'committed' ? sql`submission_id IS NULL` : sql`NOT (${inStates(COMMITTED_STATES)})`;
       async function* pages(): AsyncGenerator<FailedRow[]> {
         for await (const outcomes of rowOutcomePages(tx, accountId, batch.id, filter, PAGE)) {
-          const byIndex = new Map(outcomes.map((o) => [o.rowIndex, o]));
+          const byIndex = new Map((await nameLeftOut(ctx, accountId, outcomes)).map((o) => [o.rowIndex, o]));
           const rows: FailedRow[] = [];
           for (const staged of await stagedRowsAt(tx, ctx.keyring, batch.id, [...byIndex.keys()])) {
             const reading = readRow(staged, batch, derivation.resolution, derivation.now, ctx.keyring);

@@ -5,7 +5,7 @@
 export { getImportBatch, assertStaged, type LoadedBatch } from './batch';
 export { saveColumnMapping } from './column-mapping';
 export { commitImportBatch, type ImportCommit } from './commit';
-export { editImportRow, setRowReview, type RowChange } from './edit';
+export { editImportRow, setRowLeftOut, setRowReview, type RowChange } from './edit';
 export { exportFailedRows, FAILED_FORMATS } from './export-failed';
 export { createAccountActivity, type AccountActivity } from './give-way';
 export { batchSubmissionStatuses, listImportBatches, rowSubmissionStatuses, type ImportBatchItem } from './history';

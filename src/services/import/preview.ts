@@ -5,6 +5,7 @@ import { withTransaction } from '../../context';
 import { stateReason, type RowState } from '../../domain/import-state';
 import { hasAllRows, loadBatch, type LoadedBatch } from './batch';
 import { refreshDerived, stagingDerivation, type Derivation } from './freshness';
+import { nameLeftOut } from './left-out';
 import { readRow, stagedRowsAt, type RowReading } from './rows';
 import { batchSummary, operationsToMap, type RowOutcome } from './states';
 
@@ -34,8 +35,8 @@ export function importRow(reading: RowReading, outcome: RowOutcome) {
 export type ImportRowRecord = ReturnType<typeof importRow>;
 
 /** The rows of `outcomes` (a page), decrypted to show their values: the only rows a preview decrypts. */
-export async function importRows(ctx: AppContext, exec: Executor, batch: LoadedBatch, derivation: Derivation, outcomes: readonly RowOutcome[]): Promise<ImportRowRecord[]> {
-  const byIndex = new Map(outcomes.map((o) => [o.rowIndex, o]));
+export async function importRows(ctx: AppContext, exec: Executor, batch: LoadedBatch, derivation: Derivation, outcomes: RowOutcome[]): Promise<ImportRowRecord[]> {
+  const byIndex = new Map((await nameLeftOut(ctx, batch.accountId, outcomes)).map((o) => [o.rowIndex, o]));
   const staged = await stagedRowsAt(exec, ctx.keyring, batch.id, [...byIndex.keys()]);
   return staged.map((row) => importRow(readRow(row, batch, derivation.resolution, derivation.now, ctx.keyring), byIndex.get(row.row_index)!));
 }

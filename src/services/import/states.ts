@@ -124,6 +124,8 @@ export interface BatchSummary {
   nToCommit: number;
   /** The records a commit sends: its ready visits, one per visit whatever its lines. */
   nRecords: number;
+  /** Rows that became (part of) a submission at commit. */
+  nLinked: number;
   rowsHash: string;
 }
 
@@ -143,9 +145,10 @@ export interface PageQuery {
  * states for the counts, the total and the hash.
  */
 export async function batchSummary(exec: Executor, accountId: number, batchId: number, page: PageQuery | null = null): Promise<BatchSummary & { page: RowOutcome[] }> {
-  const [row] = await exec.execute<Record<RowState, number> & { rows_hash: string; total: number; n_records: number; page: OutcomeRow[] | null }>(sql`
+  const [row] = await exec.execute<Record<RowState, number> & { rows_hash: string; total: number; n_records: number; n_linked: number; page: OutcomeRow[] | null }>(sql`
     ${statesQuery(accountId, batchId)}
     SELECT count(*)::int AS total, count(DISTINCT visit_head) FILTER (WHERE state = 'ok')::int AS n_records,
+      count(*) FILTER (WHERE submission_id IS NOT NULL)::int AS n_linked,
       ${sql.join(
         ROW_STATES.map((state) => sql`count(*) FILTER (WHERE state = ${state})::int AS ${sql.identifier(state)}`),
         sql`, `,
@@ -156,7 +159,15 @@ export async function batchSummary(exec: Executor, accountId: number, batchId: n
   const counts = emptyCounts();
   for (const state of ROW_STATES) counts[state] = row?.[state] ?? 0;
   const nToCommit = [...COMMITTED_STATES].reduce((n, state) => n + counts[state], 0);
-  return { total: row?.total ?? 0, counts, nToCommit, nRecords: row?.n_records ?? 0, rowsHash: row?.rows_hash ?? '', page: (row?.page ?? []).map(outcome) };
+  return {
+    total: row?.total ?? 0,
+    counts,
+    nToCommit,
+    nRecords: row?.n_records ?? 0,
+    nLinked: row?.n_linked ?? 0,
+    rowsHash: row?.rows_hash ?? '',
+    page: (row?.page ?? []).map(outcome),
+  };
 }
 
 /** The outcomes of every row matching `filter` (over the states' columns), in row order. */

@@ -3,7 +3,7 @@ import type { Actor, AppContext } from '../../context';
 import { AppError } from '../../errors';
 import { IMPORT_FIELDS, type ImportField } from '../../domain/import-header';
 import { idParam, INT4_MAX } from '../../routes/params';
-import { getImportBatch, assertStaged, saveColumnMapping, editImportRow, setRowReview } from '../../services/import';
+import { getImportBatch, assertStaged, saveColumnMapping, editImportRow, setRowReview, setRowLeftOut } from '../../services/import';
 import { saveMapping } from '../../services/operations/mappings';
 import type { WebEnv } from '../env';
 import { readForm } from '../form';
@@ -97,6 +97,16 @@ export function actionRoutes(ctx: AppContext) {
     if (include !== '1' && include !== '0') return refuse(c, 'Alegeți dacă rândul se include.');
     await setRowReview({ ctx, actor: c.get('actor'), batchId: id, rowIndex, include: include === '1', requestId: c.get('requestId') });
     return answerScreen(c, ctx, id, { kind: 'ok', text: include === '1' ? 'Rândul este inclus: se trimite cu celelalte.' : 'Rândul este ținut deoparte.' });
+  });
+
+  /** A row left out of the commit by hand (deoparte=1), or taken back in (deoparte=0). */
+  app.post('/_import/:id/rand/:i/deoparte', async (c) => {
+    const id = batchParam(c);
+    const rowIndex = idParam(c.req.param('i') ?? '', INT4_MAX);
+    const leave = (await readForm(c)).deoparte;
+    if (leave !== '1' && leave !== '0') return refuse(c, 'Alegeți dacă rândul rămâne deoparte.');
+    await setRowLeftOut({ ctx, actor: c.get('actor'), batchId: id, rowIndex, leftOut: leave === '1', requestId: c.get('requestId') });
+    return answerScreen(c, ctx, id, { kind: 'ok', text: leave === '1' ? 'Rândul a fost lăsat deoparte: nu se trimite.' : 'Rândul a fost inclus din nou.' });
   });
 
   return app;

@@ -5,6 +5,7 @@ import { inClerkWords } from '../ui/field-labels';
 import { countOf, showInstant } from '../ui/format';
 import { StatusChip } from '../ui/status-chip';
 import { LEFT_OUT_REASON, ROW_STATE_FATE, ROW_STATE_LABEL } from './labels';
+import { IN_TURN } from './in-turn';
 
 const rows = (n: number) => countOf(n, 'un rând', 'rânduri');
 
@@ -62,11 +63,17 @@ export function CommitForm({ batchId, summary }: { batchId: number; summary: Bat
     <section class="import-part" aria-labelledby="confirma-titlu">
       <h2 id="confirma-titlu">Confirmare</h2>
       <Summary summary={summary} />
+      {summary.nRecords > 0 ? (
+        <p class="records">
+          Registrul primește <strong>{countOf(summary.nRecords, 'o înregistrare', 'înregistrări')}</strong>: una pe vizită (rândurile cu același VIN, aceeași dată și același
+          kilometraj sunt o singură vizită).
+        </p>
+      ) : null}
       {summary.total > n ? <LeftOutDownload batchId={batchId} /> : null}
       {n === 0 ? (
         <p class="empty">Niciun rând de trimis încă: rezolvați rândurile de mai sus.</p>
       ) : (
-        <form class="commit" hx-post={`/_import/${batchId}/confirma`} hx-target="#import" hx-swap="outerMorph">
+        <form class="commit" hx-post={`/_import/${batchId}/confirma`} hx-target="#import" hx-swap="outerMorph" {...IN_TURN}>
           <input type="hidden" name="rows_hash" value={summary.rowsHash} />
           <label for="numar">Ca să confirmați, scrieți numărul de rânduri care intră în Trimiteri ({n.toLocaleString('ro-RO')})</label>
           <span class="commit-row">
@@ -107,19 +114,19 @@ export function Followed({ batchId, statuses }: { batchId: number; statuses: Par
 /** A committed import: when, how many rows went, and they followed until sent; the rows left out to download. */
 export function Committed({ batch, summary, statuses }: { batch: LoadedBatch; summary: BatchSummary; statuses: Partial<Record<SubmissionStatus, number>> }) {
   const made = Object.values(statuses).reduce((a, b) => a + (b ?? 0), 0);
-  const leftOut = Math.max(0, summary.total - made);
+  const leftOut = Math.max(0, summary.total - summary.nLinked);
   return (
     <section class="import-part" aria-labelledby="trimis-titlu">
       <h2 id="trimis-titlu">Confirmat la {showInstant(batch.committedAt)}</h2>
       <p>
-        {countOf(made, 'Un rând a intrat', 'rânduri au intrat')} în Trimiteri;{' '}
+        {countOf(summary.nLinked, 'Un rând a intrat', 'rânduri au intrat')} în Trimiteri, ca {countOf(made, 'o trimitere', 'trimiteri')};{' '}
         {leftOut === 0 ? 'niciunul nu a rămas deoparte' : countOf(leftOut, 'un rând a rămas deoparte', 'rânduri au rămas deoparte')}.
       </p>
       <Followed batchId={batch.id} statuses={statuses} />
       <p>
         <a href="/#lista-titlu">Urmăriți-le în Trimiteri</a>
       </p>
-      {summary.total > made ? <LeftOutDownload batchId={batch.id} /> : null}
+      {leftOut > 0 ? <LeftOutDownload batchId={batch.id} /> : null}
     </section>
   );
 }

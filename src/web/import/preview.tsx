@@ -81,6 +81,31 @@ function ReviewToggle({ batchId, row }: { batchId: number; row: ImportRowRecord 
   );
 }
 
+/**
+ * Leaves a row out of the commit by hand (a line the clerk knows is no service), or takes back
+ * one left out by hand; lines left out by the import itself (totals, notes) have no button.
+ */
+function LeftOutToggle({ batchId, row }: { batchId: number; row: ImportRowRecord }) {
+  if (row.state === 'left_out' && !row.leftOutByHand) return null;
+  const leave = row.state !== 'left_out';
+  return (
+    <form class="inline" hx-post={`/_import/${batchId}/rand/${row.rowIndex}/deoparte`} hx-target="#import" hx-swap="outerMorph" {...IN_TURN}>
+      <input type="hidden" name="deoparte" value={leave ? '1' : '0'} />
+      <button type="submit" class="small-button secondary" aria-label={`${leave ? 'Lasă deoparte' : 'Include din nou'} linia ${row.line ?? row.rowIndex}`}>
+        {leave ? 'Lasă deoparte' : 'Include din nou'}
+      </button>
+    </form>
+  );
+}
+
+/** The visit a line belongs to, when it has several lines: they go to the registry as one record. */
+function VisitNote({ row }: { row: ImportRowRecord }) {
+  if (!row.visit || row.visit.lines < 2) return null;
+  return (
+    <p class="visit small">{row.visit.head === row.rowIndex ? `Vizită de ${row.visit.lines} rânduri: o singură înregistrare` : `Aceeași vizită ca rândul ${row.visit.head}`}</p>
+  );
+}
+
 function Operations({ row }: { row: ImportRowRecord }) {
   return (
     <td data-label="Operații">
@@ -173,8 +198,10 @@ export function PreviewTable({
                     ) : (
                       <>
                         <span class={`chip r-${row.state}`}>{ROW_STATE_LABEL[row.state]}</span>
+                        <VisitNote row={row} />
                         {row.motiv ? <p class="muted small">{inClerkWords(row.motiv)}</p> : null}
                         {editable && row.review ? <ReviewToggle batchId={batchId} row={row} /> : null}
+                        {editable ? <LeftOutToggle batchId={batchId} row={row} /> : null}
                       </>
                     )}
                   </td>
