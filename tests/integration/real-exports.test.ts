@@ -106,7 +106,10 @@ describe.each(CORPUS)('$name', ({ name, bytes, expected }) => {
     const staged = await uploaded(key, name, bytes);
     batchId = staged.batchId;
     if (expected.kind === 'csv') expect((staged.body.file as { encoding: string }).encoding).toBe(expected.encoding === 'windows-1250' ? 'windows-1250' : 'utf-8');
-    expect((staged.body.sheets as Array<{ name: string; staged: boolean }>).filter((s) => s.staged).map((s) => s.name)).toEqual(expected.sheets.map((s) => s.name));
+    // Where the corpus says the header is and how many rows sit under it, as the reader finds them.
+    const sheets = staged.body.sheets as Array<{ name: string; staged: boolean; header_line: number; rows: number }>;
+    expect(sheets.filter((s) => s.staged).map(({ name, header_line, rows }) => ({ name, header_line, data_rows: rows }))).toEqual(expected.sheets);
+    expect(sheets.filter((s) => !s.staged).map((s) => s.name)).toEqual(expected.sheets_not_imported.map((s) => s.name));
 
     before = await fullPreview(key, batchId);
     for (const [code, registry] of Object.entries(expected.mappings)) {
