@@ -208,12 +208,12 @@ export interface OperationToMap {
   suggestion: Suggestion | null;
 }
 
-/** The workshop codes no row could resolve, with the first name a row gives each and how many rows have it. */
+/** The workshop codes no row could resolve (left-out lines aside: a TOTAL in the code column is no code), with the first name a row gives each and how many rows have it. */
 export async function operationsToMap(exec: Executor, accountId: number, batchId: number, resolution: ResolutionContext): Promise<OperationToMap[]> {
   const rows = await exec.execute<{ code: string; denumire: string | null; rows: number }>(sql`
     SELECT e->>0 AS code, (array_agg(e->>1 ORDER BY r.row_index) FILTER (WHERE e->>1 <> ''))[1] AS denumire, count(*)::int AS rows
     FROM import_rows r, jsonb_array_elements(r.unmapped) AS e
-    WHERE r.batch_id = ${batchId} AND r.unmapped IS NOT NULL
+    WHERE r.batch_id = ${batchId} AND r.unmapped IS NOT NULL AND r.left_out IS NULL AND r.left_out_by IS NULL
     GROUP BY 1`);
   const examples = rows.length ? await accountExamples(exec, accountId) : [];
   return rows
