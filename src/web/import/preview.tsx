@@ -40,7 +40,8 @@ function CellErrors({ errors }: { errors: ImportRowRecord['erori'] }) {
  * Enter, Escape putting the stored value back (import.js); its errors under it.
  */
 function Cell({ batchId, row, field, editable }: { batchId: number; row: ImportRowRecord; field: CellField; editable: boolean }) {
-  const errors = errorsOf(row, field);
+  // A line left out is no record: what a record would need is not its fault.
+  const errors = row.state === 'left_out' ? [] : errorsOf(row, field);
   const value = cellValue(row, field);
   return (
     <td class={errors.length > 0 ? 'bad' : undefined} data-label={IMPORT_FIELD_LABEL[field]}>
@@ -98,11 +99,17 @@ function LeftOutToggle({ batchId, row }: { batchId: number; row: ImportRowRecord
   );
 }
 
-/** The visit a line belongs to, when it has several lines: they go to the registry as one record. */
-function VisitNote({ row }: { row: ImportRowRecord }) {
+/**
+ * The visit a line belongs to, when it has several lines: they go to the registry as one record.
+ * Its first line is named as the table numbers lines (the file's line) when it is on this page.
+ */
+function VisitNote({ row, lineOf }: { row: ImportRowRecord; lineOf: ReadonlyMap<number, number | null> }) {
   if (!row.visit || row.visit.lines < 2) return null;
+  const head = row.visit.head;
   return (
-    <p class="visit small">{row.visit.head === row.rowIndex ? `Vizită de ${row.visit.lines} rânduri: o singură înregistrare` : `Aceeași vizită ca rândul ${row.visit.head}`}</p>
+    <p class="visit small">
+      {head === row.rowIndex ? `Vizită de ${row.visit.lines} rânduri: o singură înregistrare` : `Aceeași vizită ca linia ${lineOf.get(head) ?? `rândului ${head}`}`}
+    </p>
   );
 }
 
@@ -115,7 +122,7 @@ function Operations({ row }: { row: ImportRowRecord }) {
       {row.nemapate.map((code) => (
         <span class="op mono unmapped">{code} → ?</span>
       ))}
-      <CellErrors errors={errorsOf(row, 'prestatii')} />
+      {row.state === 'left_out' ? null : <CellErrors errors={errorsOf(row, 'prestatii')} />}
     </td>
   );
 }
@@ -164,6 +171,7 @@ export function PreviewTable({
   submissions?: ReadonlyMap<number, SubmissionStatus> | null;
 }) {
   const { rows } = preview;
+  const lineOf = new Map(rows.map((r) => [r.rowIndex, r.line]));
   const last = rows[rows.length - 1];
   const next = rows.length === PAGE_SIZE && last ? viewQuery({ ...view, dupa: last.rowIndex }) : null;
   const link = (q: string, label: string) => (
@@ -198,7 +206,7 @@ export function PreviewTable({
                     ) : (
                       <>
                         <span class={`chip r-${row.state}`}>{ROW_STATE_LABEL[row.state]}</span>
-                        <VisitNote row={row} />
+                        <VisitNote row={row} lineOf={lineOf} />
                         {row.motiv ? <p class="muted small">{inClerkWords(row.motiv)}</p> : null}
                         {editable && row.review ? <ReviewToggle batchId={batchId} row={row} /> : null}
                         {editable ? <LeftOutToggle batchId={batchId} row={row} /> : null}
