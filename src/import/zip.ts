@@ -60,6 +60,9 @@ export async function openArchive(buffer: Buffer, maxUncompressedBytes: number):
   }
   const byName = new Map(entries.map((e) => [e.fileName.replace(/^\/+/, ''), e]));
   let inflated = 0;
+  // A sheet is inflated twice (its merged ranges, then its rows): the budget is on the bytes the
+  // archive holds, so a part's bytes count once, however often it is read.
+  const countedByPart = new Map<string, number>();
 
   return {
     has: (name) => byName.has(name),
@@ -69,9 +72,15 @@ export async function openArchive(buffer: Buffer, maxUncompressedBytes: number):
         if (!entry) return reject(corrupt(`Lipsește partea ${name}.`));
         zip.openReadStream(entry, (error, stream) => {
           if (error || !stream) return reject(corrupt(`Partea ${name} nu poate fi citită (${error?.message ?? 'necunoscut'}).`));
+          let seen = 0;
           const budget = new Transform({
             transform(chunk: Buffer, _encoding, done) {
-              inflated += chunk.length;
+              seen += chunk.length;
+              const counted = countedByPart.get(name) ?? 0;
+              if (seen > counted) {
+                inflated += seen - counted;
+                countedByPart.set(name, seen);
+              }
               if (inflated > maxUncompressedBytes) done(bomb(`Conținutul dezarhivat depășește ${maxUncompressedBytes} octeți.`));
               else done(null, chunk);
             },
