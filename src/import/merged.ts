@@ -19,24 +19,47 @@ export function mergeLimit(maxRows: number): number {
 // Spreadsheet bounds (Excel's): a reference past them is not a cell.
 const MAX_SHEET_ROW = 1_048_576;
 const MAX_SHEET_COLUMN = 16_384;
-const REF = /^\$?([A-Z]{1,3})\$?(\d{1,7})(?::\$?([A-Z]{1,3})\$?(\d{1,7}))?$/i;
 
-function letters(text: string): number {
-  let index = 0;
-  for (const ch of text.toUpperCase()) index = index * 26 + (ch.charCodeAt(0) - 64);
-  return index - 1;
+/**
+ * One corner of a range (`B12`, `$B$12`, lower case too) read from `at`: its 0-based column,
+ * its row and where it ends; null past the sheet's bounds or when it is not a cell reference.
+ */
+function corner(ref: string, at: number): { column: number; row: number; end: number } | null {
+  let i = at;
+  if (ref.charCodeAt(i) === 36) i++;
+  let column = 0;
+  for (let letters = 0; ; i++, letters++) {
+    const code = ref.charCodeAt(i) & ~0x20;
+    if (code < 65 || code > 90) {
+      if (letters === 0) return null;
+      break;
+    }
+    column = column * 26 + (code - 64);
+    if (column > MAX_SHEET_COLUMN) return null;
+  }
+  if (ref.charCodeAt(i) === 36) i++;
+  let row = 0;
+  for (let digits = 0; ; i++, digits++) {
+    const code = ref.charCodeAt(i);
+    if (!(code >= 48 && code <= 57)) {
+      if (digits === 0) return null;
+      break;
+    }
+    row = row * 10 + (code - 48);
+    if (row > MAX_SHEET_ROW) return null;
+  }
+  return row < 1 ? null : { column: column - 1, row, end: i };
 }
 
-/** `A2:C4` → its first column and rows; null when it is not a range of the sheet. */
+/** `A2:C4` (or one cell, `A2`) → its first column and rows; null when it is not a range of the sheet. */
 function parseRange(ref: string): { column: number; top: number; bottom: number } | null {
-  const m = REF.exec(ref.trim());
-  if (!m) return null;
-  const c1 = letters(m[1]!);
-  const r1 = Number(m[2]);
-  const c2 = m[3] ? letters(m[3]) : c1;
-  const r2 = m[4] ? Number(m[4]) : r1;
-  if (Math.min(r1, r2) < 1 || Math.max(r1, r2) > MAX_SHEET_ROW || Math.max(c1, c2) >= MAX_SHEET_COLUMN) return null;
-  return { column: Math.min(c1, c2), top: Math.min(r1, r2), bottom: Math.max(r1, r2) };
+  const from = corner(ref, 0);
+  if (!from) return null;
+  if (from.end === ref.length) return { column: from.column, top: from.row, bottom: from.row };
+  if (ref.charCodeAt(from.end) !== 58) return null;
+  const to = corner(ref, from.end + 1);
+  if (!to || to.end !== ref.length) return null;
+  return { column: Math.min(from.column, to.column), top: Math.min(from.row, to.row), bottom: Math.max(from.row, to.row) };
 }
 
 /** Bytes kept back between two chunks so that a tag split across them is still found (`<x:sheetData` with a prefix up to ~50 characters). */
@@ -138,9 +161,9 @@ export async function readMergedRanges(part: string, sheetName: string, source: 
       if (name !== 'mergeCell') return;
       count += 1;
       if (count > limit) {
-        throw new AppError('IMPORT_PREA_MULTE_CELULE_UNITE', `Foaia „${sheetName}” declară peste ${limit} zone de celule unite.`);
+        throw new AppError('IMPORT_PREA_MULTE_CELULE_UNITE', `Foaia „${sheetName}” are peste ${limit} de zone de celule unite (îmbinate).`);
       }
-      const range = parseRange(a.ref ?? '');
+      const range = parseRange((a.ref ?? '').trim());
       if (!range || range.bottom === range.top || range.column >= maxColumns) return;
       if (kept === top.length) {
         const grow = (from: Int32Array) => {
@@ -161,12 +184,17 @@ export async function readMergedRanges(part: string, sheetName: string, source: 
     close() {},
   }));
   if (kept === 0) return null;
-  const order = Array.from({ length: kept }, (_, i) => i).sort((a, b) => top[a]! - top[b]! || column[a]! - column[b]!);
-  const lastBottom = new Map<number, number>();
+  const before = (a: number, b: number) => top[a]! - top[b]! || column[a]! - column[b]!;
+  const order = Array.from({ length: kept }, (_, i) => i);
+  // Writers list ranges as they merged them, usually top to bottom: sorting is then not needed.
+  let sorted = true;
+  for (let i = 1; i < kept && sorted; i++) sorted = before(i - 1, i) <= 0;
+  if (!sorted) order.sort(before);
+  const lastBottom = new Int32Array(maxColumns);
   const ranges: MergedRanges = { top: new Int32Array(kept), bottom: new Int32Array(kept), column: new Int32Array(kept), length: 0 };
   for (const i of order) {
-    if (top[i]! <= (lastBottom.get(column[i]!) ?? 0)) continue;
-    lastBottom.set(column[i]!, bottom[i]!);
+    if (top[i]! <= lastBottom[column[i]!]!) continue;
+    lastBottom[column[i]!] = bottom[i]!;
     ranges.top[ranges.length] = top[i]!;
     ranges.bottom[ranges.length] = bottom[i]!;
     ranges.column[ranges.length] = column[i]!;

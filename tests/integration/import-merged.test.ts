@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, startTestApp, type TestApp } from '../helpers/app';
-import { HEADER, upload, xlsxFile } from '../helpers/import-files';
+import { HEADER, upload, workbookParts, xlsxFile, zipFile } from '../helpers/import-files';
 import { preview, settled } from '../helpers/import-flow';
 
 // Issue 31, item 6: a visit of several operations exported with its VIN, plate, date and km
@@ -10,7 +10,8 @@ let t: TestApp;
 let key: string;
 
 beforeAll(async () => {
-  t = await startTestApp();
+  // A small row limit, so that the merged ranges' limit (5 per row, at least 1,000) is crossed cheaply.
+  t = await startTestApp({ GATEWAY_IMPORT_MAX_ROWS: '50' });
   key = await t.createKey(await t.createAccount());
   for (const [code, registry] of [
     ['OP-1', 'OE-2'],
@@ -67,5 +68,16 @@ describe('an xlsx with merged cells, uploaded', () => {
         expect(row, `${sheet} line ${row.line}`).toMatchObject({ state: 'ok', erori: [], values: { ...values, prestatii: [{ cod_op_service: `OP-${i + 1}` }] } });
       }
     }
+  });
+
+  it('refuses a sheet declaring more merged ranges than its limit with 413, staging nothing', async () => {
+    const ranges = Array.from({ length: 1_001 }, (_, i) => `<mergeCell ref="A${2 * i + 2}:A${2 * i + 3}"/>`).join('');
+    const sheet = Buffer.from(`<worksheet><sheetData/><mergeCells count="1001">${ranges}</mergeCells></worksheet>`);
+    const before = await t.ctx.sql`SELECT count(*)::int AS n FROM import_batches`;
+    const res = await upload(t, key, zipFile(workbookParts(sheet)));
+    const body = await json(res);
+    expect(res.status).toBe(413);
+    expect(body).toMatchObject({ cod: 'IMPORT_PREA_MULTE_CELULE_UNITE', cauza: 'Foaia „Date” are peste 1000 de zone de celule unite (îmbinate).' });
+    expect(await t.ctx.sql`SELECT count(*)::int AS n FROM import_batches`).toEqual(before);
   });
 });

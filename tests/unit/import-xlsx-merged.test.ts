@@ -127,12 +127,12 @@ describe('xlsx merged cells', () => {
     const sheet = (n: number) =>
       Buffer.from(`<worksheet><sheetData><row r="1"><c r="A1"><v>1</v></c><c r="B1"><v>2</v></c></row></sheetData><mergeCells>${ranges(n)}</mergeCells></worksheet>`);
     expect((await rowsOf(zipFile(workbookParts(sheet(limit))))).Date).toHaveLength(1);
-    // A hostile file: two million ranges, a few kilobytes zipped.
+    // A hostile file: a million ranges, some kilobytes zipped.
     const hostile = zipFile(
       workbookParts(
         Buffer.concat([
           Buffer.from('<worksheet><sheetData/><mergeCells>'),
-          Buffer.from('<mergeCell ref="A1:XFD1048576"/>'.repeat(2_000_000)),
+          Buffer.from('<mergeCell ref="A1:XFD1048576"/>'.repeat(1_000_000)),
           Buffer.from('</mergeCells></worksheet>'),
         ]),
       ),
