@@ -64,6 +64,8 @@ function parseRange(ref: string): { column: number; top: number; bottom: number 
 
 /** Bytes kept back between two chunks so that a tag split across them is still found (`<x:sheetData` with a prefix up to ~50 characters). */
 const CARRY = 64;
+/** A `<sheetData>` tag longer than this is not one a spreadsheet application writes. */
+const MAX_TAG = 4096;
 const NAME = Buffer.from('sheetData');
 const isNameByte = (b: number) => (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a) || b === 0x5f || b === 0x2d || b === 0x2e;
 const isSpace = (b: number) => b === 0x20 || b === 0x09 || b === 0x0a || b === 0x0d;
@@ -94,7 +96,7 @@ function findTag(buffer: Buffer, from: number, closing: boolean): number {
  * ranges come after the rows) is read for a fraction of the rows' cost. The rest is well-formed
  * XML for the parser.
  */
-function withoutRows(source: Readable): Readable {
+function withoutRows(part: string, source: Readable): Readable {
   let state: 'head' | 'rows' | 'tail' = 'head';
   let pending = Buffer.alloc(0);
   const out = new Transform({
@@ -109,6 +111,8 @@ function withoutRows(source: Readable): Readable {
         const lt = findTag(buffer, 0, state === 'rows');
         const gt = lt === -1 ? -1 : buffer.indexOf(0x3e, lt);
         if (gt === -1) {
+          // A tag that never ends would be held, and copied again with each chunk, up to the whole part.
+          if (lt !== -1 && buffer.length - lt > MAX_TAG) return done(new AppError('IMPORT_FISIER_CORUPT', `Partea ${part} nu este XML valid.`));
           // Not (wholly) here: keep the end, which may hold the start of the tag.
           const keep = lt === -1 ? Math.max(0, buffer.length - CARRY) : lt;
           if (state === 'head') this.push(buffer.subarray(0, keep));
@@ -156,7 +160,7 @@ export async function readMergedRanges(part: string, sheetName: string, source: 
   let top = new Int32Array(64);
   let bottom = new Int32Array(64);
   let column = new Int32Array(64);
-  await collectXml<never>(part, withoutRows(source), () => ({
+  await collectXml<never>(part, withoutRows(part, source), () => ({
     open(name, a) {
       if (name !== 'mergeCell') return;
       count += 1;

@@ -111,6 +111,14 @@ describe('xlsx merged cells', () => {
     expect((await readMergedRanges('p', 'Date', Readable.from([empty]), 256, 10))!.length).toBe(1);
   });
 
+  it('refuses a sheetData tag that never ends, without holding the part', async () => {
+    const chunks = [Buffer.from('<worksheet><sheetData a="'), ...Array.from({ length: 1000 }, () => Buffer.alloc(16 * 1024, 0x78))];
+    const started = performance.now();
+    const error = await readMergedRanges('xl/worksheets/sheet1.xml', 'Date', Readable.from(chunks), 256, 10).catch((e: unknown) => e);
+    expect(error).toMatchObject({ cod: 'IMPORT_FISIER_CORUPT' });
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+
   it('reads a sheet twice (ranges, then rows) within an uncompressed budget that holds it once', async () => {
     const sheet = Buffer.from(
       `<worksheet><sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>VIN</t></is></c><c r="B1" t="inlineStr"><is><t>Nr</t></is></c></row><row r="2"><c r="A2" t="inlineStr"><is><t>${VIN}</t></is></c><c r="B2"><v>1</v></c></row><row r="3"><c r="B3"><v>2</v></c></row>${'<row/>'.repeat(2000)}</sheetData><mergeCells><mergeCell ref="A2:A3"/></mergeCells></worksheet>`,
