@@ -129,6 +129,14 @@ describe('xlsx merged cells', () => {
     expect(rows[2]!.cells).toEqual([VIN, 2]);
   });
 
+  it('the pass for the ranges (own inflation, larger pieces) still refuses a part of another size than it declares', async () => {
+    const sheet = Buffer.from(`<worksheet><sheetData>${'<row/>'.repeat(50_000)}</sheetData></worksheet>`);
+    for (const declaredSize of [sheet.length - 1000, sheet.length + 1000]) {
+      const error = await rowsOf(zipFile(workbookParts(sheet, declaredSize))).catch((e: unknown) => e);
+      expect(error, `declared ${declaredSize}`).toMatchObject({ cod: 'IMPORT_ARHIVA_PREA_MARE', cauza: expect.stringContaining('altă dimensiune') });
+    }
+  });
+
   it('refuses a sheet that declares more merged ranges than its limit, without reading them all', async () => {
     const limit = mergeLimit(LIMITS.maxRows);
     const ranges = (n: number) => Array.from({ length: n }, (_, i) => `<mergeCell ref="A${2 * i + 1}:A${2 * i + 2}"/>`).join('');
