@@ -98,6 +98,10 @@ const REQUEST_ERRORS = {
   IMPORT_FISIER_CORUPT: { problema: 'Fișierul nu poate fi citit.', fix: 'Deschideți-l în aplicația de calcul tabelar și salvați-l din nou ca xlsx sau csv.' },
   IMPORT_PREA_MULTE_RANDURI: { problema: 'Fișierul are prea multe rânduri.', fix: 'Împărțiți fișierul în mai multe fișiere mai mici.' },
   IMPORT_PREA_MULTE_COLOANE: { problema: 'Fișierul are prea multe coloane.', fix: 'Exportați doar coloanele necesare prezentării.' },
+  IMPORT_PREA_MULTE_CELULE_UNITE: {
+    problema: 'O foaie a fișierului are prea multe zone de celule unite (îmbinate).',
+    fix: 'Anulați îmbinarea celulelor (Pornire → Îmbinare și centrare → Anulare îmbinare celule) sau împărțiți fișierul în fișiere mai mici.',
+  },
   IMPORT_ARHIVA_PREA_MARE: {
     problema: 'Conținutul dezarhivat al fișierului xlsx depășește limita.',
     fix: 'Împărțiți fișierul sau eliminați foile și imaginile care nu sunt necesare.',

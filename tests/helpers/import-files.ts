@@ -5,12 +5,16 @@ import type { TestApp } from './app';
 
 export type Grid = Array<Array<CellValue | Date>>;
 
-/** A real xlsx written by ExcelJS, one worksheet per entry (hidden ones by name in `hidden`). */
-export async function xlsxFile(sheets: Record<string, Grid>, options: { hidden?: string[] } = {}): Promise<Buffer> {
+/**
+ * A real xlsx written by ExcelJS, one worksheet per entry (hidden ones by name in `hidden`;
+ * `merges`: ranges such as `A2:A4` merged in a sheet, by its name, as Excel writes them).
+ */
+export async function xlsxFile(sheets: Record<string, Grid>, options: { hidden?: string[]; merges?: Record<string, string[]> } = {}): Promise<Buffer> {
   const workbook = new ExcelJS.Workbook();
   for (const [name, rows] of Object.entries(sheets)) {
     const sheet = workbook.addWorksheet(name, { state: options.hidden?.includes(name) ? 'hidden' : 'visible' });
     for (const row of rows) sheet.addRow(row);
+    for (const range of options.merges?.[name] ?? []) sheet.mergeCells(range);
   }
   return Buffer.from(await workbook.xlsx.writeBuffer());
 }
