@@ -1,6 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../../db/client';
-import type { VinHasher } from './readings';
+import { textArray, type VinHasher } from './readings';
 
 /**
  * The same service may reach the gateway twice under two idempotency keys: once through the
@@ -21,8 +21,7 @@ interface VinSubmission {
 export async function submissionsForVins(exec: Executor, accountId: number, vins: readonly string[]): Promise<VinSubmission[]> {
   if (vins.length === 0) return [];
   return exec.execute<VinSubmission & Record<string, unknown>>(sql`
-    SELECT vin, id::text AS id FROM submissions
-    WHERE scope_account_id = ${accountId} AND vin IN (SELECT jsonb_array_elements_text(${JSON.stringify(vins)}::jsonb))`);
+    SELECT vin, id::text AS id FROM submissions WHERE scope_account_id = ${accountId} AND vin = ANY(${textArray(vins)}::text[])`);
 }
 
 /** The account's submissions stored after `afterId` (the same watermark as the readings'). */
@@ -50,20 +49,23 @@ export async function clearVinSubmissions(exec: Executor, batchId: number): Prom
 const sortedCodes = (list: SQL) => sql`(SELECT string_agg(DISTINCT c, ',' ORDER BY c) FROM ${list} AS c)`;
 
 /**
- * For the states query: per (VIN HMAC, date, final odometer, sorted codes), the first sent
- * submission of the account with that resolved record. Joined to the rows on the first three
- * (a hash join over the batch), the codes compared only for the rows that meet one.
+ * For the states query, LATERAL to each row `r`: the first sent submission of the account with
+ * the row's resolved record (VIN HMAC, date, final odometer, sorted codes), or none; not looked
+ * for at all unless `onlyIf` (a condition on the row, evaluated before anything is read). Looked up
+ * per row through the links' primary key (batch, VIN HMAC), so the plan does not depend on how
+ * many rows the planner believes the batch has: a batch staged moments ago is not in the table's
+ * statistics yet, and its rows were estimated at one, which made a join against a subquery of the
+ * whole batch run it again for every row (minutes for 20,000 rows). Each submission is read by
+ * its id alone (OFFSET 0 keeps the other conditions out of that scan): statistics taken before
+ * a commit know no sent submissions, and the account's were then scanned by status for every row.
  */
-export function sentRecords(accountId: number, batchId: number): SQL {
+export function sentRecordOf(accountId: number, batchId: number, onlyIf: SQL): SQL {
   return sql`
-    SELECT DISTINCT ON (1, 2, 3, 4) v.vin_hmac, s.data_prestatie, (s.payload_json->>'odometruFinal')::float8 AS odometru_final,
-      ${sortedCodes(sql`jsonb_array_elements_text(jsonb_path_query_array(coalesce(s.prestatii, '[]'::jsonb), '$[*].cod_prestatie'))`)} AS codes,
-      s.id, s.status
-    FROM import_batch_vin_submissions v JOIN submissions s ON s.id = v.submission_id
-    WHERE v.batch_id = ${batchId} AND s.scope_account_id = ${accountId} AND s.status = 'sent'
-      AND jsonb_typeof(s.payload_json->'odometruFinal') = 'number'
-    ORDER BY 1, 2, 3, 4, s.id`;
+    SELECT s.id, s.status FROM import_batch_vin_submissions v
+    CROSS JOIN LATERAL (SELECT id, status, scope_account_id, data_prestatie, payload_json, prestatii FROM submissions WHERE id = v.submission_id OFFSET 0) s
+    WHERE ${onlyIf} AND v.batch_id = ${batchId} AND v.vin_hmac = r.vin_hmac
+      AND s.scope_account_id = ${accountId} AND s.status = 'sent' AND s.data_prestatie = r.data_prestatie
+      AND CASE WHEN jsonb_typeof(s.payload_json->'odometruFinal') = 'number' THEN (s.payload_json->>'odometruFinal')::float8 END = r.odometru_final
+      AND (${sortedCodes(sql`jsonb_array_elements_text(jsonb_path_query_array(coalesce(s.prestatii, '[]'::jsonb), '$[*].cod_prestatie'))`)} = ${sortedCodes(sql`unnest(string_to_array(r.codes, ','))`)}) IS TRUE
+    ORDER BY s.id LIMIT 1`;
 }
-
-/** The row's resolved codes as `sentRecords` sorts them. */
-export const rowSortedCodes = (codes: SQL) => sortedCodes(sql`unnest(string_to_array(${codes}, ','))`);

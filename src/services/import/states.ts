@@ -4,19 +4,20 @@ import { COMMITTED_STATES, emptyCounts, ROW_STATES, type OdometerReading, type R
 import type { Suggestion } from '../../domain/suggest';
 import { accountExamples, suggestFor } from '../operations/suggestions';
 import type { ResolutionContext } from '../../domain/resolve';
-import { rowSortedCodes, sentRecords } from './sent-records';
+import { sentRecordOf } from './sent-records';
 
 /**
  * Every row's state, set-based over the derived columns (see domain/import-state.ts for the
  * rules; this is the same precedence in SQL): stored submissions with either key form joined
- * for the whole batch, and sent ones with the same resolved record (sent-records.ts); repeats
- * found by a window over the key in row order.
+ * for the whole batch, and sent ones with the same resolved record, looked up row by row
+ * (sent-records.ts); repeats found by a window over the key in row order.
  *
  * What it costs on 100,000 rows: the window sorts only (key, row) pairs, in byte order (a
  * repeat is the same key whatever the collation), and only the repeats are joined back; it
- * used to sort the joined rows, ~250 bytes each, on disk. A sent record's codes are compared
- * as a join filter (`IS TRUE` keeps them out of the hash key): as a hash key, every row's
- * codes were split and sorted, even with no sent record of its VIN.
+ * used to sort the joined rows, ~250 bytes each, on disk. A row's codes are split and sorted
+ * only when a sent submission of its VIN, date and odometer is met. The joins of the batch's
+ * rows with `repeats` are chosen on the batch's row count: the staging analyses the rows it
+ * wrote (row-writer.ts), without which a batch just staged was estimated at one row.
  */
 function statesQuery(accountId: number, batchId: number): SQL {
   return sql`
@@ -34,8 +35,8 @@ function statesQuery(accountId: number, batchId: number): SQL {
       LEFT JOIN repeats d ON d.row_index = r.row_index
       LEFT JOIN submissions k ON k.idempotency_key = r.idem_key AND k.scope_account_id = ${accountId}
       LEFT JOIN submissions l ON l.idempotency_key = r.legacy_key AND l.scope_account_id = ${accountId}
-      LEFT JOIN (${sentRecords(accountId, batchId)}) sr ON r.verdict = 'queued' AND sr.vin_hmac = r.vin_hmac AND sr.data_prestatie = r.data_prestatie
-        AND sr.odometru_final = r.odometru_final AND (sr.codes = ${rowSortedCodes(sql`r.codes`)}) IS TRUE
+      -- Only for a row no stored submission has the key of: an existing one takes precedence.
+      LEFT JOIN LATERAL (${sentRecordOf(accountId, batchId, sql`r.verdict = 'queued' AND k.id IS NULL AND l.id IS NULL`)}) sr ON true
       WHERE r.batch_id = ${batchId}
     ), states AS (
       SELECT *, CASE
