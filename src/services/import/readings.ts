@@ -1,5 +1,5 @@
 import { createHmac, createSecretKey, randomBytes } from 'node:crypto';
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../../db/client';
 import type { Keyring } from '../../crypto/envelope';
 
@@ -50,22 +50,24 @@ const READING = sql`data_prestatie AS data, max((payload_json->>'odometruFinal')
 const HAS_READING = sql`jsonb_typeof(payload_json->'odometruFinal') = 'number'`;
 
 /**
- * A Postgres array literal of `values`, one parameter for a list of any length: compared with
- * `= ANY(...)`, the planner sees how many there are, where `IN (SELECT jsonb_array_elements_text(...))`
- * is estimated at 100 and was joined as the inner side of a loop over the table (its JSON parsed
- * again for every submission).
+ * The account's submissions of these VINs, for a query over them: one lookup of the VIN index
+ * per VIN, a plan that stays linear whatever the statistics say (OFFSET 0 keeps the account's
+ * condition out of that scan). Planned on statistics from before a commit, `vin IN (SELECT ...)`
+ * ran for minutes on 20,000 VINs, and `vin = ANY(array)`, once its plan was cached with the
+ * array as a parameter, compared each of the account's submissions with every VIN of the list.
  */
-export function textArray(values: readonly string[]): string {
-  return `{${values.map((v) => `"${v.replace(/[\\"]/g, '\\$&')}"`).join(',')}}`;
+export function submissionsOfVins(accountId: number, vins: readonly string[]): SQL {
+  return sql`jsonb_array_elements_text(${JSON.stringify(vins)}::jsonb) AS v(vin)
+    CROSS JOIN LATERAL (SELECT * FROM submissions WHERE vin = v.vin OFFSET 0) s
+    WHERE s.scope_account_id = ${accountId}`;
 }
 
 /** The readings already recorded for these VINs (one query for a whole batch). */
 export async function readingsForVins(exec: Executor, accountId: number, vins: readonly string[]): Promise<Array<Reading & Record<string, unknown>>> {
   if (vins.length === 0) return [];
   return exec.execute<Reading & Record<string, unknown>>(sql`
-    SELECT vin, ${READING} FROM submissions
-    WHERE scope_account_id = ${accountId} AND vin = ANY(${textArray(vins)}::text[]) AND ${HAS_READING}
-    GROUP BY vin, data_prestatie`);
+    SELECT s.vin, ${READING} FROM ${submissionsOfVins(accountId, vins)} AND ${HAS_READING}
+    GROUP BY s.vin, s.data_prestatie`);
 }
 
 /** The readings of submissions stored after the watermark (usually none, or a few). */

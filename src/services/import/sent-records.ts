@@ -1,6 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../../db/client';
-import { textArray, type VinHasher } from './readings';
+import { submissionsOfVins, type VinHasher } from './readings';
 
 /**
  * The same service may reach the gateway twice under two idempotency keys: once through the
@@ -21,7 +21,7 @@ interface VinSubmission {
 export async function submissionsForVins(exec: Executor, accountId: number, vins: readonly string[]): Promise<VinSubmission[]> {
   if (vins.length === 0) return [];
   return exec.execute<VinSubmission & Record<string, unknown>>(sql`
-    SELECT vin, id::text AS id FROM submissions WHERE scope_account_id = ${accountId} AND vin = ANY(${textArray(vins)}::text[])`);
+    SELECT s.vin, s.id::text AS id FROM ${submissionsOfVins(accountId, vins)}`);
 }
 
 /** The account's submissions stored after `afterId` (the same watermark as the readings'). */
