@@ -40,6 +40,28 @@ export interface Reading {
   odometru: number;
 }
 
+/**
+ * A staging that ends with at least this many rows analyses import_rows before its rows are
+ * joined (readings, links, then every preview), and submissions when as many of them changed
+ * since their last analysis (a commit): in between autovacuum's rounds, the statistics put a
+ * new batch at one row, and a plan cached on a connection (postgres.js prepares its
+ * statements) could date from when the account had no submissions. Planned so, the joins of a
+ * batch looped over it against subqueries of the whole batch, or over the VINs against every
+ * submission: quadratic, minutes for 20,000 rows. Below it, such a loop costs less than this.
+ */
+const ANALYZE_FROM_ROWS = 1000;
+
+/**
+ * In the staging's transaction, whose own rows the analysis counts; an analysis also makes every
+ * connection plan its statements on these tables again. A role that does not own a table gets a
+ * warning, and the plans of before.
+ */
+export async function analyzeStaged(exec: Executor, rows: number): Promise<void> {
+  if (rows < ANALYZE_FROM_ROWS) return;
+  const [changed] = await exec.execute<{ n: string | null }>(sql`SELECT n_mod_since_analyze AS n FROM pg_stat_user_tables WHERE relid = 'submissions'::regclass`);
+  await exec.execute(Number(changed?.n ?? 0) >= ANALYZE_FROM_ROWS ? sql`ANALYZE import_rows, submissions` : sql`ANALYZE import_rows`);
+}
+
 /** The id below which every submission of the account has been looked at for readings. */
 export async function readingsWatermark(exec: Executor, accountId: number): Promise<number> {
   const [row] = await exec.execute<{ id: string | null }>(sql`SELECT max(id) AS id FROM submissions WHERE scope_account_id = ${accountId}`);
@@ -51,10 +73,10 @@ const HAS_READING = sql`jsonb_typeof(payload_json->'odometruFinal') = 'number'`;
 
 /**
  * The account's submissions of these VINs, for a query over them: one lookup of the VIN index
- * per VIN, a plan that stays linear whatever the statistics say (OFFSET 0 keeps the account's
- * condition out of that scan). Planned on statistics from before a commit, `vin IN (SELECT ...)`
- * ran for minutes on 20,000 VINs, and `vin = ANY(array)`, once its plan was cached with the
- * array as a parameter, compared each of the account's submissions with every VIN of the list.
+ * per VIN (OFFSET 0 keeps the account's condition out of that scan: on statistics from before a
+ * commit, the planner read the account's index instead, for each VIN), with no join to choose
+ * on an estimate of the list. Statistics or a cached plan from when the account had few
+ * submissions still make any shape loop over the table: analyzeStaged sees to those.
  */
 export function submissionsOfVins(accountId: number, vins: readonly string[]): SQL {
   return sql`jsonb_array_elements_text(${JSON.stringify(vins)}::jsonb) AS v(vin)

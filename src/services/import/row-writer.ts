@@ -1,6 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Writable } from 'node:stream';
-import { sql } from 'drizzle-orm';
 import type postgres from 'postgres';
 import type { Executor } from '../../../db/client';
 import type { ResolutionContext } from '../../domain/resolve';
@@ -9,19 +8,10 @@ import { copyText, FACT_COLUMNS } from './facts';
 import { insertBlocks, type BlockSealer, type PackedBlock } from './raw-blocks';
 import { stageInThread, type UploadedFile } from './rest-thread';
 import { serverStopping, tooManyRows } from './staging-errors';
-import { applyReadings, readingsForVins, type VinHasher } from './readings';
+import { analyzeStaged, applyReadings, readingsForVins, type VinHasher } from './readings';
 import type { RowSetting } from './rows';
 import { linkVinSubmissions, submissionsForVins } from './sent-records';
 import type { FileWalk } from './sheet-walk';
-
-/**
- * A staging that ends with at least this many rows analyses import_rows before its rows are
- * joined (readings, links, then every preview): the table's statistics, from before the batch
- * existed, put a new batch at one row, and the planner looped over it against subqueries of the
- * whole batch, run again for each row (quadratic: minutes for 20,000 rows). Below it, such a
- * loop costs less than the analysis.
- */
-const ANALYZE_FROM_ROWS = 1000;
 
 /**
  * Lines to the COPY stream, gathered into ~64 KB writes (a write per row costs a syscall each),
@@ -191,9 +181,7 @@ export async function stageRows(exec: Executor, staging: Staging, walk: FileWalk
   // The thread packed the block the event loop's rows ended in again, fuller.
   const blocks = threadRows ? [...(await staging.blocks.take(false)), ...staging.blocks.seal(threadRows)] : await staging.blocks.take();
   await insertBlocks(exec, batchId, staging.purgeAfter, blocks);
-  // In the staging's transaction, which the analysis counts its own rows in. A role that does
-  // not own the table gets a warning, and the plans of before.
-  if (staging.staged < until && staging.staged >= ANALYZE_FROM_ROWS) await exec.execute(sql`ANALYZE import_rows`);
+  if (staging.staged < until) await analyzeStaged(exec, staging.staged);
   await applyReadings(exec, vinHmac, batchId, await readingsForVins(exec, staging.accountId, [...vins]));
   await linkVinSubmissions(exec, vinHmac, batchId, await submissionsForVins(exec, staging.accountId, [...vins]));
   return threadRows ? { rows: staging.staged - handOverAt } : null;
