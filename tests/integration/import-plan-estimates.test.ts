@@ -5,13 +5,10 @@ import { preview, stage } from '../helpers/import-flow';
 
 let t: TestApp;
 let key: string;
-let accountId: number;
 
 beforeAll(async () => {
   t = await startTestApp();
-  accountId = await t.createAccount();
-  key = await t.createKey(accountId);
-  expect((await t.call('POST', '/v1/mapari', { key, body: { cod_op_service: 'REV', cod_prestatie: 'OE-3' } })).status).toBe(200);
+  key = await t.createKey(await t.createAccount());
 });
 afterAll(() => t.close());
 
@@ -48,6 +45,10 @@ describe('a batch just staged, against the statistics of the batches before it',
   });
 
   it('an export uploaded again after its commit: the submissions the commit stored are counted', async () => {
+    // An account of its own: one upload at a time per account, and the other test's may still be giving its place back.
+    const accountId = await t.createAccount('Reîncărcare');
+    const key = await t.createKey(accountId);
+    expect((await t.call('POST', '/v1/mapari', { key, body: { cod_op_service: 'REV', cod_prestatie: 'OE-3' } })).status).toBe(200);
     const file = fileOf('TMB');
     const first = await stage(t, key, file, 'prestatii.csv');
     await t.ctx.sql`ANALYZE`;
