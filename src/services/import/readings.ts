@@ -1,5 +1,5 @@
 import { createHmac, createSecretKey, randomBytes } from 'node:crypto';
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../../db/client';
 import type { Keyring } from '../../crypto/envelope';
 
@@ -40,6 +40,30 @@ export interface Reading {
   odometru: number;
 }
 
+/**
+ * A staging that ends with at least this many rows analyses import_rows before its rows are
+ * joined (readings, links, then every preview), and submissions when as many of them changed
+ * since their last analysis (a commit): in between autovacuum's rounds, the statistics put a
+ * new batch at one row, and a plan cached on a connection (postgres.js prepares its
+ * statements) could date from when the account had no submissions. Planned so, the joins of a
+ * batch looped over it against subqueries of the whole batch, or over the VINs against every
+ * submission: quadratic, minutes for 20,000 rows. Below it, such a loop costs less than this.
+ */
+const ANALYZE_FROM_ROWS = 1000;
+
+/**
+ * In the staging's transaction, whose own rows the analysis counts; an analysis also makes every
+ * connection plan its statements on these tables again. Only the columns these joins are chosen
+ * on (and the tables' sizes): all of them cost about three times as much, most of it in the
+ * text and JSON columns. A role that does not own a table gets a warning, and the plans of before.
+ */
+export async function analyzeStaged(exec: Executor, rows: number): Promise<void> {
+  if (rows < ANALYZE_FROM_ROWS) return;
+  const [changed] = await exec.execute<{ n: string | null }>(sql`SELECT n_mod_since_analyze AS n FROM pg_stat_user_tables WHERE relid = 'submissions'::regclass`);
+  const submissions = Number(changed?.n ?? 0) >= ANALYZE_FROM_ROWS ? sql`, submissions (scope_account_id, status, vin)` : sql``;
+  await exec.execute(sql`ANALYZE import_rows (batch_id)${submissions}`);
+}
+
 /** The id below which every submission of the account has been looked at for readings. */
 export async function readingsWatermark(exec: Executor, accountId: number): Promise<number> {
   const [row] = await exec.execute<{ id: string | null }>(sql`SELECT max(id) AS id FROM submissions WHERE scope_account_id = ${accountId}`);
@@ -49,13 +73,25 @@ export async function readingsWatermark(exec: Executor, accountId: number): Prom
 const READING = sql`data_prestatie AS data, max((payload_json->>'odometruFinal')::numeric)::float8 AS odometru`;
 const HAS_READING = sql`jsonb_typeof(payload_json->'odometruFinal') = 'number'`;
 
+/**
+ * The account's submissions of these VINs, for a query over them: one lookup of the VIN index
+ * per VIN (OFFSET 0 keeps the account's condition out of that scan: on statistics from before a
+ * commit, the planner read the account's index instead, for each VIN), with no join to choose
+ * on an estimate of the list. Statistics or a cached plan from when the account had few
+ * submissions still make any shape loop over the table: analyzeStaged sees to those.
+ */
+export function submissionsOfVins(accountId: number, vins: readonly string[]): SQL {
+  return sql`jsonb_array_elements_text(${JSON.stringify(vins)}::jsonb) AS v(vin)
+    CROSS JOIN LATERAL (SELECT * FROM submissions WHERE vin = v.vin OFFSET 0) s
+    WHERE s.scope_account_id = ${accountId}`;
+}
+
 /** The readings already recorded for these VINs (one query for a whole batch). */
 export async function readingsForVins(exec: Executor, accountId: number, vins: readonly string[]): Promise<Array<Reading & Record<string, unknown>>> {
   if (vins.length === 0) return [];
   return exec.execute<Reading & Record<string, unknown>>(sql`
-    SELECT vin, ${READING} FROM submissions
-    WHERE scope_account_id = ${accountId} AND vin IN (SELECT jsonb_array_elements_text(${JSON.stringify(vins)}::jsonb)) AND ${HAS_READING}
-    GROUP BY vin, data_prestatie`);
+    SELECT s.vin, ${READING} FROM ${submissionsOfVins(accountId, vins)} AND ${HAS_READING}
+    GROUP BY s.vin, s.data_prestatie`);
 }
 
 /** The readings of submissions stored after the watermark (usually none, or a few). */

@@ -8,7 +8,7 @@ import { copyText, FACT_COLUMNS } from './facts';
 import { insertBlocks, type BlockSealer, type PackedBlock } from './raw-blocks';
 import { stageInThread, type UploadedFile } from './rest-thread';
 import { serverStopping, tooManyRows } from './staging-errors';
-import { applyReadings, readingsForVins, type VinHasher } from './readings';
+import { analyzeStaged, applyReadings, readingsForVins, type VinHasher } from './readings';
 import type { RowSetting } from './rows';
 import { linkVinSubmissions, submissionsForVins } from './sent-records';
 import type { FileWalk } from './sheet-walk';
@@ -181,6 +181,7 @@ export async function stageRows(exec: Executor, staging: Staging, walk: FileWalk
   // The thread packed the block the event loop's rows ended in again, fuller.
   const blocks = threadRows ? [...(await staging.blocks.take(false)), ...staging.blocks.seal(threadRows)] : await staging.blocks.take();
   await insertBlocks(exec, batchId, staging.purgeAfter, blocks);
+  if (staging.staged < until) await analyzeStaged(exec, staging.staged);
   await applyReadings(exec, vinHmac, batchId, await readingsForVins(exec, staging.accountId, [...vins]));
   await linkVinSubmissions(exec, vinHmac, batchId, await submissionsForVins(exec, staging.accountId, [...vins]));
   return threadRows ? { rows: staging.staged - handOverAt } : null;

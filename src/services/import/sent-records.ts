@@ -1,14 +1,14 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../../db/client';
 import { RECORD_STATUSES, sortedCodes, submissionCodes } from '../submissions/same-record';
-import type { VinHasher } from './readings';
+import { submissionsOfVins, type VinHasher } from './readings';
 
 /**
  * The same service may reach the gateway twice under two idempotency keys: once through the
  * API as `{cod_prestatie: "OE-3"}`, once in a file as the workshop's code mapped to OE-3. The
  * keys differ, the registry would still receive it twice. So a row is also compared by its
- * resolved record (VIN, date, final odometer, set of registry codes) with the account's sent
- * submissions. The rows hold the VIN only as the batch's HMAC, so the link VIN → submission is
+ * resolved record (VIN, date, final odometer, set of registry codes) with the account's queued
+ * and sent submissions. The rows hold the VIN only as the batch's HMAC, so the link VIN → submission is
  * written here once per batch (and for each newer submission); dates, odometers, codes and
  * statuses are compared as they are when the preview runs.
  */
@@ -22,8 +22,7 @@ interface VinSubmission {
 export async function submissionsForVins(exec: Executor, accountId: number, vins: readonly string[]): Promise<VinSubmission[]> {
   if (vins.length === 0) return [];
   return exec.execute<VinSubmission & Record<string, unknown>>(sql`
-    SELECT vin, id::text AS id FROM submissions
-    WHERE scope_account_id = ${accountId} AND vin IN (SELECT jsonb_array_elements_text(${JSON.stringify(vins)}::jsonb))`);
+    SELECT s.vin, s.id::text AS id FROM ${submissionsOfVins(accountId, vins)}`);
 }
 
 /** The account's submissions stored after `afterId` (the same watermark as the readings'). */
@@ -49,20 +48,24 @@ export async function clearVinSubmissions(exec: Executor, batchId: number): Prom
 }
 
 /**
- * For the states query: per (VIN HMAC, date, final odometer, sorted codes), the first queued or
- * sent submission of the account with that resolved record (one waiting to be sent will be). Joined to the rows on the first three
- * (a hash join over the batch), the codes compared only for the rows that meet one.
+ * For the states query, LATERAL to each visit `v` (its VIN HMAC, date, final odometer and codes):
+ * the first queued or sent submission of the account with the visit's resolved record, or none;
+ * not looked for at all unless `onlyIf` (a condition on the visit, evaluated before anything is
+ * read). Looked up per visit through the links' primary key (batch, VIN HMAC), so the plan does
+ * not depend on how many rows the planner believes the batch has: a batch staged moments ago is
+ * not in the table's statistics yet, and its rows were estimated at one, which made a join
+ * against a subquery of the whole batch run it again for every row (minutes for 20,000 rows).
+ * Each submission is read by its id alone (OFFSET 0 keeps the other conditions out of that
+ * scan): statistics taken before a commit know no sent submissions, and the account's were then
+ * scanned by status for every row.
  */
-export function sentRecords(accountId: number, batchId: number): SQL {
+export function recordOf(accountId: number, batchId: number, onlyIf: SQL): SQL {
   return sql`
-    SELECT DISTINCT ON (1, 2, 3, 4) v.vin_hmac, s.data_prestatie, (s.payload_json->>'odometruFinal')::float8 AS odometru_final,
-      ${submissionCodes(sql`s.prestatii`)} AS codes,
-      s.id, s.status
-    FROM import_batch_vin_submissions v JOIN submissions s ON s.id = v.submission_id
-    WHERE v.batch_id = ${batchId} AND s.scope_account_id = ${accountId} AND s.status IN ${RECORD_STATUSES}
-      AND jsonb_typeof(s.payload_json->'odometruFinal') = 'number'
-    ORDER BY 1, 2, 3, 4, s.id`;
+    SELECT s.id, s.status FROM import_batch_vin_submissions l
+    CROSS JOIN LATERAL (SELECT id, status, scope_account_id, data_prestatie, payload_json, prestatii FROM submissions WHERE id = l.submission_id OFFSET 0) s
+    WHERE ${onlyIf} AND l.batch_id = ${batchId} AND l.vin_hmac = v.vin_hmac
+      AND s.scope_account_id = ${accountId} AND s.status IN ${RECORD_STATUSES} AND s.data_prestatie = v.data_prestatie
+      AND CASE WHEN jsonb_typeof(s.payload_json->'odometruFinal') = 'number' THEN (s.payload_json->>'odometruFinal')::float8 END = v.odometru_final
+      AND (${submissionCodes(sql`s.prestatii`)} = ${sortedCodes(sql`unnest(string_to_array(v.codes, ','))`)}) IS TRUE
+    ORDER BY s.id LIMIT 1`;
 }
-
-/** The row's resolved codes as `sentRecords` sorts them. */
-export const rowSortedCodes = (codes: SQL) => sortedCodes(sql`unnest(string_to_array(${codes}, ','))`);

@@ -4,21 +4,22 @@ import { COMMITTED_STATES, emptyCounts, ROW_STATES, type OdometerReading, type R
 import type { Suggestion } from '../../domain/suggest';
 import { accountExamples, suggestFor } from '../operations/suggestions';
 import type { ResolutionContext } from '../../domain/resolve';
-import { rowSortedCodes, sentRecords } from './sent-records';
+import { recordOf } from './sent-records';
 
 /**
  * Every row's state, set-based over the derived columns (see domain/import-state.ts for the
  * rules; this is the same precedence in SQL): stored submissions with either key form joined
  * for the whole batch; the lines of one service visit (same `visit_key`: VIN, date and
  * odometers) grouped into one record, judged as one (the worst line's verdict, two plates held)
- * and compared by its resolved record (sent-records.ts) with the account's queued and sent
- * submissions; repeats found by a window over the key in row order.
+ * and compared by its resolved record, looked up visit by visit (sent-records.ts), with the
+ * account's queued and sent submissions; repeats found by a window over the key in row order.
  *
  * What it costs on 100,000 rows: the window sorts only (key, row) pairs, in byte order (a
  * repeat is the same key whatever the collation), and only the repeats are joined back; it
- * used to sort the joined rows, ~250 bytes each, on disk. A record's codes are compared as a
- * join filter (`IS TRUE` keeps them out of the hash key), once per visit: as a hash key, every
- * visit's codes were split and sorted, even with no submission of its VIN.
+ * used to sort the joined rows, ~250 bytes each, on disk. A visit's codes are split and sorted
+ * only when a submission of its VIN, date and odometer is met. The joins of the batch's rows
+ * are chosen on the batch's row count: the staging analyses the rows it wrote (row-writer.ts),
+ * without which a batch just staged was estimated at one row.
  */
 function statesQuery(accountId: number, batchId: number): SQL {
   return sql`
@@ -36,8 +37,7 @@ function statesQuery(accountId: number, batchId: number): SQL {
     ), visits AS (
       SELECT v.vk, v.head, v.lines, v.vverdict, v.disagrees, sr.id AS record_id, sr.status AS record_status
       FROM grouped v
-      LEFT JOIN (${sentRecords(accountId, batchId)}) sr ON v.vverdict = 'queued' AND sr.vin_hmac = v.vin_hmac AND sr.data_prestatie = v.data_prestatie
-        AND sr.odometru_final = v.odometru_final AND (sr.codes = ${rowSortedCodes(sql`v.codes`)}) IS TRUE
+      LEFT JOIN LATERAL (${recordOf(accountId, batchId, sql`v.vverdict = 'queued'`)}) sr ON true
     ), repeats AS (
       SELECT row_index, first FROM (
         SELECT row_index, first_value(row_index) OVER (PARTITION BY idem_key COLLATE "C" ORDER BY row_index) AS first
