@@ -119,7 +119,8 @@ export function Committed({ batch, summary, statuses }: { batch: LoadedBatch; su
     <section class="import-part" aria-labelledby="trimis-titlu">
       <h2 id="trimis-titlu">Confirmat la {showInstant(batch.committedAt)}</h2>
       <p>
-        {countOf(summary.nLinked, 'Un rând a intrat', 'rânduri au intrat')} în Trimiteri, ca {countOf(made, 'o trimitere', 'trimiteri')};{' '}
+        {countOf(summary.nLinked, 'Un rând a intrat', 'rânduri au intrat')} în Trimiteri
+        {made === summary.nLinked ? '' : `, ca ${countOf(made, 'o trimitere', 'trimiteri')} (una pe vizită)`};{' '}
         {leftOut === 0 ? 'niciunul nu a rămas deoparte' : countOf(leftOut, 'un rând a rămas deoparte', 'rânduri au rămas deoparte')}.
       </p>
       <Followed batchId={batch.id} statuses={statuses} />
