@@ -227,6 +227,7 @@ beforeAll(async () => {
       },
       'POST /v1/import/{id}/rand/{i}/editeaza': { ...row, cod_op_service: 'A1', denumire_op: 'Ulei', cod_prestatie: 'OE-3' },
       'POST /v1/import/{id}/rand/{i}/revizuire': { include: true },
+      'POST /v1/import/{id}/rand/{i}/deoparte': { deoparte: true },
       'POST /v1/import/{id}/commit': { n_confirmed: a.preview.n_to_commit, rows_hash: a.preview.rows_hash },
     },
     pathValues: (path, param): Array<Labeled<string>> => {

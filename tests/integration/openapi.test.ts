@@ -52,7 +52,7 @@ describe('the OpenAPI document is complete', () => {
     expect(documented.sort()).toEqual(served.map(({ method, path }) => `${method} ${path}`).sort());
   });
 
-  it('has the nine import operations, /healthz and /metrics', () => {
+  it('has the ten import operations, /healthz and /metrics', () => {
     const operations = Object.entries(paths).flatMap(([path, ops]) => Object.keys(ops).map((method) => `${method.toUpperCase()} ${path}`));
     expect(operations).toEqual(
       expect.arrayContaining([
@@ -63,13 +63,14 @@ describe('the OpenAPI document is complete', () => {
         'GET /v1/import/{id}/preview',
         'POST /v1/import/{id}/rand/{i}/editeaza',
         'POST /v1/import/{id}/rand/{i}/revizuire',
+        'POST /v1/import/{id}/rand/{i}/deoparte',
         'POST /v1/import/{id}/commit',
         'GET /v1/import/{id}/export-failed',
         'GET /healthz',
         'GET /metrics',
       ]),
     );
-    expect(operations.filter((op) => op.includes(' /v1/import'))).toHaveLength(9);
+    expect(operations.filter((op) => op.includes(' /v1/import'))).toHaveLength(10);
     expect(paths['/v1/import/{id}/rand/{i}/editeaza']!.post!.parameters!.map((p) => `${p.in}:${p.name}`)).toEqual(['path:id', 'path:i']);
     expect(paths['/v1/import']!.post!.requestBody!.content).toHaveProperty('multipart/form-data');
   });
