@@ -113,6 +113,12 @@ export const Config = z.object({
   GATEWAY_HEADERS_TIMEOUT_S: z.coerce.number().int().positive().default(10),
   GATEWAY_KEEPALIVE_TIMEOUT_S: z.coerce.number().int().positive().default(5),
   GATEWAY_MAX_CONNECTIONS: z.coerce.number().int().positive().default(1000),
+  // Open connections of one client address (behind GATEWAY_TRUST_PROXY: requests in progress
+  // of one forwarded address), so that one address cannot hold the server's connections.
+  GATEWAY_MAX_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().positive().default(50),
+  // How long a body may keep the server waiting for it, plus a second per kilobyte received:
+  // a body sent a byte at a time is cut well before GATEWAY_REQUEST_TIMEOUT_S.
+  GATEWAY_BODY_TIMEOUT_S: z.coerce.number().int().positive().default(10),
   // Dashboard sign-in (README, Dashboard): a session ends after this many idle minutes; failed
   // sign-ins per e-mail address in 15 minutes; scrypt's cost N for new password hashes (the
   // OWASP value, ~1 s on 2 cores; lower only in tests: existing hashes keep their own N).

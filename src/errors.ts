@@ -54,6 +54,18 @@ const REQUEST_ERRORS = {
     fix: 'Așteptați numărul de secunde din antetul Retry-After, apoi reîncercați; verificați că folosiți cheia corectă.',
   },
   PREA_MARE: { problema: 'Cererea depășește dimensiunea maximă.', fix: 'Trimiteți un corp mai mic.' },
+  TIP_CORP_NESUPORTAT: {
+    problema: 'Calea nu primește un corp de acest tip.',
+    fix: 'Trimiteți JSON (Content-Type: application/json); un fișier (multipart/form-data) se trimite doar la POST /v1/import.',
+  },
+  CORP_PREA_LENT: {
+    problema: 'Corpul cererii sosește prea încet.',
+    fix: 'Trimiteți corpul întreg imediat după antete; pe o legătură lentă, încercați din nou sau trimiteți un fișier mai mic.',
+  },
+  PREA_MULTE_CONEXIUNI: {
+    problema: 'Prea multe conexiuni deschise de la aceeași adresă.',
+    fix: 'Închideți conexiunile nefolosite și refolosiți una deschisă (keep-alive); reîncercați după numărul de secunde din antetul Retry-After.',
+  },
   CORP_ILIZIBIL: {
     problema: 'Corpul cererii nu poate fi citit.',
     fix: 'Reîncărcați pagina și trimiteți formularul din nou; un program trebuie să trimită corpul întreg, în formatul declarat în Content-Type.',

@@ -27,11 +27,14 @@ export function presentedKey(header: (name: string) => string | undefined): stri
  * that proxy appended last to X-Forwarded-For. A request with no socket (tests) is 'local'.
  */
 export function clientAddress(c: Context, trustProxy: boolean): string {
-  if (trustProxy) {
-    const forwarded = c.req.header('x-forwarded-for')?.split(',').at(-1)?.trim();
-    if (forwarded) return forwarded.slice(0, 64);
-  }
-  return nodeRequest(c)?.socket.remoteAddress ?? 'local';
+  const forwarded = trustProxy ? lastForwarded(c.req.header('x-forwarded-for')) : undefined;
+  return forwarded ?? nodeRequest(c)?.socket.remoteAddress ?? 'local';
+}
+
+/** The address a proxy appended last to X-Forwarded-For (the one it saw), if any. */
+export function lastForwarded(header: string | string[] | undefined): string | undefined {
+  const forwarded = [header ?? []].flat().join(',').split(',').at(-1)?.trim();
+  return forwarded ? forwarded.slice(0, 64) : undefined;
 }
 
 /** 203.0.113.7 → 203.0.113.x: enough to see a pattern in the journal, not to name a person. */

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { errorResponse } from './envelope';
 import type { AppEnv } from './env';
 
 export class BodyTooLargeError extends Error {}
@@ -136,6 +137,11 @@ export interface BodyLimits {
  * (the import route reads it) is read here once, into `rawBody`, which is then the only copy
  * of the body (the request's stream is spent); any other is left to Hono's bodyLimit. JSON has
  * a limit of its own: parsing costs far more per byte than storing an uploaded file.
+ *
+ * Multipart is read only for an upload its admission let in (`upload`): sent anywhere else it
+ * is a 415 before a byte of it is kept, or it would be a way round the admission (each one
+ * read whole, then refused by the route's schema). The upload route's body of another type is
+ * left unread: the route refuses it by its type.
  */
 export function limitBody(limits: BodyLimits, tooLarge: (c: Context, maxBytes: number) => Response): MiddlewareHandler<AppEnv> {
   const others = bodyLimit({ maxSize: limits.upload, onError: (c) => tooLarge(c, limits.upload) });
@@ -143,14 +149,29 @@ export function limitBody(limits: BodyLimits, tooLarge: (c: Context, maxBytes: n
     if (WITHOUT_BODY.has(c.req.method)) return next();
     const type = (c.req.header('content-type') ?? '').toLowerCase();
     const multipart = type.startsWith('multipart/form-data');
+    const upload = c.get('upload') !== undefined;
+    if (multipart && !upload) {
+      dropInBackground(c, limits.upload);
+      return errorResponse(c, 'TIP_CORP_NESUPORTAT', 'Corpul multipart/form-data este primit doar de POST /v1/import; această cale primește JSON.');
+    }
+    if (upload && !multipart) return next();
     if (!type.startsWith('application/json') && !multipart) return others(c, next);
     const maxBytes = multipart ? limits.upload : limits.json;
     try {
-      c.set('rawBody', await readBody(c, maxBytes, { upload: multipart && c.get('upload') !== undefined }));
+      c.set('rawBody', await readBody(c, maxBytes, { upload }));
     } catch (error) {
       if (error instanceof BodyTooLargeError) return tooLarge(c, maxBytes);
       throw error;
     }
     return next();
   };
+}
+
+/**
+ * The answer goes out at once, before the body has arrived; the body is dropped as it comes
+ * (the discard lane, nothing kept) so that the client, still sending, reads the answer rather
+ * than a reset. Its connection failing meanwhile is the client's business.
+ */
+function dropInBackground(c: Context, maxBytes: number): void {
+  discardBody(c, maxBytes).catch(() => undefined);
 }

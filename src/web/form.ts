@@ -37,6 +37,11 @@ export function allowLargeForm(c: Context, maxBytes: number): void {
   limits.set(c.req, maxBytes);
 }
 
+/** Whether this request may send a form past MAX_FORM_BYTES (the browser's upload). */
+export function allowsLargeForm(c: Context): boolean {
+  return limits.has(c.req);
+}
+
 /** This request's large form is an upload that took its place: if it is still to be read, it is read as an admitted upload. */
 export function admitLargeForm(c: Context): void {
   admitted.add(c.req);

@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Context } from 'hono';
 import { secureHeaders } from 'hono/secure-headers';
-import { readForm } from './form';
+import { allowsLargeForm, readForm } from './form';
 import { OWN_PAGES_CSP } from '../http/headers';
 
 /**
@@ -44,10 +44,15 @@ export function fromOwnSite(c: Context): boolean {
   return site === undefined || site === 'same-origin' || site === 'none';
 }
 
-/** The token of a web request: the X-CSRF-Token header (htmx), or the _csrf form field. */
+/**
+ * The token of a web request: the X-CSRF-Token header (htmx), or the _csrf form field. A large
+ * form (the browser's upload) must carry it in the header: its body is read only after the
+ * session, the token and its admission, so one without the header is refused unread.
+ */
 export async function presentedToken(c: Context): Promise<string | undefined> {
   const header = c.req.header('x-csrf-token');
   if (header) return header;
+  if (allowsLargeForm(c)) return undefined;
   const body = await readForm(c);
   return typeof body._csrf === 'string' ? body._csrf : undefined;
 }

@@ -43,10 +43,15 @@ describe('POST /v1/prezentari: a wrong shape is a 422 with type/loc/msg only', (
     expect(await count()).toBe(before);
   });
 
-  it.each([
-    ['a multipart form', 'multipart/form-data; boundary=x', '--x\r\nContent-Disposition: form-data; name="vin"\r\n\r\nWDB\r\n--x--\r\n'],
-    ['plain text', 'text/plain', '{"vin": "WDB'],
-  ])('a body sent as %s is read as JSON: a 422, nothing stored (over real HTTP)', async (_name, type, body) => {
+  it('a multipart form is a 415 TIP_CORP_NESUPORTAT, unread, nothing stored (over real HTTP)', async () => {
+    const before = await count();
+    const body = '--x\r\nContent-Disposition: form-data; name="vin"\r\n\r\nWDB\r\n--x--\r\n';
+    const res = await overHttp('/v1/prezentari', { method: 'POST', body, headers: { 'X-API-Key': key, 'Content-Type': 'multipart/form-data; boundary=x' } });
+    expect(await json(res)).toMatchObject({ status: 415, cod: 'TIP_CORP_NESUPORTAT' });
+    expect(await count()).toBe(before);
+  });
+
+  it.each([['plain text', 'text/plain', '{"vin": "WDB']])('a body sent as %s is read as JSON: a 422, nothing stored (over real HTTP)', async (_name, type, body) => {
     const before = await count();
     const res = await overHttp('/v1/prezentari', { method: 'POST', body, headers: { 'X-API-Key': key, 'Content-Type': type } });
     expect(res.status).toBe(422);

@@ -17,9 +17,9 @@ const MAX_SHEET = 200;
 /**
  * The browser's upload: the same service, limits and admission as POST /v1/import, and the
  * API's catalog words as a notice in place (the form's target) for a file that cannot be
- * imported. The session is checked first; then the place (429 / 503 with Retry-After, before
- * the body is read when htmx sent the token in its header; a refused body is dropped as the
- * API drops one); then the body, up to the API's upload limit. A file taken opens its batch's
+ * imported. The session and its token (X-CSRF-Token only: security.ts) are checked first;
+ * then the place (429 / 503 with Retry-After; a refused body is dropped as the API drops one);
+ * only then is the body read, up to the API's upload limit. A file taken opens its batch's
  * screen.
  */
 export function uploadRoutes(ctx: AppContext, refuseBody: RefuseBody) {

@@ -1,0 +1,244 @@
+import type { Server } from 'node:http';
+import { connect, type AddressInfo, type Socket } from 'node:net';
+import { serve } from '@hono/node-server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config';
+import { CATALOG } from '../../src/errors';
+import { limitServer, serverOptions } from '../../src/http/server-limits';
+import { startTestApp, TEST_SECRET, type TestApp } from '../helpers/app';
+import { browser, FAST_SCRYPT, makeUser } from '../helpers/web';
+
+// Issue 32: no tenant can freeze or slow the others. A body is read only by a route that wants
+// it, after its checks; a body that keeps the server waiting is cut; one client address cannot
+// hold the server's connections. Real sockets against the app on 127.0.0.1.
+
+const MiB = 1024 * 1024;
+
+let t: TestApp;
+let key: string;
+
+beforeAll(async () => {
+  t = await startTestApp(FAST_SCRYPT);
+  key = await t.createKey(await t.createAccount());
+});
+afterAll(() => t.close());
+
+/** The test app behind Node's server with the limits main.ts gives it, under `env`'s settings. */
+async function listen(env: Record<string, string> = {}) {
+  const config = parseConfig({ GATEWAY_SECRET_KEY: TEST_SECRET, ...env });
+  const server = serve({ fetch: t.app.fetch, port: 0, hostname: '127.0.0.1', serverOptions: serverOptions(config) }) as Server;
+  limitServer(server, config);
+  await new Promise((resolve) => server.once('listening', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** A raw connection (from `localAddress`, 127.0.0.1 unless given): what it received, and when it was closed. */
+async function open(port: number, localAddress = '127.0.0.1') {
+  const socket: Socket = connect({ port, host: '127.0.0.1', localAddress });
+  socket.on('error', () => undefined);
+  await new Promise((resolve) => socket.once('connect', resolve));
+  const started = performance.now();
+  let data = Buffer.alloc(0);
+  socket.on('data', (chunk: Buffer) => (data = Buffer.concat([data, chunk])));
+  const closed = new Promise<number>((resolve) => socket.once('close', () => resolve(performance.now() - started)));
+  return {
+    socket,
+    received: () => data.toString('utf8'),
+    /** Milliseconds from the connection to its close, or null if still open after `ms`. */
+    closedWithin: (ms: number) => Promise.race([closed, new Promise<null>((resolve) => setTimeout(() => resolve(null), ms))]),
+    /** The first whole answer (head and Content-Length body), or null if none came within `ms`. */
+    async answerWithin(ms: number): Promise<{ status: number; head: string; body: string } | null> {
+      const deadline = performance.now() + ms;
+      while (performance.now() < deadline) {
+        const end = data.indexOf('\r\n\r\n');
+        if (end >= 0) {
+          const head = data.toString('latin1', 0, end);
+          const length = Number(/content-length: *(\d+)/i.exec(head)?.[1] ?? 0);
+          const body = data.subarray(end + 4);
+          if (body.length >= length) return { status: Number(head.split(' ')[1]), head, body: body.subarray(0, length).toString('utf8') };
+        }
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      return null;
+    },
+  };
+}
+
+function head(method: string, path: string, port: number, headers: Record<string, string>): string {
+  const lines = Object.entries({ Host: `127.0.0.1:${port}`, ...headers }).map(([k, v]) => `${k}: ${v}`);
+  return `${method} ${path} HTTP/1.1\r\n${lines.join('\r\n')}\r\n\r\n`;
+}
+
+const MULTIPART = 'multipart/form-data; boundary=q';
+/** The start of a large multipart body: a file part whose content has not arrived yet. */
+const PART = `--q\r\nContent-Disposition: form-data; name="file"; filename="mare.csv"\r\nContent-Type: text/csv\r\n\r\n${'x'.repeat(64 * 1024)}`;
+
+describe('a body is read only by a route that wants it, after its checks', () => {
+  let server: Awaited<ReturnType<typeof listen>>;
+  beforeAll(async () => {
+    server = await listen();
+  });
+  afterAll(() => server.close());
+
+  it('multipart to a JSON route: 415 in the catalog’s words while the client is still sending its 15 MiB', async () => {
+    const c = await open(server.port);
+    c.socket.write(head('POST', '/v1/prezentari/valideaza', server.port, { 'X-API-Key': key, 'Content-Type': MULTIPART, 'Content-Length': String(15 * MiB) }));
+    c.socket.write(PART);
+    // 64 KiB of 15 MiB sent, and no more: the answer cannot wait for the rest.
+    const answer = await c.answerWithin(3_000);
+    expect(answer?.status).toBe(415);
+    expect(JSON.parse(answer!.body)).toMatchObject({ cod: 'TIP_CORP_NESUPORTAT', problema: CATALOG.TIP_CORP_NESUPORTAT.problema });
+    c.socket.destroy();
+    // The same route still takes its JSON.
+    const ok = await fetch(`http://127.0.0.1:${server.port}/v1/prezentari/valideaza`, {
+      method: 'POST',
+      headers: { 'X-API-Key': key, 'Content-Type': 'application/json' },
+      body: '{}',
+    });
+    expect(ok.status).toBe(422);
+  });
+
+  it('the upload route does not read a body of another type before refusing it', async () => {
+    const c = await open(server.port);
+    c.socket.write(head('POST', '/v1/import', server.port, { 'X-API-Key': key, 'Content-Type': 'application/json', 'Content-Length': String(10 * MiB) }));
+    c.socket.write('{"a":"');
+    const answer = await c.answerWithin(3_000);
+    expect(answer?.status).toBe(422);
+    expect(answer!.body).toContain('multipart_required');
+    c.socket.destroy();
+  });
+
+  it('a dashboard upload without X-CSRF-Token is refused before its body is read; with it, the body is awaited', async () => {
+    const { email } = await makeUser(t, await t.createAccount());
+    const b = browser(t);
+    await b.login(email);
+    await b.get('/');
+    const headers = {
+      Cookie: [...b.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
+      Origin: `http://127.0.0.1:${server.port}`,
+      'HX-Request': 'true',
+      'Content-Type': MULTIPART,
+      'Content-Length': String(15 * MiB),
+    };
+    const refused = await open(server.port);
+    refused.socket.write(head('POST', '/_import/incarca', server.port, headers));
+    refused.socket.write(PART);
+    const answer = await refused.answerWithin(3_000);
+    expect(answer?.status).toBe(403);
+    expect(answer!.body).toContain(CATALOG.NEAUTORIZAT_CSRF.problema);
+    refused.socket.destroy();
+
+    // With its token the upload is admitted and its body is read: no answer before it arrives.
+    const taken = await open(server.port);
+    taken.socket.write(head('POST', '/_import/incarca', server.port, { ...headers, 'X-CSRF-Token': b.csrf()! }));
+    taken.socket.write(PART);
+    expect(await taken.answerWithin(1_000)).toBeNull();
+    taken.socket.destroy();
+  });
+});
+
+describe('a body that keeps the server waiting', () => {
+  let server: Awaited<ReturnType<typeof listen>>;
+  beforeAll(async () => {
+    server = await listen({ GATEWAY_BODY_TIMEOUT_S: '2' });
+  });
+  afterAll(() => server.close());
+
+  it('one byte a second: cut after GATEWAY_BODY_TIMEOUT_S with 408 CORP_PREA_LENT, while another client is served', async () => {
+    const slow = await open(server.port);
+    slow.socket.write(head('POST', '/login', server.port, { 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Length': '1000' }));
+    const drip = setInterval(() => slow.socket.writable && slow.socket.write('a'), 1_000);
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const other = await fetch(`http://127.0.0.1:${server.port}/login`);
+      expect(other.status).toBe(200);
+      const closedAfter = await slow.closedWithin(8_000);
+      expect(closedAfter).not.toBeNull();
+      expect(closedAfter!).toBeGreaterThan(1_500);
+      expect(closedAfter!).toBeLessThan(5_000);
+      expect(slow.received()).toMatch(/^HTTP\/1\.1 408 /);
+      expect(slow.received()).toContain(CATALOG.CORP_PREA_LENT.problema);
+    } finally {
+      clearInterval(drip);
+    }
+    expect((await fetch(`http://127.0.0.1:${server.port}/login`)).status).toBe(200);
+  });
+
+  it('a body that keeps coming (2 KiB a second for 4 s) is not cut', async () => {
+    const steady = await open(server.port);
+    const body = `{"x":"${'y'.repeat(8 * 1024 - 8)}"}`;
+    steady.socket.write(head('POST', '/v1/prezentari/valideaza', server.port, { 'X-API-Key': key, 'Content-Type': 'application/json', 'Content-Length': String(body.length) }));
+    for (let at = 0; at < body.length; at += 2048) {
+      steady.socket.write(body.slice(at, at + 2048));
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    }
+    const answer = await steady.answerWithin(3_000);
+    expect(answer?.status).toBe(422);
+    steady.socket.destroy();
+  });
+});
+
+describe('connections of one client address', () => {
+  it('past GATEWAY_MAX_CONNECTIONS_PER_ADDRESS: 429 PREA_MULTE_CONEXIUNI with Retry-After and closed; another address is served', async () => {
+    const server = await listen({ GATEWAY_MAX_CONNECTIONS_PER_ADDRESS: '5' });
+    try {
+      const held = await Promise.all(Array.from({ length: 5 }, () => open(server.port)));
+      const extra = await open(server.port);
+      const answer = await extra.answerWithin(2_000);
+      expect(answer?.status).toBe(429);
+      expect(Number(/retry-after: *(\d+)/i.exec(answer!.head)?.[1])).toBeGreaterThan(0);
+      expect(JSON.parse(answer!.body)).toMatchObject({ cod: 'PREA_MULTE_CONEXIUNI', problema: CATALOG.PREA_MULTE_CONEXIUNI.problema });
+      expect(await extra.closedWithin(2_000)).not.toBeNull();
+
+      const elsewhere = await open(server.port, '127.0.0.2');
+      elsewhere.socket.write(head('GET', '/login', server.port, { Connection: 'close' }));
+      expect((await elsewhere.answerWithin(3_000))?.status).toBe(200);
+
+      // The held connections are served, and once one goes the address may open another.
+      held[0]!.socket.write(head('GET', '/login', server.port, {}));
+      expect((await held[0]!.answerWithin(3_000))?.status).toBe(200);
+      held[1]!.socket.destroy();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const again = await open(server.port);
+      again.socket.write(head('GET', '/login', server.port, { Connection: 'close' }));
+      expect((await again.answerWithin(3_000))?.status).toBe(200);
+      for (const c of held) c.socket.destroy();
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('behind a trusted proxy: the cap counts each forwarded address’s requests in progress, not the proxy’s connections', async () => {
+    const server = await listen({ GATEWAY_MAX_CONNECTIONS_PER_ADDRESS: '2', GATEWAY_TRUST_PROXY: 'true' });
+    try {
+      const waiting = (forwarded: string) =>
+        head('POST', '/login', server.port, { 'X-Forwarded-For': forwarded, 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Length': '100' });
+      // Two requests of one client in progress (their bodies not sent yet), on two of the proxy's connections.
+      const held = await Promise.all([open(server.port), open(server.port)]);
+      for (const c of held) c.socket.write(waiting('10.0.0.1, 198.51.100.7'));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const third = await open(server.port);
+      third.socket.write(waiting('198.51.100.7'));
+      const answer = await third.answerWithin(2_000);
+      expect(answer?.status).toBe(429);
+      expect(answer!.head).toMatch(/retry-after: *\d+/i);
+      expect(answer!.body).toContain(CATALOG.PREA_MULTE_CONEXIUNI.problema);
+
+      // Another client behind the same proxy, on a fourth connection from the proxy's address.
+      const other = await open(server.port);
+      other.socket.write(head('GET', '/login', server.port, { 'X-Forwarded-For': '198.51.100.8' }));
+      expect((await other.answerWithin(3_000))?.status).toBe(200);
+      for (const c of [...held, third, other]) c.socket.destroy();
+    } finally {
+      await server.close();
+    }
+  });
+});
