@@ -7,6 +7,7 @@ import { freePort } from '../../db/embedded';
 import { TEST_SECRET } from '../helpers/app';
 import { useTestDatabase } from '../helpers/db';
 import { waitFor } from '../helpers/worker';
+import { missingPrograms } from '../helpers/programs';
 
 // README's import flow, taken from README itself (so the two cannot drift) and run with bash
 // against the built server, as a user following it literally would.
@@ -29,7 +30,7 @@ function readmeBlock(marker: string): string {
   return block;
 }
 
-describe('README examples', () => {
+describe.skipIf(missingPrograms('the README examples', { curl: 'curl' }).length > 0)('README examples', () => {
   it('the import flow, run literally: captures its ids, keeps the suggested mapping, commits every row', async () => {
     const [port, simPort] = [await freePort(), await freePort()];
     const env = { PATH: process.env.PATH!, HOME: process.env.HOME ?? '/root', DATABASE_URL: db.url, GATEWAY_SECRET_KEY: TEST_SECRET };
