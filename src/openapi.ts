@@ -97,6 +97,8 @@ function operationObject(method: string, path: string, params: string[], doc: Ro
   if (authenticated) responses[401] = 'Cheie lipsă sau invalidă';
   if (authenticated) responses[429] = 'Prea multe cereri (cu Retry-After)';
   if (authenticated && !WITHOUT_BODY.has(method)) responses[413] = 'Corpul cererii depășește limita';
+  // Multipart is read only by the upload: sent anywhere else it is refused before its body (src/http/body.ts).
+  if (authenticated) responses[415] = 'Corp multipart/form-data pe o cale care nu primește fișiere';
   // Any operation: a path or query string holding a NUL is refused before routing.
   responses[422] = doc.body || doc.query ? 'Corp sau parametri invalizi' : 'Adresa conține un caracter nepermis (NUL)';
   if (params.length) responses[404] = 'Nu există (sau aparține altui cont)';
