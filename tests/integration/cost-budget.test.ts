@@ -8,7 +8,13 @@ import { json, startTestApp, type TestApp } from '../helpers/app';
 // re-classifying saves) is bounded per account, answered 429 with Retry-After to that account
 // only; and a search of LIKE's own characters is literal and never reads the account's every row.
 
-const payload = (i: number) => ({ vin: `WDB1234561A${String(100_000 + i)}`, nrInm: 'B123ABC', dataPrestatie: '2025-03-14', odometruFinal: 100_000 + i, prestatii: [{ cod_prestatie: 'OE-3' }] });
+const payload = (i: number) => ({
+  vin: `WDB1234561A${String(100_000 + i)}`,
+  nrInm: 'B123ABC',
+  dataPrestatie: '2025-03-14',
+  odometruFinal: 100_000 + i,
+  prestatii: [{ cod_prestatie: 'OE-3' }],
+});
 
 async function seed(t: TestApp, accountId: number, rows: number) {
   await t.ctx.sql`
