@@ -32,7 +32,13 @@ const MAX_ACCOUNTS = 50_000;
 export type CostRefusal = { cod: Extract<RequestErrorCode, 'CONT_PREA_MULTE_OPERATII' | 'SERVER_OCUPAT_OPERATII'>; cauza: string; retryAfterS: number };
 
 export interface CostAdmission {
-  /** Ends the request's costly work: frees its place and charges the time it took. Idempotent. */
+  /** Charges the work done since the last charge (or the admission), as of now. */
+  charge(): void;
+  /** Charges `ms` of work that did not happen (a wait) as none: what release() charges ends before it. */
+  skip(ms: number): void;
+  /** How long the account's debt takes to drain back to the burst: a streamed answer waits this long before its next chunk. */
+  waitMs(): number;
+  /** Ends the request's costly work: frees its place and charges the rest of the time it took. Idempotent. */
   release(): void;
 }
 
@@ -103,17 +109,32 @@ export function createCostBudget(settings: CostSettings, now: () => number = per
       b.inFlight += 1;
       inFlight += 1;
       let open = true;
+      let charged = at;
+      const charge = () => {
+        const end = now();
+        drained(b, end);
+        b.debt += Math.max(0, end - charged);
+        charged = end;
+        // A bucket evicted meanwhile still counts: it is put back.
+        if (!buckets.has(accountId)) buckets.set(accountId, b);
+      };
       return {
+        charge() {
+          if (open) charge();
+        },
+        skip(ms) {
+          charged += ms;
+        },
+        waitMs() {
+          drained(b, now());
+          return b.debt > burst ? (b.debt - burst) / rate : 0;
+        },
         release() {
           if (!open) return;
           open = false;
-          const end = now();
-          drained(b, end);
-          b.debt += end - at;
+          charge();
           b.inFlight -= 1;
           inFlight -= 1;
-          // A bucket evicted meanwhile still counts: it is put back.
-          if (!buckets.has(accountId)) buckets.set(accountId, b);
         },
       };
     },
@@ -136,31 +157,49 @@ export function costBudgetOf(ctx: AppContext): CostBudget {
   return budget;
 }
 
+/** A streamed answer's pause between two chunks, at most: a client waiting longer may give up. */
+const MAX_PAUSE_MS = 2_000;
+
 /**
- * The response with its body watched: `done` runs once its last byte was read, or when the
- * client went away. A streamed export is in flight until then, not when its headers leave.
+ * The response with its body watched: the admission is released once its last byte was read,
+ * or when the client went away (a streamed export is in flight until then, not when its headers
+ * leave). Its work is charged chunk by chunk, and past the account's burst each next chunk
+ * waits for the debt to drain: a long export goes on at the account's share of the server's
+ * time instead of taking a core for as long as it runs.
  */
-function watchEnd(res: Response, done: () => void): Response {
+function watchEnd(res: Response, admission: CostAdmission): Response {
   if (!res.body) {
-    done();
+    admission.release();
     return res;
   }
   const reader = res.body.getReader();
+  let chunks = 0;
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
+        // An answer made whole before it is sent (JSON, a page) is one chunk: only a stream is paced.
+        const wait = chunks < 2 ? 0 : Math.min(MAX_PAUSE_MS, admission.waitMs());
+        if (wait > 0) {
+          admission.charge();
+          await new Promise((resolve) => setTimeout(resolve, wait));
+          admission.skip(wait);
+        }
         const { value, done: end } = await reader.read();
         if (end) {
           controller.close();
-          done();
-        } else controller.enqueue(value);
+          admission.release();
+        } else {
+          chunks += 1;
+          controller.enqueue(value);
+          admission.charge();
+        }
       } catch (error) {
-        done();
+        admission.release();
         controller.error(error);
       }
     },
     cancel(reason) {
-      done();
+      admission.release();
       return reader.cancel(reason);
     },
   });
@@ -195,7 +234,7 @@ export function costly<E extends AppEnv>(ctx: AppContext, options: { isCostly?: 
       admission.release();
       throw error;
     }
-    c.res = watchEnd(c.res, () => admission.release());
+    c.res = watchEnd(c.res, admission);
   };
 }
 
