@@ -221,13 +221,15 @@ export function costly<E extends AppEnv>(ctx: AppContext, options: { isCostly?: 
   const budget = costBudgetOf(ctx);
   const refuse = options.refuse ?? refuseJson;
   return async (c, next) => {
-    if (options.isCostly && !options.isCostly(c)) return next();
+    // A large body to a costly route is one costly request, admitted once.
+    if (admitted.has(c.req.raw) || (options.isCostly && !options.isCostly(c))) return next();
     const admission = budget.admit(c.get('actor').accountId);
     if ('cod' in admission) {
       if (c.req.raw.body && !c.get('rawBody')) await discardBody(c, ctx.config.GATEWAY_MAX_BODY_BYTES);
       c.header('Retry-After', String(admission.retryAfterS));
       return refuse(c, admission.cod, admission.cauza);
     }
+    admitted.add(c.req.raw);
     try {
       await next();
     } catch (error) {
@@ -237,6 +239,9 @@ export function costly<E extends AppEnv>(ctx: AppContext, options: { isCostly?: 
     c.res = watchEnd(c.res, admission);
   };
 }
+
+/** The requests already let in as costly work. */
+const admitted = new WeakSet<Request>();
 
 const WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
 
