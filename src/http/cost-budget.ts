@@ -173,12 +173,10 @@ function watchEnd(res: Response, admission: CostAdmission): Response {
     return res;
   }
   const reader = res.body.getReader();
-  let chunks = 0;
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
-        // An answer made whole before it is sent (JSON, a page) is one chunk: only a stream is paced.
-        const wait = chunks < 2 ? 0 : Math.min(MAX_PAUSE_MS, admission.waitMs());
+        const wait = Math.min(MAX_PAUSE_MS, admission.waitMs());
         if (wait > 0) {
           admission.charge();
           await new Promise((resolve) => setTimeout(resolve, wait));
@@ -189,7 +187,6 @@ function watchEnd(res: Response, admission: CostAdmission): Response {
           controller.close();
           admission.release();
         } else {
-          chunks += 1;
           controller.enqueue(value);
           admission.charge();
         }
@@ -215,9 +212,10 @@ export const refuseJson: Refuse = (c, cod, cauza) => errorResponse(c, cod, cauza
  * Runs the rest of the request as costly work of its account when `isCostly(c)` says so (always,
  * without it): admitted within the budget, or refused at once with Retry-After by `refuse`
  * (the API's envelope by default; the dashboard passes its notice). A refused request's body,
- * if it has one, is dropped unread.
+ * if it has one, is dropped unread. `streamed`: the answer is a stream (an export), in flight
+ * until its last byte is read and paced to the account's share (watchEnd).
  */
-export function costly<E extends AppEnv>(ctx: AppContext, options: { isCostly?: (c: Context<E>) => boolean; refuse?: Refuse } = {}): MiddlewareHandler<E> {
+export function costly<E extends AppEnv>(ctx: AppContext, options: { isCostly?: (c: Context<E>) => boolean; refuse?: Refuse; streamed?: boolean } = {}): MiddlewareHandler<E> {
   const budget = costBudgetOf(ctx);
   const refuse = options.refuse ?? refuseJson;
   return async (c, next) => {
@@ -236,7 +234,9 @@ export function costly<E extends AppEnv>(ctx: AppContext, options: { isCostly?: 
       admission.release();
       throw error;
     }
-    c.res = watchEnd(c.res, admission);
+    // An answer made whole before it is sent is done; a streamed one (an export) when its last byte is read.
+    if (options.streamed) c.res = watchEnd(c.res, admission);
+    else admission.release();
   };
 }
 

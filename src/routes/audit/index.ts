@@ -23,7 +23,7 @@ export function auditRoutes(ctx: AppContext) {
       responses: { 200: { description: 'Fișierul CSV', contentType: 'text/csv' } },
     }),
     validQuery(ExportQuery),
-    costly(ctx),
+    costly(ctx, { streamed: true }),
     async (c) => {
       const q = c.req.valid('query');
       const accountId = c.get('actor').accountId;

@@ -229,7 +229,7 @@ export function importRoutes(ctx: AppContext) {
         409: 'Importul este încă în curs de încărcare (IMPORT_IN_CURS) sau a eșuat (IMPORT_ESUAT)',
       },
     }),
-    costly(ctx),
+    costly(ctx, { streamed: true }),
     async (c) => {
       const q = parseQuery(c, ExportFailedQuery);
       if (!q.ok) return q.response;
