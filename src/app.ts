@@ -6,6 +6,7 @@ import { AppError } from './errors';
 import { apiKeyAuth } from './http/auth';
 import { isAbortedBody, limitBody } from './http/body';
 import { createBodyRefusals } from './http/body-refusals';
+import { costly, hasLargeBody } from './http/cost-budget';
 import { admitUpload } from './http/upload-admission';
 import { databaseDown, isDatabaseUnavailable } from './http/database-down';
 import { errorResponse, notFound } from './http/envelope';
@@ -51,6 +52,8 @@ export function createApp(ctx: AppContext) {
   app.use('/v1/*', apiKeyAuth(ctx));
   // Before its body is read: an upload past the limits is refused holding nothing.
   app.post('/v1/import', admitUpload(ctx));
+  // A large body is costly work of its account (http/cost-budget.ts): let in, or refused, before it is read.
+  app.use('/v1/*', costly(ctx, { isCostly: hasLargeBody(ctx.config) }));
   // After authentication: nobody without a key makes the server read a body.
   app.use(
     '/v1/*',

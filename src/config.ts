@@ -108,6 +108,16 @@ export const Config = z.object({
   GATEWAY_AUTH_FAILURES_PER_MIN: z.coerce.number().int().positive().default(20),
   GATEWAY_KEY_REQUESTS_PER_MIN: z.coerce.number().int().min(0).default(6000),
   GATEWAY_TRUST_PROXY: bool(false),
+  // The cost budget of each account (http/cost-budget.ts), on each server: costly requests (a
+  // body over GATEWAY_COSTLY_BODY_KB, a page over 100 rows, an export, a pattern search, a save
+  // that re-classifies held rows) in flight at once per account and for the server, and the
+  // share of the server's time an account's costly work may take over time, after a first
+  // GATEWAY_COSTLY_BURST_MS spent at once. Past them: 429 (the account) or 503, with Retry-After.
+  GATEWAY_COSTLY_PER_ACCOUNT: z.coerce.number().int().positive().default(2),
+  GATEWAY_COSTLY_MAX: z.coerce.number().int().positive().default(6),
+  GATEWAY_COSTLY_SHARE_PCT: z.coerce.number().positive().max(100).default(5),
+  GATEWAY_COSTLY_BURST_MS: z.coerce.number().int().min(0).default(1000),
+  GATEWAY_COSTLY_BODY_KB: z.coerce.number().int().positive().default(256),
   // Slow clients: a whole request, its headers, an idle kept-alive socket; open connections.
   GATEWAY_REQUEST_TIMEOUT_S: z.coerce.number().int().positive().default(120),
   GATEWAY_HEADERS_TIMEOUT_S: z.coerce.number().int().positive().default(10),

@@ -93,6 +93,15 @@ const REQUEST_ERRORS = {
     problema: 'Serverul încarcă acum numărul maxim de fișiere.',
     fix: 'Reîncercați după numărul de secunde din antetul Retry-After; nimic nu a fost salvat.',
   },
+  // The cost budget of each account (http/cost-budget.ts, issue 32).
+  CONT_PREA_MULTE_OPERATII: {
+    problema: 'Contul a atins pentru moment limita de operații costisitoare (corpuri mari, pagini mari, exporturi, căutări, salvări care reclasifică).',
+    fix: 'Așteptați numărul de secunde din antetul Retry-After, apoi reîncercați; cererile obișnuite ale contului sunt servite în continuare. Cereți pagini de cel mult 100 de rânduri.',
+  },
+  SERVER_OCUPAT_OPERATII: {
+    problema: 'Serverul execută acum numărul maxim de operații costisitoare.',
+    fix: 'Reîncercați după numărul de secunde din antetul Retry-After; nimic nu a fost salvat.',
+  },
   IMPORT_TIP_NESUPORTAT: { problema: 'Fișierul nu este un tabel xlsx sau csv.', fix: 'Salvați tabelul ca „Excel Workbook (.xlsx)” sau „CSV UTF-8” și încărcați-l din nou.' },
   IMPORT_FISIER_GOL: {
     problema: 'Fișierul nu conține rânduri de importat.',

@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import type { AppContext } from '../../context';
+import { costly } from '../../http/cost-budget';
 import { streamDownload } from '../../http/download';
 import type { AppEnv } from '../../http/env';
 import { IsoDateParam, validQuery } from '../../http/validate';
@@ -22,6 +23,7 @@ export function auditRoutes(ctx: AppContext) {
       responses: { 200: { description: 'Fișierul CSV', contentType: 'text/csv' } },
     }),
     validQuery(ExportQuery),
+    costly(ctx, { streamed: true }),
     async (c) => {
       const q = c.req.valid('query');
       const accountId = c.get('actor').accountId;

@@ -1,3 +1,4 @@
+import { costly } from '../../http/cost-budget';
 import { Hono, type Context } from 'hono';
 import { actorLabel, type Actor, type AppContext } from '../../context';
 import { streamDownload } from '../../http/download';
@@ -228,6 +229,7 @@ export function importRoutes(ctx: AppContext) {
         409: 'Importul este încă în curs de încărcare (IMPORT_IN_CURS) sau a eșuat (IMPORT_ESUAT)',
       },
     }),
+    costly(ctx, { streamed: true }),
     async (c) => {
       const q = parseQuery(c, ExportFailedQuery);
       if (!q.ok) return q.response;

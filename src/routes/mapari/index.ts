@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import type { AppContext } from '../../context';
 import { MappingInput } from '../../domain/mapping-input';
+import { costly } from '../../http/cost-budget';
 import type { AppEnv } from '../../http/env';
 import { jsonBody } from '../../http/validate';
 import { describeRoute } from '../../openapi';
@@ -44,6 +45,8 @@ export function mapariRoutes(ctx: AppContext) {
       body: MappingInput,
       responses: { 200: { description: 'Maparea salvată', schema: MappingSaved }, 400: 'Codul nu există în nomenclator' },
     }),
+    // It re-classifies the account's held rows: costly work (http/cost-budget.ts).
+    costly(ctx),
     jsonBody(MappingInput),
     async (c) => {
       const { mapping, reResolution } = await saveMapping({

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { AppContext } from '../../context';
 import { SubmissionInput } from '../../domain/submission-input';
 import { base64Bytes } from '../../domain/validate';
+import { costly } from '../../http/cost-budget';
 import { errorResponse } from '../../http/envelope';
 import { BadRequestError } from '../../errors';
 import type { AppEnv } from '../../http/env';
@@ -17,6 +18,9 @@ import { getSubmission, listSubmissions } from '../../services/submissions/read'
 import { decodeCursor, presentDryRun, presentOutcome, presentPage, presentSubmission } from './present';
 import { idParam } from '../params';
 import { journalActor } from '../../journal/actor';
+
+/** Pages larger than this count against the account's cost budget. */
+export const LARGE_PAGE = 100;
 
 export const ListQuery = z.object({
   status: z.enum(SUBMISSION_STATUSES).optional(),
@@ -102,6 +106,8 @@ export function prezentariRoutes(ctx: AppContext) {
       responses: { 200: { description: 'O pagină de prezentări', schema: SubmissionPageView }, 400: 'account_id al altui cont sau cursor invalid' },
     }),
     validQuery(ListQuery),
+    // A page of more than LARGE_PAGE rows is costly work of the account (http/cost-budget.ts).
+    costly(ctx, { isCostly: (c) => Number(c.req.query('limit')) > LARGE_PAGE }),
     async (c) => {
       const q = c.req.valid('query');
       const actor = c.get('actor');

@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import type { AppContext } from '../../context';
 import { TextRuleInput } from '../../domain/mapping-input';
 import { presentTextRule } from '../mapari/present';
+import { costly } from '../../http/cost-budget';
 import type { AppEnv } from '../../http/env';
 import { jsonBody } from '../../http/validate';
 import { describeRoute } from '../../openapi';
@@ -28,6 +29,8 @@ export function reguliTextRoutes(ctx: AppContext) {
       body: TextRuleInput,
       responses: { 201: { description: 'Regula creată', schema: TextRuleSaved }, 400: 'Codul nu există în nomenclator' },
     }),
+    // A saved rule re-classifies the account's held rows: costly work (http/cost-budget.ts).
+    costly(ctx),
     jsonBody(TextRuleInput),
     async (c) => c.json(presentSaved(await saveTextRule({ ctx, actor: c.get('actor'), input: c.var.body, requestId: c.get('requestId') })), 201),
   );
@@ -38,6 +41,7 @@ export function reguliTextRoutes(ctx: AppContext) {
       body: TextRuleInput,
       responses: { 200: { description: 'Regula înlocuită', schema: TextRuleSaved }, 400: 'Codul nu există în nomenclator' },
     }),
+    costly(ctx),
     jsonBody(TextRuleInput),
     async (c) => {
       const id = idParam(c.req.param('id'), INT4_MAX);

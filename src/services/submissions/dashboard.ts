@@ -39,11 +39,25 @@ export function canonicalTerm(search: string): string {
   return search.replace(/[\s-]/g, '').toUpperCase();
 }
 
+/** The held states, written as the submissions_to_resolve_idx predicate (literals: a generic plan still matches the partial index). */
+const heldSql = sql.raw(`"submissions"."status" IN (${TO_RESOLVE.map((s) => `'${s}'`).join(', ')})`);
+
+/** What a plate or VIN that passed validation is written with (domain/validate.ts): letters and digits. */
+const PLATE_OR_VIN_CHARS = /^[A-Z0-9]+$/;
+
+/**
+ * A term of letters and digits is looked up in the trigram indexes. A term with any other
+ * character (`%%%`, `___`, `B.12`) has no trigram to look up, and the account's every row was
+ * read to match it (over a second for a large account): only a held row can carry such a
+ * value (a queued or sent one passed validation), so it is matched among the account's held
+ * rows alone, by their own index. Either way LIKE's characters in the term are literal.
+ */
 function searchCondition(search: string): SQL | undefined {
   const term = canonicalTerm(search);
   if (!term) return undefined;
   const pattern = term.length >= SUBSTRING_MIN ? `%${escapeLike(term)}%` : `${escapeLike(term)}%`;
-  return or(sql`${submissions.vin} ILIKE ${pattern}`, sql`${submissions.nrInm} ILIKE ${pattern}`);
+  const matches = or(sql`${submissions.vin} ILIKE ${pattern}`, sql`${submissions.nrInm} ILIKE ${pattern}`);
+  return PLATE_OR_VIN_CHARS.test(term) ? matches : and(heldSql, matches);
 }
 
 function viewCondition(view: DashboardView): SQL | undefined {

@@ -7,6 +7,7 @@ import type { WebEnv } from '../env';
 import { readForm } from '../form';
 import { errorNotice } from '../notice';
 import { BulkConfirm, BulkDone } from './bulk';
+import { costlyWeb } from './costly';
 import { CoadaQuery, dashboardFilters } from './query';
 
 /** The rows ticked on one page are few; more than this is no page of ours. */
@@ -57,7 +58,8 @@ export function bulkRoutes(ctx: AppContext) {
     return c.html(<BulkConfirm plan={plan} selection={{ q: input.q, all: input.all, ids: input.ids }} />);
   });
 
-  app.post('/trimiteri/actiuni/executa', async (c) => {
+  // Up to a view's every row deleted or re-queued: costly work of the account (http/cost-budget.ts).
+  app.post('/trimiteri/actiuni/executa', costlyWeb(ctx), async (c) => {
     const input = parse(await readForm(c));
     if (!input || input.empty || !input.fingerprint) return errorNotice(c, 'FORMULAR_INVALID', 'Confirmarea nu este validă; porniți acțiunea din nou din listă.');
     try {

@@ -1,3 +1,4 @@
+import type { CostRefusal } from '../../http/cost-budget';
 import type { ResolvedItem } from '../../domain/resolve';
 import { errorCauseLabel } from '../../domain/error-causes';
 import { allows, allowsCorrection } from '../../domain/statuses';
@@ -85,7 +86,7 @@ function MapCodes({ id, codes, nomenclator }: { id: number; codes: PendingOperat
 }
 
 /** A confirmation, or a refusal (answered at its code's status); `saved`: the change was stored, and what it shows is still to do (200). */
-export type PanelNotice = { kind: 'ok'; text: string } | { kind: 'error'; cod: 'CONFLICT_STARE' | 'FORMULAR_INVALID'; cauza: string; saved?: true };
+export type PanelNotice = { kind: 'ok'; text: string } | { kind: 'error'; cod: 'CONFLICT_STARE' | 'FORMULAR_INVALID' | CostRefusal['cod']; cauza: string; saved?: true };
 
 /** The detail panel: only allow-listed fields (never the payload, image or credentials). */
 export function SubmissionPanel({

@@ -14,6 +14,7 @@ import type { WebEnv } from '../env';
 import { readForm } from '../form';
 import { errorNotice } from '../notice';
 import { bulkRoutes } from './bulk-routes';
+import { costlyWeb, hasSearch } from './costly';
 import { readCorrection, type CorrectionState } from './correction';
 import { CoadaFragment } from './list';
 import { loadList } from './load';
@@ -85,7 +86,8 @@ export function coadaRoutes(ctx: AppContext) {
     );
   }
 
-  app.get('/', (c) => page(c));
+  // A search is costly work of the account (http/cost-budget.ts); the list without one is not.
+  app.get('/', costlyWeb(ctx, { isCostly: hasSearch }), (c) => page(c));
   app.get('/trimiteri/:id', (c) => page(c, idParam(c.req.param('id'))));
 
   /**
@@ -93,7 +95,7 @@ export function coadaRoutes(ctx: AppContext) {
    * nothing it shows changed; any other request (a filter, a chip, a page link) also puts the
    * filters into the page's URL.
    */
-  app.get('/_fragments/coada', async (c) => {
+  app.get('/_fragments/coada', costlyWeb(ctx, { isCostly: hasSearch }), async (c) => {
     const parsed = CoadaQuery.safeParse(c.req.query());
     if (!parsed.success) {
       // A notice only: app.js shows it above the list it keeps (a failed answer never replaces the list).
@@ -139,7 +141,7 @@ export function coadaRoutes(ctx: AppContext) {
   });
 
   /** Maps one of the codes the submission waits for: a mapping of the account, so every held submission with it is re-resolved. */
-  app.post('/trimitere/:id/mapeaza', async (c) => {
+  app.post('/trimitere/:id/mapeaza', costlyWeb(ctx, { refuse: (c, cod, cauza) => panel(c, ctx, idParam(c.req.param('id') ?? ''), { kind: 'error', cod, cauza }) }), async (c) => {
     const id = idParam(c.req.param('id'));
     const actor = c.get('actor');
     const record = await getSubmission({ ctx, actor, id });

@@ -1,3 +1,4 @@
+import type { CostRefusal } from '../../http/cost-budget';
 import type { MappingChange } from '../../services/operations/mapping-history';
 import type { MappingRecord, PendingOperation } from '../../services/operations/mappings';
 import type { TextRuleRecord } from '../../services/operations/text-rules';
@@ -6,7 +7,7 @@ import { PendingList } from './pending';
 import { TextRules } from './rules';
 import { SavedMappings } from './saved';
 
-export type EditorNotice = { kind: 'ok'; text: string } | { kind: 'error'; cod: 'FORMULAR_INVALID' | 'CONFLICT_STARE' | 'NEGASIT'; cauza: string };
+export type EditorNotice = { kind: 'ok'; text: string } | { kind: 'error'; cod: 'FORMULAR_INVALID' | 'CONFLICT_STARE' | 'NEGASIT' | CostRefusal['cod']; cauza: string };
 
 /**
  * The mapping editor's fragment: the codes waiting for a mapping (with how many submissions

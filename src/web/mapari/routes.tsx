@@ -8,7 +8,7 @@ import { Layout } from '../layout';
 import { MappingForm, requeuedText, seriousRefusal, unconfirmedSerious } from './form';
 import { textRuleRoutes } from './rules-routes';
 import { saveAllRoutes } from './save-all-routes';
-import { editor, invalid, refusal } from './screen';
+import { costlySave, editor, invalid, refusal } from './screen';
 
 /** Mapări: the editor page, its fragment and its forms (save-all and text rules in their own files). */
 export function mapariRoutes(ctx: AppContext) {
@@ -28,7 +28,7 @@ export function mapariRoutes(ctx: AppContext) {
   app.get('/_fragments/mapari', async (c) => c.html(await editor(c, ctx)));
 
   /** One row's choice. Blank is refused (a row is never saved on "Alegeți codul…"); a serious code needs its box. */
-  app.post('/mapari', async (c) => {
+  app.post('/mapari', costlySave(ctx), async (c) => {
     const fields = await readForm(c);
     const form = MappingForm.safeParse(fields);
     if (!form.success) return answerRefused(c, await editor(c, ctx, invalid('Alegeți codul registrului pentru operație: rândul nu se salvează fără cod.')), 'FORMULAR_INVALID');
@@ -45,7 +45,7 @@ export function mapariRoutes(ctx: AppContext) {
   });
 
   /** A saved mapping pointed at another code: journaled with the old code and who; only held submissions re-resolve. */
-  app.post('/mapari/:code/modifica', async (c) => {
+  app.post('/mapari/:code/modifica', costlySave(ctx), async (c) => {
     const code = c.req.param('code');
     const fields = await readForm(c);
     const form = MappingForm.safeParse({ cod_op_service: code, cod_prestatie: fields.cod_prestatie });

@@ -10,7 +10,7 @@ import type { WebEnv } from '../env';
 import { readForm, type FormFields } from '../form';
 import { requeuedText, seriousRefusal, unconfirmedSerious } from './form';
 import { RuleTest } from './rules';
-import { editor, invalid, refusal } from './screen';
+import { costlySave, editor, invalid, refusal } from './screen';
 
 /** The form's fields as the API's schema reads them (priority arrives as text; blank keeps the default). */
 const RuleForm = z.object({
@@ -52,8 +52,8 @@ export function textRuleRoutes(ctx: AppContext) {
     }
   }
 
-  app.post('/mapari/reguli', (c) => save(c));
-  app.post('/mapari/reguli/:id/modifica', (c) => save(c, idParam(c.req.param('id'))));
+  app.post('/mapari/reguli', costlySave(ctx), (c) => save(c));
+  app.post('/mapari/reguli/:id/modifica', costlySave(ctx), (c) => save(c, idParam(c.req.param('id'))));
 
   /** Nothing is saved: which pending operations the text would catch, and with which code. */
   app.post('/mapari/reguli/test', async (c) => {

@@ -8,7 +8,7 @@ import { readForm } from '../form';
 import { type ConfirmPair, SaveAllConfirmation } from './confirm';
 import type { EditorNotice } from './editor';
 import { readPairs, requeuedText, seriousRefusal, unconfirmedSerious } from './form';
-import { editor, invalid } from './screen';
+import { costlySave, editor, invalid } from './screen';
 
 /**
  * Save-all in two steps. The first post carries every row's current choice, as the page showed
@@ -19,7 +19,7 @@ import { editor, invalid } from './screen';
 export function saveAllRoutes(ctx: AppContext) {
   const app = new Hono<WebEnv>();
 
-  app.post('/mapari/sugestii', async (c) => {
+  app.post('/mapari/sugestii', costlySave(ctx), async (c) => {
     const actor = c.get('actor');
     const fields = await readForm(c);
     const pairs = readPairs(fields);

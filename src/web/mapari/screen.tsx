@@ -4,7 +4,9 @@ import { AppError } from '../../errors';
 import { mappingHistory } from '../../services/operations/mapping-history';
 import { listMappings, pendingOperations } from '../../services/operations/mappings';
 import { listTextRules } from '../../services/operations/text-rules';
+import { costlyWeb } from '../coada/costly';
 import type { WebEnv } from '../env';
+import { answerRefused } from '../notice';
 import { type EditorNotice, MappingEditor } from './editor';
 
 /** The editor as the account's data stands now, with a notice and a clerk's picks to keep. */
@@ -30,3 +32,9 @@ export function refusal(error: unknown): Extract<EditorNotice, { kind: 'error' }
 }
 
 export const invalid = (cauza: string): EditorNotice => ({ kind: 'error', cod: 'FORMULAR_INVALID', cauza });
+
+/**
+ * A save that re-classifies held rows is costly work of the account (http/cost-budget.ts): past
+ * the budget the editor comes back with the refusal in it, nothing saved.
+ */
+export const costlySave = (ctx: AppContext) => costlyWeb(ctx, { refuse: async (c, cod, cauza) => answerRefused(c, await editor(c, ctx, { kind: 'error', cod, cauza }), cod) });
