@@ -101,14 +101,19 @@ async function* csvRows(decoded: CsvBytes, delimiter: string, limits: ImportLimi
         throw new AppError('IMPORT_PREA_MULTE_COLOANE', `Rândul ${info.lines} are valori după coloana ${limits.maxColumns}.`);
       }
       const long = record.findIndex((c) => c.length > MAX_CELL_CHARS);
-      if (long !== -1) throw tooLong(`Celula din rândul ${info.lines}, coloana ${columnLetters(long)} are ${record[long]!.length.toLocaleString('ro-RO')} de caractere (cel mult ${MAX_CELL_CHARS.toLocaleString('ro-RO')}).`);
+      if (long !== -1)
+        throw tooLong(
+          `Celula din rândul ${info.lines}, coloana ${columnLetters(long)} are ${record[long]!.length.toLocaleString('ro-RO')} de caractere (cel mult ${MAX_CELL_CHARS.toLocaleString('ro-RO')}).`,
+        );
       yield { line: info.lines, cells: record.slice(0, limits.maxColumns).map((c) => (c === '' ? null : c)) };
     }
   } catch (error) {
     if (error instanceof AppError) throw error;
     const where = (error as { lines?: number }).lines;
     if ((error as { code?: string }).code === 'CSV_MAX_RECORD_SIZE') {
-      throw tooLong(`Rândul ${where ?? 1} depășește ${MAX_RECORD_BYTES.toLocaleString('ro-RO')} de octeți: o celulă are mai mult de ${MAX_CELL_CHARS.toLocaleString('ro-RO')} de caractere sau rândul nu se termină.`);
+      throw tooLong(
+        `Rândul ${where ?? 1} depășește ${MAX_RECORD_BYTES.toLocaleString('ro-RO')} de octeți: o celulă are mai mult de ${MAX_CELL_CHARS.toLocaleString('ro-RO')} de caractere sau rândul nu se termină.`,
+      );
     }
     throw new AppError('IMPORT_FISIER_CORUPT', `CSV-ul nu poate fi citit${where ? ` (linia ${where})` : ''}: ${(error as Error).message.slice(0, 120)}`);
   } finally {
