@@ -67,7 +67,7 @@ async function readSharedStrings(zip: ZipArchive, path: string | null): Promise<
   let inT = false;
   let inPhonetic = false;
   let index = -1;
-  const where = () => `textul comun nr. ${index + 1} (${path})`;
+  const where = () => `Textul comun nr. ${index + 1} (${path})`;
   return collectXml<string>(path, await zip.open(path), (emit) => ({
     open(name) {
       if (name === 'si') {
@@ -79,7 +79,7 @@ async function readSharedStrings(zip: ZipArchive, path: string | null): Promise<
     text(t) {
       if (!inT) return;
       // Refused before it is joined: a shared string is stored once and may fill every cell.
-      if (text.length + t.length > MAX_CELL_CHARS) throw tooLong(`Textul comun nr. ${index + 1} (${path}) are mai mult de ${MAX_CHARS} de caractere.`);
+      if (text.length + t.length > MAX_CELL_CHARS) throw tooLong(`${where()} are mai mult de ${MAX_CHARS} de caractere.`);
       text += t;
     },
     close(name) {
@@ -132,7 +132,7 @@ async function* readSheet(zip: ZipArchive, sheet: SheetPart, strings: readonly s
   let text = '';
   let capture = false;
   let inPhonetic = false;
-  const where = () => `foaia „${sheet.name}”, rândul ${line}, coloana ${columnLetters(column)}`;
+  const where = () => `Celula din foaia „${sheet.name}”, rândul ${line}, coloana ${columnLetters(column)}`;
   yield* parseXml<SheetRow>(sheet.path, await zip.open(sheet.path), (emit) => ({
     open(name, a) {
       if (name === 'row') {
@@ -148,7 +148,7 @@ async function* readSheet(zip: ZipArchive, sheet: SheetPart, strings: readonly s
     },
     text(t) {
       if (!capture) return;
-      if (text.length + t.length > MAX_CELL_CHARS) throw tooLong(`Celula din ${where()} are mai mult de ${MAX_CHARS} de caractere.`);
+      if (text.length + t.length > MAX_CELL_CHARS) throw tooLong(`${where()} are mai mult de ${MAX_CHARS} de caractere.`);
       text += t;
     },
     close(name) {

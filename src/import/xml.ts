@@ -7,7 +7,7 @@ export interface XmlHandlers {
   open(name: string, attributes: Record<string, string>): void;
   text(text: string): void;
   close(name: string): void;
-  /** Where the parser is, for a refusal (`foaia „X”, rândul 3, coloana B`). */
+  /** What the parser is reading, for a refusal (`Celula din foaia „X”, rândul 3, coloana B`). */
   where?(): string;
 }
 
@@ -42,8 +42,8 @@ export async function* parseXml<T>(part: string, stream: Readable, setup: (emit:
     for await (const chunk of stream) {
       parser.write(chunk as string);
       if (pendingText(parser) > MAX_PENDING_TEXT) {
-        const where = handlers.where?.() ?? `partea ${part}`;
-        throw new AppError('IMPORT_CELULA_PREA_LUNGA', `Un text din ${where} are mai mult de ${MAX_CELL_CHARS.toLocaleString('ro-RO')} de caractere.`);
+        const what = handlers.where?.() ?? `Un text din partea ${part}`;
+        throw new AppError('IMPORT_CELULA_PREA_LUNGA', `${what} are mai mult de ${MAX_CELL_CHARS.toLocaleString('ro-RO')} de caractere.`);
       }
       yield* pending.splice(0);
     }
