@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/errors';
 import { parseXml } from '../../src/import/xml';
+import { storableValues, toSubmissionInput } from '../../src/domain/import-row';
 import { columnLetters } from '../../src/import/types';
 
 describe('parseXml bounds the text saxes gathers', () => {
@@ -45,5 +46,26 @@ describe('parseXml bounds the text saxes gathers', () => {
 describe('columnLetters', () => {
   it('names columns as a spreadsheet does', () => {
     expect([0, 25, 26, 27, 701, 702].map(columnLetters)).toEqual(['A', 'Z', 'AA', 'AB', 'ZZ', 'AAA']);
+  });
+});
+
+describe('values longer than the API accepts', () => {
+  it('hold the row (TEXT_PREA_LUNG) and go on cut to the bound, never between the halves of a surrogate pair', () => {
+    const mapping = { vin: 0, denumire_op: 1, cod_op_service: 2 };
+    const name = `${'n'.repeat(499)}😀 rest`;
+    const { values, erori } = storableValues({ vin: 'V'.repeat(150), denumire_op: name, cod_op_service: 'OP1' }, mapping);
+    expect(erori.map((e) => [e.cod, e.field])).toEqual([
+      ['TEXT_PREA_LUNG', 'vin'],
+      ['TEXT_PREA_LUNG', 'prestatii'],
+    ]);
+    expect(erori[0]!.cauza).toBe('Celula din coloana 1 (vin) are 150 de caractere (cel mult 100).');
+    expect(values.vin).toHaveLength(100);
+    const [item] = toSubmissionInput(values).prestatii;
+    expect(item).toEqual({ cod_op_service: 'OP1', denumire: 'n'.repeat(499) });
+  });
+
+  it('a name of 500 characters and a code of 64 pass', () => {
+    expect(storableValues({ denumire_op: 'n'.repeat(500), cod_op_service: 'C'.repeat(64) }, {}).erori).toEqual([]);
+    expect(storableValues({ cod_op_service: `OP1;${'C'.repeat(65)}` }, {}).erori.map((e) => e.cod)).toEqual(['TEXT_PREA_LUNG']);
   });
 });
