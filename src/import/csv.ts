@@ -81,8 +81,8 @@ export function detectDelimiter(text: string): string {
 /**
  * A record's bytes at most (csv-parse counts UTF-8 bytes of the record so far, fields included):
  * room for one cell of MAX_CELL_CHARS characters of any script, with its neighbours. csv-parse
- * grows a field it has not finished at a cost that rises faster than its length, so without this
- * bound one long field (a file without a newline) held the event loop for seconds.
+ * is slow on a record whose line ending it has not met yet (it looks for one at every byte) and
+ * holds the whole record, so without this bound one long field held the event loop for seconds.
  */
 export const MAX_RECORD_BYTES = 4 * MAX_CELL_CHARS;
 
