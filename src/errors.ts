@@ -26,6 +26,10 @@ const SUBMISSION_ERRORS = {
     problema: 'Textul conține un caracter care nu poate fi păstrat.',
     fix: 'Ștergeți din celulă caracterele invizibile (de exemplu NUL) și încărcați fișierul din nou sau corectați rândul.',
   },
+  TEXT_PREA_LUNG: {
+    problema: 'Textul depășește lungimea permisă de API.',
+    fix: 'Scurtați denumirea operației la cel mult 500 de caractere (în fișier sau corectând rândul).',
+  },
   COD_NEMAPAT: {
     problema: 'Există operații fără corespondent în nomenclatorul registrului.',
     fix: 'Asociați codurile în editorul de mapări (sau prin POST /v1/mapari), apoi retrimiteți.',
@@ -119,6 +123,10 @@ const REQUEST_ERRORS = {
   IMPORT_FISIER_CORUPT: { problema: 'Fișierul nu poate fi citit.', fix: 'Deschideți-l în aplicația de calcul tabelar și salvați-l din nou ca xlsx sau csv.' },
   IMPORT_PREA_MULTE_RANDURI: { problema: 'Fișierul are prea multe rânduri.', fix: 'Împărțiți fișierul în mai multe fișiere mai mici.' },
   IMPORT_PREA_MULTE_COLOANE: { problema: 'Fișierul are prea multe coloane.', fix: 'Exportați doar coloanele necesare prezentării.' },
+  IMPORT_CELULA_PREA_LUNGA: {
+    problema: 'O celulă, un antet sau un nume de foaie al fișierului este prea lung.',
+    fix: 'O celulă poate avea cel mult 32.767 de caractere (limita Excel), un rând de CSV cel mult 128 KB, antetul CSV cel mult 64 KB, un nume de foaie cel mult 255 de caractere: scurtați sau ștergeți valoarea indicată și încărcați fișierul din nou.',
+  },
   IMPORT_PREA_MULTE_CELULE_UNITE: {
     problema: 'O foaie a fișierului are prea multe zone de celule unite (îmbinate).',
     fix: 'Anulați îmbinarea celulelor (Pornire → Îmbinare și centrare → Anulare îmbinare celule) sau împărțiți fișierul în fișiere mai mici.',

@@ -60,33 +60,81 @@ const SUBMISSION_FIELD: Record<ImportField, string> = {
 };
 
 /**
- * A cell holding a character that PostgreSQL cannot store (a NUL, a lone surrogate) holds its
- * row as needs_data, naming the cell; the value goes on with the character replaced, so the
- * row can still be previewed, stored as held and exported.
+ * The API's shape bounds (submission-input.ts) a cell can exceed: the API refuses a longer value
+ * with 422, so the import holds its row as needs_data and goes on with the value cut to the
+ * bound, which is all that is stored (payload_json, the preview, the export).
+ */
+const FIELD_MAX: Partial<Record<ImportField, number>> = { vin: 100, nrInm: 100, dataPrestatie: 100, odometruInitial: 32, odometruFinal: 32 };
+export const CODE_MAX = 64;
+export const NAME_MAX = 500;
+
+/** The content errors found in a row's cells (not by `validate`): the commit carries them into each visit's verdict. */
+export const CELL_ERROR_CODES: ReadonlySet<string> = new Set(['TEXT_NEPERMIS', 'TEXT_PREA_LUNG']);
+
+/** The operations' codes and names as the row pairs them, before any bound. */
+function itemTexts(values: FieldValues) {
+  const internal = splitCodes(values.cod_op_service);
+  const direct = splitCodes(values.cod_prestatie);
+  // Names describe the workshop's own codes; a file with registry codes only may name those.
+  const named = internal.length > 0 ? internal.length : direct.length;
+  return { internal, direct, names: splitNames(values.denumire_op, named) };
+}
+
+const count = (n: number) => n.toLocaleString('ro-RO');
+
+/** The text cut to `max` UTF-16 units, never between the two halves of a surrogate pair. */
+function cut(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const code = text.charCodeAt(max - 1);
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max);
+}
+
+/**
+ * A cell holding a character that PostgreSQL cannot store (a NUL, a lone surrogate), or longer
+ * than the API accepts for its field, holds its row as needs_data, naming the cell; the value
+ * goes on with the character replaced or cut to the bound, so the row can still be previewed,
+ * stored as held and exported.
  */
 export function storableValues(values: FieldValues, mapping: ColumnMapping): { values: FieldValues; erori: ContentError[] } {
   let clean: FieldValues | null = null;
   const erori: ContentError[] = [];
+  const where = (field: ImportField) => (mapping[field] === undefined ? `Valoarea câmpului ${field}` : `Celula din coloana ${mapping[field]! + 1} (${field})`);
   for (const [field, value] of Object.entries(values) as Array<[ImportField, CellValue]>) {
-    if (typeof value !== 'string' || !hasUnstorableChar(value)) continue;
+    if (typeof value !== 'string') continue;
+    const max = FIELD_MAX[field];
+    if (max !== undefined && value.length > max) {
+      clean ??= { ...values };
+      clean[field] = cut(value, max);
+      erori.push(contentError('TEXT_PREA_LUNG', SUBMISSION_FIELD[field], `${where(field)} are ${count(value.length)} de caractere (cel mult ${max}).`));
+    }
+    if (!hasUnstorableChar(value)) continue;
     clean ??= { ...values };
-    clean[field] = replaceUnstorable(value);
-    const column = mapping[field];
-    const where = column === undefined ? `Valoarea câmpului ${field}` : `Celula din coloana ${column + 1} (${field})`;
-    erori.push(contentError('TEXT_NEPERMIS', SUBMISSION_FIELD[field], `${where} conține un caracter nepermis (NUL sau un surogat UTF-16 fără pereche).`));
+    clean[field] = replaceUnstorable(clean[field] as string);
+    erori.push(contentError('TEXT_NEPERMIS', SUBMISSION_FIELD[field], `${where(field)} conține un caracter nepermis (NUL sau un surogat UTF-16 fără pereche).`));
+  }
+  const { internal, direct, names } = itemTexts(values);
+  const longName = names.find((n) => n.length > NAME_MAX);
+  if (longName !== undefined) {
+    erori.push(
+      contentError('TEXT_PREA_LUNG', 'prestatii', `Denumirea operației (${where('denumire_op').toLowerCase()}) are ${count(longName.length)} de caractere (cel mult ${NAME_MAX}).`),
+    );
+  }
+  const longCode = [...internal, ...direct].find((c) => c.length > CODE_MAX);
+  if (longCode !== undefined) {
+    const field = internal.includes(longCode) ? 'cod_op_service' : 'cod_prestatie';
+    erori.push(contentError('TEXT_PREA_LUNG', 'prestatii', `Codul operației (${where(field).toLowerCase()}) are ${count(longCode.length)} de caractere (cel mult ${CODE_MAX}).`));
   }
   return { values: clean ?? values, erori };
 }
 
 function items(values: FieldValues): PrestatieInput[] {
-  const internal = splitCodes(values.cod_op_service);
-  const direct = splitCodes(values.cod_prestatie);
-  // Names describe the workshop's own codes; a file with registry codes only may name those.
-  const named = internal.length > 0 ? internal.length : direct.length;
-  const names = splitNames(values.denumire_op, named);
+  const { internal, direct, names: all } = itemTexts(values);
+  // Cut to the API's bounds: a longer one holds the row (storableValues) and is never stored whole.
+  const names = all.map((n) => cut(n, NAME_MAX));
+  const code = (c: string) => cut(c, CODE_MAX);
   return [
-    ...direct.map((cod_prestatie, i) => (internal.length === 0 && names[i] ? { cod_prestatie, denumire: names[i] } : { cod_prestatie })),
-    ...internal.map((cod_op_service, i) => ({ cod_op_service, denumire: names[i] ?? '' })),
+    ...direct.map((c, i) => (internal.length === 0 && names[i] ? { cod_prestatie: code(c), denumire: names[i] } : { cod_prestatie: code(c) })),
+    ...internal.map((c, i) => ({ cod_op_service: code(c), denumire: names[i] ?? '' })),
   ];
 }
 

@@ -2,7 +2,7 @@ import { AppError } from '../errors';
 import { isUtf8 } from 'node:buffer';
 import { Readable } from 'node:stream';
 import { parse } from 'csv-parse';
-import type { ImportLimits, SheetRow, Spreadsheet } from './types';
+import { columnLetters, MAX_CELL_CHARS, type ImportLimits, type SheetRow, type Spreadsheet } from './types';
 
 const encodingError = (cauza: string) => new AppError('IMPORT_CODARE', cauza);
 
@@ -78,8 +78,21 @@ export function detectDelimiter(text: string): string {
   return [...counts.entries()].reduce((best, next) => (next[1] > best[1] ? next : best))[0];
 }
 
+/**
+ * A record's bytes at most (csv-parse counts UTF-8 bytes of the record so far, fields included):
+ * room for one cell of MAX_CELL_CHARS characters of any script, with its neighbours. csv-parse
+ * is slow on a record whose line ending it has not met yet (it looks for one at every byte) and
+ * holds the whole record, so without this bound one long field held the event loop for seconds.
+ */
+export const MAX_RECORD_BYTES = 4 * MAX_CELL_CHARS;
+
+/** The header line at most: the first rows are read before the upload answers, so a file without a newline is refused here. */
+export const MAX_HEADER_CHARS = 65_536;
+
+const tooLong = (cauza: string) => new AppError('IMPORT_CELULA_PREA_LUNGA', cauza);
+
 async function* csvRows(decoded: CsvBytes, delimiter: string, limits: ImportLimits): AsyncGenerator<SheetRow> {
-  const parser = parse({ delimiter, relax_column_count: true, relax_quotes: true, skip_empty_lines: false, info: true });
+  const parser = parse({ delimiter, relax_column_count: true, relax_quotes: true, skip_empty_lines: false, info: true, max_record_size: MAX_RECORD_BYTES });
   // Fed in slices, decoded as it reads them.
   Readable.from(textSlices(decoded)).pipe(parser);
   try {
@@ -87,14 +100,39 @@ async function* csvRows(decoded: CsvBytes, delimiter: string, limits: ImportLimi
       if (record.length > limits.maxColumns && record.slice(limits.maxColumns).some((c) => c.trim() !== '')) {
         throw new AppError('IMPORT_PREA_MULTE_COLOANE', `Rândul ${info.lines} are valori după coloana ${limits.maxColumns}.`);
       }
+      const long = record.findIndex((c) => c.length > MAX_CELL_CHARS);
+      if (long !== -1)
+        throw tooLong(
+          `Celula din rândul ${info.lines}, coloana ${columnLetters(long)} are ${record[long]!.length.toLocaleString('ro-RO')} de caractere (cel mult ${MAX_CELL_CHARS.toLocaleString('ro-RO')}).`,
+        );
       yield { line: info.lines, cells: record.slice(0, limits.maxColumns).map((c) => (c === '' ? null : c)) };
     }
   } catch (error) {
     if (error instanceof AppError) throw error;
     const where = (error as { lines?: number }).lines;
+    if ((error as { code?: string }).code === 'CSV_MAX_RECORD_SIZE') {
+      throw tooLong(
+        `Rândul ${where ?? 1} depășește ${MAX_RECORD_BYTES.toLocaleString('ro-RO')} de octeți: o celulă are mai mult de ${MAX_CELL_CHARS.toLocaleString('ro-RO')} de caractere sau rândul nu se termină.`,
+      );
+    }
     throw new AppError('IMPORT_FISIER_CORUPT', `CSV-ul nu poate fi citit${where ? ` (linia ${where})` : ''}: ${(error as Error).message.slice(0, 120)}`);
   } finally {
     parser.destroy();
+  }
+}
+
+/**
+ * Refuses a file whose first line does not end within MAX_HEADER_CHARS characters, before the
+ * parser sees it: its header is read before the upload answers, and a file of one line would
+ * otherwise be parsed whole as its "first rows".
+ */
+function headerLineBounded(decoded: CsvBytes): void {
+  let seen = 0;
+  for (const slice of textSlices(decoded)) {
+    const end = slice.search(/[\r\n]/);
+    if (end !== -1 && seen + end <= MAX_HEADER_CHARS) return;
+    seen += end === -1 ? slice.length : end;
+    if (seen > MAX_HEADER_CHARS) throw tooLong(`Primul rând (antetul) nu se termină în primele ${MAX_HEADER_CHARS.toLocaleString('ro-RO')} de caractere.`);
   }
 }
 
@@ -105,6 +143,7 @@ export function openCsv(buffer: Buffer, limits: ImportLimits): Spreadsheet {
   if (/[\u0000-\u0008\u000e-\u001f]/.test(head)) {
     throw new AppError('IMPORT_TIP_NESUPORTAT', 'Fișierul conține caractere de control: nu este un CSV text.');
   }
+  headerLineBounded(decoded);
   const delimiter = detectDelimiter(head);
   return { kind: 'csv', encoding: decoded.encoding, delimiter, date1904: false, sheets: [{ name: 'csv', hidden: false }], rows: () => csvRows(decoded, delimiter, limits) };
 }

@@ -32,3 +32,16 @@ export interface Spreadsheet {
   sheets: SheetInfo[];
   rows(sheet: string): AsyncIterable<SheetRow>;
 }
+
+/** A cell's text at most: Excel's own limit, so no file a spreadsheet application wrote is refused. */
+export const MAX_CELL_CHARS = 32_767;
+
+/** A sheet's name at most (Excel allows 31; LibreOffice more): it is shown on every screen of the import. */
+export const MAX_SHEET_NAME_CHARS = 255;
+
+/** Column letters of a 0-based index, as a spreadsheet shows them (0 → A, 27 → AB). */
+export function columnLetters(index: number): string {
+  let letters = '';
+  for (let n = index + 1; n > 0; n = Math.floor((n - 1) / 26)) letters = String.fromCharCode(65 + ((n - 1) % 26)) + letters;
+  return letters;
+}

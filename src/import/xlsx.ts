@@ -1,7 +1,7 @@
 import { AppError } from '../errors';
 import { posix } from 'node:path';
 import type { CellValue } from '../domain/import-cells';
-import type { ImportLimits, SheetInfo, SheetRow, Spreadsheet } from './types';
+import { columnLetters, MAX_CELL_CHARS, MAX_SHEET_NAME_CHARS, type ImportLimits, type SheetInfo, type SheetRow, type Spreadsheet } from './types';
 import { FillDown, mergeLimit, readMergedRanges } from './merged';
 import { collectXml, parseXml } from './xml';
 import { openArchive, type ZipArchive } from './zip';
@@ -20,6 +20,9 @@ export function columnIndex(ref: string): number {
   }
   return index - 1;
 }
+
+const tooLong = (cauza: string) => new AppError('IMPORT_CELULA_PREA_LUNGA', cauza);
+const MAX_CHARS = MAX_CELL_CHARS.toLocaleString('ro-RO');
 
 /** Relationship targets are relative to the part that names them (`xl/`), or absolute. */
 function partPath(target: string): string {
@@ -46,6 +49,11 @@ async function readWorkbook(zip: ZipArchive): Promise<{ sheets: SheetPart[]; dat
       }))
     : [];
   const byId = new Map(rels.map((r) => [r.id, partPath(r.target)]));
+  for (const item of items) {
+    if (item.kind === 'sheet' && item.name.length > MAX_SHEET_NAME_CHARS) {
+      throw tooLong(`Numele unei foi are ${item.name.length.toLocaleString('ro-RO')} de caractere (cel mult ${MAX_SHEET_NAME_CHARS}): „${item.name.slice(0, 40)}…”.`);
+    }
+  }
   const sheets = items.flatMap((i) => (i.kind === 'sheet' ? [{ name: i.name, hidden: i.hidden, path: byId.get(i.rid) ?? '' }] : []));
   const shared = rels.find((r) => r.type.endsWith('/sharedStrings'));
   const sharedPath = shared ? partPath(shared.target) : 'xl/sharedStrings.xml';
@@ -58,20 +66,28 @@ async function readSharedStrings(zip: ZipArchive, path: string | null): Promise<
   let text = '';
   let inT = false;
   let inPhonetic = false;
+  let index = -1;
+  const where = () => `Textul comun nr. ${index + 1} (${path})`;
   return collectXml<string>(path, await zip.open(path), (emit) => ({
     open(name) {
-      if (name === 'si') text = '';
-      else if (name === 't') inT = !inPhonetic;
+      if (name === 'si') {
+        text = '';
+        index += 1;
+      } else if (name === 't') inT = !inPhonetic;
       else if (name === 'rPh') inPhonetic = true;
     },
     text(t) {
-      if (inT) text += t;
+      if (!inT) return;
+      // Refused before it is joined: a shared string is stored once and may fill every cell.
+      if (text.length + t.length > MAX_CELL_CHARS) throw tooLong(`${where()} are mai mult de ${MAX_CHARS} de caractere.`);
+      text += t;
     },
     close(name) {
       if (name === 't') inT = false;
       else if (name === 'rPh') inPhonetic = false;
       else if (name === 'si') emit(text);
     },
+    where,
   }));
 }
 
@@ -116,6 +132,7 @@ async function* readSheet(zip: ZipArchive, sheet: SheetPart, strings: readonly s
   let text = '';
   let capture = false;
   let inPhonetic = false;
+  const where = () => `Celula din foaia „${sheet.name}”, rândul ${line}, coloana ${columnLetters(column)}`;
   yield* parseXml<SheetRow>(sheet.path, await zip.open(sheet.path), (emit) => ({
     open(name, a) {
       if (name === 'row') {
@@ -130,7 +147,9 @@ async function* readSheet(zip: ZipArchive, sheet: SheetPart, strings: readonly s
       else if (name === 'rPh') inPhonetic = true;
     },
     text(t) {
-      if (capture) text += t;
+      if (!capture) return;
+      if (text.length + t.length > MAX_CELL_CHARS) throw tooLong(`${where()} are mai mult de ${MAX_CHARS} de caractere.`);
+      text += t;
     },
     close(name) {
       if (name === 'v' || name === 't') capture = false;
@@ -149,6 +168,7 @@ async function* readSheet(zip: ZipArchive, sheet: SheetPart, strings: readonly s
         emit({ line, cells: Array.from(cells, (c) => c ?? null) });
       }
     },
+    where,
   }));
 }
 

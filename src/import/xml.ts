@@ -1,12 +1,26 @@
 import { AppError } from '../errors';
 import type { Readable } from 'node:stream';
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
+import { MAX_CELL_CHARS } from './types';
 
 export interface XmlHandlers {
   open(name: string, attributes: Record<string, string>): void;
   text(text: string): void;
   close(name: string): void;
+  /** What the parser is reading, for a refusal (`Celula din foaia „X”, rândul 3, coloana B`). */
+  where?(): string;
 }
+
+/**
+ * The text saxes may gather before it hands it over (it keeps a text node, an attribute value, a
+ * CDATA section or a comment whole until it ends): a cell of MAX_CELL_CHARS characters written
+ * as character references (`&#x1F600;`) at worst, so that no string of an inflated part grows
+ * past it before a handler can refuse it.
+ */
+const MAX_PENDING_TEXT = 12 * MAX_CELL_CHARS;
+
+/** saxes's text gathered so far: not part of its typed API, read only to bound it. */
+const pendingText = (parser: SaxesParser) => (parser as unknown as { text?: string }).text?.length ?? 0;
 
 /** `x:row` and `row` are the same element: some generators prefix the spreadsheet namespace. */
 const local = (name: string) => name.slice(name.indexOf(':') + 1);
@@ -27,6 +41,10 @@ export async function* parseXml<T>(part: string, stream: Readable, setup: (emit:
   try {
     for await (const chunk of stream) {
       parser.write(chunk as string);
+      if (pendingText(parser) > MAX_PENDING_TEXT) {
+        const what = handlers.where?.() ?? `Un text din partea ${part}`;
+        throw new AppError('IMPORT_CELULA_PREA_LUNGA', `${what} are mai mult de ${MAX_CELL_CHARS.toLocaleString('ro-RO')} de caractere.`);
+      }
       yield* pending.splice(0);
     }
     parser.close();

@@ -11,6 +11,7 @@ import { refreshDerived, type Derivation } from './freshness';
 import { readRow, stagedRowsAt, type RowReading } from './rows';
 import { itemCode, type CanonicalContent, type CanonicalItem } from '../../domain/canonical';
 import { classifyContent } from '../../domain/classify';
+import { CELL_ERROR_CODES } from '../../domain/import-row';
 import { idempotencyKey } from '../../domain/idempotency';
 import { batchSummary, inStates, rowOutcomes } from './states';
 
@@ -49,7 +50,7 @@ async function insertChunk(ctx: AppContext, tx: Executor, batch: LoadedBatch, de
     const readings = lines.map((i) => readRow(staged.get(i)!, batch, derivation.resolution, derivation.now, ctx.keyring));
     for (const i of lines) headOf.set(i, lines[0]!);
     const content = visitContent(readings);
-    const found = readings.flatMap((r) => r.verdict.erori.filter((e) => e.cod === 'TEXT_NEPERMIS'));
+    const found = readings.flatMap((r) => r.verdict.erori.filter((e) => CELL_ERROR_CODES.has(e.cod)));
     const verdict = classifyContent(content, derivation.resolution, { rejectUnmapped: false, now: derivation.now, found });
     // An included needs_review visit is content-valid and resolved: it queues like any other.
     const status = verdict.status === 'needs_data' ? 'needs_data' : 'queued';
