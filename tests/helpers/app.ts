@@ -10,6 +10,13 @@ import { createTestDatabase } from './db';
 
 export const TEST_SECRET = randomBytes(32).toString('base64');
 
+/**
+ * No budget of costly work (src/http/cost-budget.ts): for tests whose subject is something else
+ * (deadlock-freedom of concurrent saves, a pool under uploads, a streamed export, the fuzz), which
+ * call costly operations faster than an account's budget lets them. cost-budget.test.ts tests it.
+ */
+export const WITHOUT_COST_BUDGET = { GATEWAY_COSTLY_PER_ACCOUNT: '1000', GATEWAY_COSTLY_MAX: '1000', GATEWAY_COSTLY_SHARE_PCT: '100' } as const;
+
 /** A real app over a fresh database of its own; `env` overrides settings. */
 export async function startTestApp(env: Record<string, string> = {}, options: { clock?: () => Date; poolSize?: number } = {}) {
   const database = await createTestDatabase();

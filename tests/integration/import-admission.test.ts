@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createImportStagings, type ImportStagings } from '../../src/services/import/stagings';
-import { json, startTestApp, type TestApp } from '../helpers/app';
+import { json, startTestApp, type TestApp, WITHOUT_COST_BUDGET } from '../helpers/app';
 import { csvFile, HEADER, upload } from '../helpers/import-files';
 import { settled } from '../helpers/import-flow';
 
@@ -85,6 +85,7 @@ describe('a pool of two connections', () => {
     // calls beside them would hang for good on two connections.
     small = await startTestApp(
       {
+        ...WITHOUT_COST_BUDGET,
         GATEWAY_IMPORT_FIRST_ROWS: '50',
         GATEWAY_IMPORT_UPLOADS_MAX: '6',
         GATEWAY_IMPORT_UPLOADS_PER_ACCOUNT: '2',
