@@ -17,6 +17,8 @@ import { batchSummary, inStates, rowOutcomes } from './states';
 
 const INSERT_CHUNK = 500;
 
+const rowsText = (n: number) => (n === 1 ? 'un rând' : `${n} rânduri`);
+
 export interface CommitInput {
   n_confirmed: number;
   rows_hash: string;
@@ -106,7 +108,10 @@ export async function commitImportBatch({
     const derivation = await refreshDerived(ctx, tx, batch);
     const summary = await batchSummary(tx, accountId, batch.id);
     if (input.n_confirmed !== summary.nToCommit) {
-      throw new AppError('IMPORT_CONFIRMARE_NUMAR', `Ați confirmat ${input.n_confirmed} rânduri; acum sunt ${summary.nToCommit} de trimis.`);
+      throw new AppError(
+        'IMPORT_CONFIRMARE_NUMAR',
+        `Ați confirmat ${rowsText(input.n_confirmed)}; acum ${summary.nToCommit === 1 ? 'este un rând' : `sunt ${rowsText(summary.nToCommit)}`} de trimis.`,
+      );
     }
     if (input.rows_hash !== summary.rowsHash) {
       throw new AppError('IMPORT_CONFIRMARE_HASH', 'rows_hash trimis nu corespunde rândurilor actuale (editări, mapări sau trimiteri noi după previzualizare).');
