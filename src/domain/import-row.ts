@@ -1,7 +1,7 @@
 import { contentError, type ContentError } from '../errors';
 import { parseDateCell, parseOdometerCell, parsePlateCell, parseVinCell, splitCodes, splitNames, type CellValue } from './import-cells';
 import { IMPORT_FIELDS, type ColumnMapping, type ImportField } from './import-header';
-import type { PrestatieInput, SubmissionInput } from './submission-input';
+import { TEXT_MAX, type PrestatieInput, type SubmissionInput } from './submission-input';
 import { hasUnstorableChar, replaceUnstorable } from './text';
 
 /** A staged row's values by canonical field, before they are read as a submission. */
@@ -64,9 +64,15 @@ const SUBMISSION_FIELD: Record<ImportField, string> = {
  * with 422, so the import holds its row as needs_data and goes on with the value cut to the
  * bound, which is all that is stored (payload_json, the preview, the export).
  */
-const FIELD_MAX: Partial<Record<ImportField, number>> = { vin: 100, nrInm: 100, dataPrestatie: 100, odometruInitial: 32, odometruFinal: 32 };
-export const CODE_MAX = 64;
-export const NAME_MAX = 500;
+const FIELD_MAX: Partial<Record<ImportField, number>> = {
+  vin: TEXT_MAX.vin,
+  nrInm: TEXT_MAX.nrInm,
+  dataPrestatie: TEXT_MAX.dataPrestatie,
+  odometruInitial: TEXT_MAX.odometer,
+  odometruFinal: TEXT_MAX.odometer,
+};
+const CODE_MAX = TEXT_MAX.code;
+const NAME_MAX = TEXT_MAX.name;
 
 /** The content errors found in a row's cells (not by `validate`): the commit carries them into each visit's verdict. */
 export const CELL_ERROR_CODES: ReadonlySet<string> = new Set(['TEXT_NEPERMIS', 'TEXT_PREA_LUNG']);

@@ -6,8 +6,11 @@ import { z } from 'zod';
 // additive, so a client may send fields a newer gateway knows. What is dropped is neither
 // stored, nor echoed, nor part of the idempotency key (tests/integration/unknown-keys-and-image).
 
-const code = z.string().max(64);
-const name = z.string().max(500);
+/** The longest text each field may hold: the API refuses more (422), the import holds its row (import-row.ts). */
+export const TEXT_MAX = { code: 64, name: 500, vin: 100, nrInm: 100, dataPrestatie: 100, odometer: 32 } as const;
+
+const code = z.string().max(TEXT_MAX.code);
+const name = z.string().max(TEXT_MAX.name);
 
 export const DirectItem = z.object({ cod_prestatie: code, denumire: name.optional() });
 export type DirectItem = z.infer<typeof DirectItem>;
@@ -25,12 +28,12 @@ export const RegCredentials = z.object({
 export type RegCredentials = z.infer<typeof RegCredentials>;
 
 /** Odometers arrive as numbers or numeric strings ("154200.0" from spreadsheets). */
-const odometer = z.union([z.number(), z.string().max(32)]);
+const odometer = z.union([z.number(), z.string().max(TEXT_MAX.odometer)]);
 
 export const SubmissionInput = z.object({
-  vin: z.string().max(100),
-  nrInm: z.string().max(100),
-  dataPrestatie: z.string().max(100),
+  vin: z.string().max(TEXT_MAX.vin),
+  nrInm: z.string().max(TEXT_MAX.nrInm),
+  dataPrestatie: z.string().max(TEXT_MAX.dataPrestatie),
   odometruInitial: odometer.nullish(),
   odometruFinal: odometer.nullable(),
   prestatii: z.array(PrestatieInput).max(200),
