@@ -29,10 +29,8 @@ export interface CommitInput {
  * (its plate, or the first line's that has one), the operations of every line, each workshop code
  * once, classified and keyed exactly as POST /v1/prezentari would (a line alone is its own post).
  */
-export function visitContent(readings: readonly RowReading[]): CanonicalContent {
-  const [head] = readings;
-  if (!head) throw new Error('a visit has at least one line');
-  if (readings.length === 1) return head.verdict.content;
+function visitContent(readings: readonly RowReading[]): CanonicalContent {
+  const head = readings[0]!;
   const items = new Map<string, CanonicalItem>();
   for (const r of readings) for (const item of r.verdict.content.prestatii) if (!items.has(itemCode(item))) items.set(itemCode(item), item);
   const nrInm = readings.find((r) => r.verdict.content.nrInm)?.verdict.content.nrInm ?? head.verdict.content.nrInm;
@@ -51,9 +49,16 @@ async function insertChunk(ctx: AppContext, tx: Executor, batch: LoadedBatch, de
   const values = visits.map((lines) => {
     const readings = lines.map((i) => readRow(staged.get(i)!, batch, derivation.resolution, derivation.now, ctx.keyring));
     for (const i of lines) headOf.set(i, lines[0]!);
-    const content = visitContent(readings);
-    const found = readings.flatMap((r) => r.verdict.erori.filter((e) => CELL_ERROR_CODES.has(e.cod)));
-    const verdict = classifyContent(content, derivation.resolution, { rejectUnmapped: false, now: derivation.now, found });
+    // A line alone is its own post: readRow has classified and keyed it already.
+    const [only] = readings.length === 1 ? readings : [];
+    const content = only ? only.verdict.content : visitContent(readings);
+    const verdict = only
+      ? only.verdict
+      : classifyContent(content, derivation.resolution, {
+          rejectUnmapped: false,
+          now: derivation.now,
+          found: readings.flatMap((r) => r.verdict.erori.filter((e) => CELL_ERROR_CODES.has(e.cod))),
+        });
     // An included needs_review visit is content-valid and resolved: it queues like any other.
     const status = verdict.status === 'needs_data' ? 'needs_data' : 'queued';
     return {
@@ -63,7 +68,7 @@ async function insertChunk(ctx: AppContext, tx: Executor, batch: LoadedBatch, de
       requestId,
       createdAt: derivation.now,
       updatedAt: derivation.now,
-      ...contentColumns(content, idempotencyKey(batch.accountId, content)),
+      ...contentColumns(content, only ? only.key : idempotencyKey(batch.accountId, content)),
       ...verdictColumns(verdict, derivation.now, status),
     };
   });
@@ -121,7 +126,9 @@ export async function commitImportBatch({
     const visits = new Map<number, number[]>();
     for (const o of committable) {
       const head = o.visit?.head ?? o.rowIndex;
-      visits.set(head, [...(visits.get(head) ?? []), o.rowIndex]);
+      const lines = visits.get(head);
+      if (lines) lines.push(o.rowIndex);
+      else visits.set(head, [o.rowIndex]);
     }
     const groups = [...visits.values()];
     const stored = { queued: 0, needs_data: 0 };
