@@ -128,6 +128,27 @@ describe('visits', () => {
       ['already_sent', posted.submission_id],
       ['already_sent', posted.submission_id],
     ]);
+    // The same record posted again under another key (the workshop's codes, another spelling of the
+    // plate): the API answers the stored submission as a duplicate, and stores nothing.
+    const again = await json(
+      await t.call('POST', '/v1/prezentari', {
+        key,
+        body: {
+          vin,
+          nrInm: 'b6api',
+          dataPrestatie: '2025-03-18',
+          odometruFinal: '5000',
+          prestatii: [
+            { cod_op_service: 'SCH-ULEI', denumire: 'Ulei' },
+            { cod_op_service: 'REV', denumire: 'Revizie' },
+          ],
+          b64Image: '',
+        },
+      }),
+    );
+    expect(again).toMatchObject({ submission_id: posted.submission_id, duplicate: true, status: 'queued' });
+    const [stored] = await t.ctx.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM submissions WHERE vin = ${vin}`;
+    expect(stored!.n).toBe(1);
   });
 
   it('a clerk leaves a row out by hand: it is left out with who did it, in the export too, and can be taken back', async () => {

@@ -44,18 +44,7 @@ export async function createSubmission({ ctx, actor, input, requestId }: { ctx: 
       odometruFinal: content.odometruFinal,
       codes: verdict.prestatii.map((p) => p.cod_prestatie),
     });
-    if (twin !== null) {
-      const current = await currentStatus(ctx, twin);
-      return {
-        id: twin,
-        status: current.status as SubmissionStatus,
-        erori: current.erori ?? [],
-        nemapate: current.nemapate ?? [],
-        motiv: current.motiv ?? null,
-        duplicate: true,
-        reactivated: false,
-      };
-    }
+    if (twin !== null) return asDuplicate(twin, await currentStatus(ctx, twin));
   }
   const credsEnc = input.reg_credentials ? ctx.keyring.encrypt(JSON.stringify(input.reg_credentials)) : null;
   const row = await ctx.inserts.insert({
@@ -86,13 +75,17 @@ export async function createSubmission({ ctx, actor, input, requestId }: { ctx: 
     }
   }
   // A duplicate of a submission not in error: nothing changes; report what is stored.
-  const current = row.status === 'error' ? await currentStatus(ctx, row.id) : row;
+  return asDuplicate(row.id, row.status === 'error' ? await currentStatus(ctx, row.id) : row);
+}
+
+/** What a duplicate answers: the stored submission `id` as it is now, unchanged. */
+function asDuplicate(id: number, stored: Pick<StoredRow, 'status' | 'erori' | 'nemapate' | 'motiv'>): SubmissionOutcome {
   return {
-    id: row.id,
-    status: current.status as SubmissionStatus,
-    erori: current.erori ?? [],
-    nemapate: current.nemapate ?? [],
-    motiv: current.motiv ?? null,
+    id,
+    status: stored.status as SubmissionStatus,
+    erori: stored.erori ?? [],
+    nemapate: stored.nemapate ?? [],
+    motiv: stored.motiv ?? null,
     duplicate: true,
     reactivated: false,
   };
