@@ -1,6 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../../db/client';
-import { RECORD_STATUSES, sortedCodes, submissionCodes } from '../submissions/same-record';
+import { RECORD_STATUSES, recordOdometer, sortedCodes, submissionCodes } from '../submissions/same-record';
 import { submissionsOfVins, type VinHasher } from './readings';
 
 /**
@@ -65,7 +65,7 @@ export function recordOf(accountId: number, batchId: number, onlyIf: SQL): SQL {
     CROSS JOIN LATERAL (SELECT id, status, scope_account_id, data_prestatie, payload_json, prestatii FROM submissions WHERE id = l.submission_id OFFSET 0) s
     WHERE ${onlyIf} AND l.batch_id = ${batchId} AND l.vin_hmac = v.vin_hmac
       AND s.scope_account_id = ${accountId} AND s.status IN ${RECORD_STATUSES} AND s.data_prestatie = v.data_prestatie
-      AND CASE WHEN jsonb_typeof(s.payload_json->'odometruFinal') = 'number' THEN (s.payload_json->>'odometruFinal')::float8 END = v.odometru_final
+      AND ${recordOdometer(sql`s.payload_json`)} = v.odometru_final
       AND (${submissionCodes(sql`s.prestatii`)} = ${sortedCodes(sql`unnest(string_to_array(v.codes, ','))`)}) IS TRUE
     ORDER BY s.id LIMIT 1`;
 }

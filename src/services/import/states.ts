@@ -6,6 +6,9 @@ import { accountExamples, suggestFor } from '../operations/suggestions';
 import type { ResolutionContext } from '../../domain/resolve';
 import { recordOf } from './sent-records';
 
+/** A line still in the file: neither left out as no service nor left out by hand (`r.` for an aliased table). */
+const inFile = (qualifier: '' | 'r.') => sql.raw(`${qualifier}left_out IS NULL AND ${qualifier}left_out_by IS NULL`);
+
 /**
  * Every row's state, set-based over the derived columns (see domain/import-state.ts for the
  * rules; this is the same precedence in SQL): stored submissions with either key form joined
@@ -32,7 +35,7 @@ function statesQuery(accountId: number, batchId: number): SQL {
         count(DISTINCT plate_hmac) > 1 AS disagrees,
         min(vin_hmac) AS vin_hmac, min(data_prestatie) AS data_prestatie, min(odometru_final) AS odometru_final,
         CASE WHEN count(*) = 1 THEN min(codes) ELSE string_agg(codes, ',') END AS codes
-      FROM import_rows WHERE batch_id = ${batchId} AND left_out IS NULL AND left_out_by IS NULL
+      FROM import_rows WHERE batch_id = ${batchId} AND ${inFile('')}
       GROUP BY 1
     ), visits AS (
       SELECT v.vk, v.head, v.lines, v.vverdict, v.disagrees, sr.id AS record_id, sr.status AS record_status
@@ -41,7 +44,7 @@ function statesQuery(accountId: number, batchId: number): SQL {
     ), repeats AS (
       SELECT row_index, first FROM (
         SELECT row_index, first_value(row_index) OVER (PARTITION BY idem_key COLLATE "C" ORDER BY row_index) AS first
-        FROM import_rows WHERE batch_id = ${batchId} AND left_out IS NULL AND left_out_by IS NULL
+        FROM import_rows WHERE batch_id = ${batchId} AND ${inFile('')}
       ) w WHERE first <> row_index
     ), base AS (
       SELECT r.row_index, r.verdict, r.idem_key, r.codes, r.include_review, r.submission_id, r.odometru_final, r.recorded_odometru, r.recorded_data,
@@ -51,7 +54,7 @@ function statesQuery(accountId: number, batchId: number): SQL {
         d.first AS duplicate_of,
         (v.vverdict = 'queued' AND r.odometru_final < r.recorded_odometru) AS lower
       FROM import_rows r
-      LEFT JOIN visits v ON v.vk = coalesce(r.visit_key, r.row_index::text) AND r.left_out IS NULL AND r.left_out_by IS NULL
+      LEFT JOIN visits v ON v.vk = coalesce(r.visit_key, r.row_index::text) AND ${inFile('r.')}
       LEFT JOIN repeats d ON d.row_index = r.row_index
       LEFT JOIN submissions k ON k.idempotency_key = r.idem_key AND k.scope_account_id = ${accountId}
       LEFT JOIN submissions l ON l.idempotency_key = r.legacy_key AND l.scope_account_id = ${accountId}
@@ -213,7 +216,7 @@ export async function operationsToMap(exec: Executor, accountId: number, batchId
   const rows = await exec.execute<{ code: string; denumire: string | null; rows: number }>(sql`
     SELECT e->>0 AS code, (array_agg(e->>1 ORDER BY r.row_index) FILTER (WHERE e->>1 <> ''))[1] AS denumire, count(*)::int AS rows
     FROM import_rows r, jsonb_array_elements(r.unmapped) AS e
-    WHERE r.batch_id = ${batchId} AND r.unmapped IS NOT NULL AND r.left_out IS NULL AND r.left_out_by IS NULL
+    WHERE r.batch_id = ${batchId} AND r.unmapped IS NOT NULL AND ${inFile('r.')}
     GROUP BY 1`);
   const examples = rows.length ? await accountExamples(exec, accountId) : [];
   return rows

@@ -10,6 +10,9 @@ export const sortedCodes = (list: SQL) => sql`(SELECT string_agg(DISTINCT c, ','
 /** A submission's resolved registry codes (its `prestatii` column), sorted and each once, as the records are compared. */
 export const submissionCodes = (prestatii: SQL) => sortedCodes(sql`jsonb_array_elements_text(jsonb_path_query_array(coalesce(${prestatii}, '[]'::jsonb), '$[*].cod_prestatie'))`);
 
+/** A submission's final odometer as a record compares it (null when the payload holds no number). */
+export const recordOdometer = (payload: SQL) => sql`CASE WHEN jsonb_typeof(${payload}->'odometruFinal') = 'number' THEN (${payload}->>'odometruFinal')::float8 END`;
+
 /** Statuses of a submission whose record the registry has or will have: an equal record is never sent again. */
 export const RECORD_STATUSES = sql`('queued', 'sending', 'sent')`;
 
@@ -23,7 +26,7 @@ export async function sameRecord(exec: Executor, accountId: number, record: { vi
   const [row] = await exec.execute<{ id: string }>(sql`
     SELECT id::text FROM submissions
     WHERE scope_account_id = ${accountId} AND vin = ${record.vin} AND data_prestatie = ${record.dataPrestatie} AND status IN ${RECORD_STATUSES}
-      AND jsonb_typeof(payload_json->'odometruFinal') = 'number' AND (payload_json->>'odometruFinal')::float8 = ${record.odometruFinal}
+      AND ${recordOdometer(sql`payload_json`)} = ${record.odometruFinal}
       AND ${submissionCodes(sql`prestatii`)} = ${sortedCodes(sql`jsonb_array_elements_text(${codes}::jsonb)`)}
     ORDER BY id LIMIT 1`);
   return row ? Number(row.id) : null;
