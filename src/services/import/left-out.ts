@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context';
 import { parseActorLabel } from '../../journal/actor';
-import { nameActors } from '../journal/actors';
+import { actorWords, nameActors } from '../journal/actors';
 import type { RowOutcome } from './states';
 
 /**
@@ -13,9 +13,6 @@ export async function nameLeftOut(ctx: AppContext, accountId: number, outcomes: 
   const name = await nameActors({ ctx, accountId, refs: byHand.map((o) => parseActorLabel(o.leftOut)) });
   return outcomes.map((o) => {
     if (!o.leftOutByHand) return o;
-    const by = name(parseActorLabel(o.leftOut));
-    const who =
-      by?.kind === 'user' ? `de ${by.email ?? `utilizatorul #${by.id}`}` : by?.kind === 'key' ? `prin API (cheia ${by.prefix ? `${by.prefix}…` : `#${by.id}`})` : 'prin API';
-    return { ...o, leftOut: `Lăsat deoparte ${who}.` };
+    return { ...o, leftOut: `Lăsat deoparte ${actorWords(name(parseActorLabel(o.leftOut))) || 'de cineva care nu mai există'}.` };
   });
 }

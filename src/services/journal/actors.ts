@@ -49,3 +49,11 @@ export async function nameActors({ ctx, accountId, refs }: { ctx: AppContext; ac
     return ref;
   };
 }
+
+/** Who acted, in words: "de maria@service.ro", "prin API (cheia gw_ab12…)"; '' for nobody named. */
+export function actorWords(by: JournalActorName | null): string {
+  if (by?.kind === 'user') return by.email ? `de ${by.email}` : `de utilizatorul #${by.id}`;
+  if (by?.kind === 'key') return by.prefix ? `prin API (cheia ${by.prefix}…)` : `prin API (cheia #${by.id})`;
+  if (by?.kind === 'account') return `prin API (contul ${by.id}, fără cheie)`;
+  return '';
+}
