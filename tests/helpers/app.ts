@@ -17,18 +17,8 @@ export const TEST_SECRET = randomBytes(32).toString('base64');
  */
 export const WITHOUT_COST_BUDGET = { GATEWAY_COSTLY_PER_ACCOUNT: '1000', GATEWAY_COSTLY_MAX: '1000', GATEWAY_COSTLY_SHARE_PCT: '100' } as const;
 
-/** A real app over a fresh database of its own; `env` overrides settings. */
-export async function startTestApp(env: Record<string, string> = {}, options: { clock?: () => Date; poolSize?: number } = {}) {
-  const database = await createTestDatabase();
-  const dataDir = mkdtempSync(join(tmpdir(), 'gateway-test-'));
-  const config = parseConfig({ GATEWAY_DATA_DIR: dataDir, GATEWAY_SECRET_KEY: TEST_SECRET, ...env });
-  const ctx = createContext({ config, databaseUrl: database.url, secretKey: TEST_SECRET, processName: 'test', clock: options.clock, poolSize: options.poolSize });
-  const app = createApp(ctx);
-
-  async function createAccount(name = 'Service test'): Promise<number> {
-    const [row] = await ctx.sql<{ id: number }[]>`INSERT INTO accounts (name) VALUES (${name}) RETURNING id`;
-    return row!.id;
-  }
+/** Keys and JSON requests to `app` over `ctx`'s database, for startTestApp and the worker harness's API. */
+export function apiClient(app: ReturnType<typeof createApp>, ctx: { sql: ReturnType<typeof createContext>['sql'] }) {
   async function createKey(accountId: number): Promise<string> {
     const key = generateApiKey();
     await ctx.sql`INSERT INTO api_keys (account_id, key_hash, prefix) VALUES (${accountId}, ${key.hash}, ${key.prefix})`;
@@ -44,6 +34,22 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
     }
     return app.request(path, { method, headers, body });
   }
+  return { createKey, call };
+}
+
+/** A real app over a fresh database of its own; `env` overrides settings. */
+export async function startTestApp(env: Record<string, string> = {}, options: { clock?: () => Date; poolSize?: number } = {}) {
+  const database = await createTestDatabase();
+  const dataDir = mkdtempSync(join(tmpdir(), 'gateway-test-'));
+  const config = parseConfig({ GATEWAY_DATA_DIR: dataDir, GATEWAY_SECRET_KEY: TEST_SECRET, ...env });
+  const ctx = createContext({ config, databaseUrl: database.url, secretKey: TEST_SECRET, processName: 'test', clock: options.clock, poolSize: options.poolSize });
+  const app = createApp(ctx);
+
+  async function createAccount(name = 'Service test'): Promise<number> {
+    const [row] = await ctx.sql<{ id: number }[]>`INSERT INTO accounts (name) VALUES (${name}) RETURNING id`;
+    return row!.id;
+  }
+  const { createKey, call } = apiClient(app, ctx);
 
   return {
     app,

@@ -1,6 +1,5 @@
 import { createApp } from '../../src/app';
-import { generateApiKey } from '../../src/crypto/hash';
-import type { TestApp } from './app';
+import { apiClient, type TestApp } from './app';
 import type { WorkerHarness } from './worker';
 
 /**
@@ -10,20 +9,7 @@ import type { WorkerHarness } from './worker';
  */
 export function apiOverHarness(h: WorkerHarness): TestApp {
   const app = createApp(h.app);
-  async function createKey(accountId: number): Promise<string> {
-    const key = generateApiKey();
-    await h.app.sql`INSERT INTO api_keys (account_id, key_hash, prefix) VALUES (${accountId}, ${key.hash}, ${key.prefix})`;
-    return key.plain;
-  }
-  async function call(method: string, path: string, options: { key?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<Response> {
-    const headers: Record<string, string> = { ...(options.key ? { 'X-API-Key': options.key } : {}), ...options.headers };
-    let body: string | undefined;
-    if (options.body !== undefined) {
-      headers['Content-Type'] ??= 'application/json';
-      body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
-    }
-    return app.request(path, { method, headers, body });
-  }
+  const { createKey, call } = apiClient(app, h.app);
   return {
     app,
     ctx: h.app,
