@@ -8,6 +8,7 @@ import { COMMITTED_STATES } from '../../domain/import-state';
 import { contentColumns, insertImported, verdictColumns } from '../submissions/store';
 import { assertStaged, loadBatch, type LoadedBatch } from './batch';
 import { refreshDerived, type Derivation } from './freshness';
+import { analyzeCommitted } from './readings';
 import { readRow, stagedRowsAt, type RowReading } from './rows';
 import { itemCode, type CanonicalContent, type CanonicalItem } from '../../domain/canonical';
 import { classifyContent } from '../../domain/classify';
@@ -137,6 +138,7 @@ export async function commitImportBatch({
         stored[row.status as keyof typeof stored] += 1;
       }
     }
+    await analyzeCommitted(tx, stored.queued + stored.needs_data);
     await tx.update(importBatches).set({ status: 'committed', committedAt: derivation.now }).where(eq(importBatches.id, batch.id));
     const [attestation] = await tx
       .insert(importAttestations)

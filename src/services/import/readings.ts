@@ -60,8 +60,18 @@ const ANALYZE_FROM_ROWS = 1000;
 export async function analyzeStaged(exec: Executor, rows: number): Promise<void> {
   if (rows < ANALYZE_FROM_ROWS) return;
   const [changed] = await exec.execute<{ n: string | null }>(sql`SELECT n_mod_since_analyze AS n FROM pg_stat_user_tables WHERE relid = 'submissions'::regclass`);
-  const submissions = Number(changed?.n ?? 0) >= ANALYZE_FROM_ROWS ? sql`, submissions (scope_account_id, status, vin)` : sql``;
+  const submissions = Number(changed?.n ?? 0) >= ANALYZE_FROM_ROWS ? sql`, ${SUBMISSION_COLUMNS}` : sql``;
   await exec.execute(sql`ANALYZE import_rows (batch_id)${submissions}`);
+}
+const SUBMISSION_COLUMNS = sql`submissions (scope_account_id, status, vin)`;
+
+/**
+ * A commit that stored at least ANALYZE_FROM_ROWS submissions analyses them in its transaction:
+ * the count analyzeStaged reads is flushed by the committing backend only a second or more
+ * later, so the same export uploaded right after its commit could still be planned without them.
+ */
+export async function analyzeCommitted(exec: Executor, inserted: number): Promise<void> {
+  if (inserted >= ANALYZE_FROM_ROWS) await exec.execute(sql`ANALYZE ${SUBMISSION_COLUMNS}`);
 }
 
 /** The id below which every submission of the account has been looked at for readings. */
