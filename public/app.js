@@ -26,10 +26,13 @@
   let panelHadFocus = false;
 
   // ---- Polling: paused while the reader works, backing off after a failure -----------------
-  /** Failed polls in a row, and when the next one may go (5 s → 10 → 20 → 40 → 60 s at most). */
+  /** Failed polls in a row, and how many of the list's 5 s ticks to let pass before the next
+   * one goes (10 s → 20 → 40 → 60 s at most). Counted in ticks, not read off the clock: a slow
+   * failed answer must not push the retry past the tick it promised. */
+  const POLL_S = 5;
   let failures = 0;
-  let retryAt = 0;
-  const backoffS = () => Math.min(5 * 2 ** failures, 60);
+  let ticksToSkip = 0;
+  const backoffS = () => Math.min(POLL_S * 2 ** failures, 60);
 
   function pollState(text) {
     const state = document.getElementById('stare-actualizare');
@@ -70,9 +73,7 @@
   function pollFailed() {
     failures += 1;
     const wait = backoffS();
-    // The poll ticks every 5 s from when it was sent: a second's slack lets the tick that
-    // falls on the promised time go, rather than the one after it.
-    retryAt = Date.now() + (wait - 1) * 1000;
+    ticksToSkip = wait / POLL_S - 1;
     listNotice({
       text: `Actualizarea a eșuat la ${hhmm.format(new Date())}; reîncerc în ${wait} s. Lista de mai jos este cea de la ${document.getElementById('actualizat')?.textContent ?? '—'}.`,
       poll: true,
@@ -82,7 +83,7 @@
   function pollSucceeded() {
     if (failures > 0) clearPollNotice();
     failures = 0;
-    retryAt = 0;
+    ticksToSkip = 0;
     const stamp = document.getElementById('actualizat');
     if (stamp) stamp.textContent = clock.format(new Date());
     showPollState();
@@ -124,7 +125,11 @@
       showPollState();
       // The list does not move under a reader (panel open, rows ticked, hidden tab), and after
       // a failure it waits out its back-off.
-      if (!wanted && (pauseReason() || Date.now() < retryAt)) return event.preventDefault();
+      if (!wanted && pauseReason()) return event.preventDefault();
+      if (!wanted && ticksToSkip > 0) {
+        ticksToSkip -= 1;
+        return event.preventDefault();
+      }
       ctx.request.headers['X-Poll'] = '1';
       const etag = etags.get(ctx.request.action);
       if (etag) ctx.request.headers['If-None-Match'] = etag;

@@ -93,7 +93,7 @@ describe('Trimiteri in Chromium', () => {
     expect(await rows.count()).toBe(4);
     await shot(page, '02-poll-esuat');
     await page.clock.runFor(11_000);
-    await expect.poll(() => page.locator('#coada-stare .notice').count()).toBe(0);
+    await expect.poll(() => page.locator('#coada-stare .notice').count(), { timeout: 5_000 }).toBe(0);
     expect(await rows.count()).toBe(4);
     expect(await page.locator('#stare-actualizare').textContent()).toBe('se reîmprospătează automat');
     await page.unrouteAll();
