@@ -25,8 +25,7 @@ const result = await build({
     accounts: 'src/cli/accounts.ts',
     keys: 'src/cli/keys.ts',
     users: 'src/cli/users.ts',
-    // The import's rest thread (src/services/import/rest-thread.ts), loaded from beside main.js.
-    'import-rest-thread': 'src/services/import/rest-thread-entry.ts',
+    stager: 'src/stager.ts',
   },
   outdir: out,
   bundle: true,

@@ -7,7 +7,7 @@ import { apiKeyAuth } from './http/auth';
 import { isAbortedBody, limitBody } from './http/body';
 import { createBodyRefusals } from './http/body-refusals';
 import { costly, hasLargeBody } from './http/cost-budget';
-import { admitUpload } from './http/upload-admission';
+import { admitApiUpload } from './http/upload-admission';
 import { databaseDown, isDatabaseUnavailable } from './http/database-down';
 import { errorResponse, notFound } from './http/envelope';
 import type { AppEnv } from './http/env';
@@ -35,9 +35,6 @@ export function createApp(ctx: AppContext) {
   app.use(async (c, next) => {
     const started = performance.now();
     await next();
-    // An upload's own request is not another account's traffic to give way to.
-    const actor = c.get('actor');
-    if (actor && !(c.req.header('content-type') ?? '').startsWith('multipart/')) ctx.activity.served(actor.accountId);
     const route = routePath(c);
     ctx.metrics.httpRequests.inc({ method: c.req.method, route, status: String(c.res.status) });
     ctx.metrics.httpDuration.observe({ method: c.req.method, route }, (performance.now() - started) / 1000);
@@ -51,7 +48,7 @@ export function createApp(ctx: AppContext) {
   app.use('/v1/*', noSniff);
   app.use('/v1/*', apiKeyAuth(ctx));
   // Before its body is read: an upload past the limits is refused holding nothing.
-  app.post('/v1/import', admitUpload(ctx));
+  app.post('/v1/import', admitApiUpload(ctx));
   // A large body is costly work of its account (http/cost-budget.ts): let in, or refused, before it is read.
   app.use('/v1/*', costly(ctx, { isCostly: hasLargeBody(ctx.config) }));
   // After authentication: nobody without a key makes the server read a body.

@@ -69,17 +69,21 @@ export const Config = z.object({
     .int()
     .positive()
     .default(200 * 1024 * 1024),
-  // An upload stages this many rows before it answers; a file with more answers `staging` and
-  // the rest is staged in the background, at most GATEWAY_IMPORT_BACKGROUND_MAX files at once
-  // (each holds its file and its reader in memory; past it, or with 0, the upload stages the
-  // whole file before it answers).
+  // A stager stages this many rows in a first transaction of their own, so that the screen and
+  // the preview show them while the rest of the file is staged.
   GATEWAY_IMPORT_FIRST_ROWS: z.coerce.number().int().positive().default(1000),
-  GATEWAY_IMPORT_BACKGROUND_MAX: z.coerce.number().int().min(0).default(2),
-  // Uploads read or staged at once (foreground and background), for the process and for one
-  // account: each holds its file, its reader and one database connection until its staging
-  // ends. Past them an upload is refused at once (503, 429), before its body is read.
-  GATEWAY_IMPORT_UPLOADS_MAX: z.coerce.number().int().positive().default(2),
-  GATEWAY_IMPORT_UPLOADS_PER_ACCOUNT: z.coerce.number().int().positive().default(1),
+  // Files waiting or being staged, in the whole deployment and of one account (also the bodies
+  // one server reads at once). Past them an upload is refused at once (503, 429), before its
+  // body is read. Each waits in PostgreSQL, encrypted, until a stager takes it.
+  GATEWAY_IMPORT_UPLOADS_MAX: z.coerce.number().int().positive().default(16),
+  GATEWAY_IMPORT_UPLOADS_PER_ACCOUNT: z.coerce.number().int().positive().default(2),
+  // Stagers (docs/import.md): how many processes `npm start` runs beside the server (0: none;
+  // `npm run stager` starts one alone, on any machine); how often a staging renews its claim;
+  // a claim not renewed for GATEWAY_IMPORT_STALE_S (its stager died or lost the database) is
+  // taken up again by another stager.
+  GATEWAY_STAGERS: z.coerce.number().int().min(0).default(1),
+  GATEWAY_IMPORT_HEARTBEAT_S: z.coerce.number().int().positive().default(5),
+  GATEWAY_IMPORT_STALE_S: z.coerce.number().int().positive().default(30),
   // Connections of the server's database pool.
   GATEWAY_DB_POOL: z.coerce.number().int().min(2).default(20),
   // The worker's pool; unset, GATEWAY_WORKER_MAX_INFLIGHT + 4, at most 20. Three at least: a
@@ -93,15 +97,8 @@ export const Config = z.object({
   // statement running longer is cancelled; a transaction idle longer ends its session.
   GATEWAY_DB_STATEMENT_TIMEOUT_S: z.coerce.number().int().min(0).default(0),
   GATEWAY_DB_IDLE_TX_TIMEOUT_S: z.coerce.number().int().min(0).default(0),
-  // SIGTERM or Ctrl-C: the whole stop (requests, stagings, worker, database) takes at most this.
+  // SIGTERM or Ctrl-C: the whole stop (requests, stagers, worker, database) takes at most this.
   GATEWAY_SHUTDOWN_S: z.coerce.number().positive().default(30),
-  // A background staging shares the rest of its file with a worker thread once it has staged
-  // this many rows itself (0: never): on two cores, the rest of a large file stages about 1.5
-  // times as fast; on one, set 0.
-  GATEWAY_IMPORT_THREAD_AFTER: z.coerce.number().int().min(0).default(4096),
-  // How often each server fails the batches left `staging` by a staging that lost its
-  // database connection (a failover) or its process: failInterruptedStagings, beside the start.
-  GATEWAY_IMPORT_SWEEP_S: z.coerce.number().int().positive().default(30),
   GATEWAY_RUN_WORKER: bool(true),
   // Abuse limits (README, Security): failed authentications per client address and minute,
   // requests per API key and minute (0: no limit), and whether X-Forwarded-For is believed.
@@ -165,6 +162,9 @@ function contradictions(config: Config): string[] {
   }
   if (config.GATEWAY_SHUTDOWN_S < config.GATEWAY_WORKER_SHUTDOWN_S + 10) {
     found.push('  GATEWAY_SHUTDOWN_S: trebuie să fie cel puțin GATEWAY_WORKER_SHUTDOWN_S + 10 (oprirea așteaptă workerul, apoi baza de date)');
+  }
+  if (config.GATEWAY_IMPORT_STALE_S < 2 * config.GATEWAY_IMPORT_HEARTBEAT_S) {
+    found.push('  GATEWAY_IMPORT_STALE_S: trebuie să fie cel puțin de două ori GATEWAY_IMPORT_HEARTBEAT_S (altfel un import în lucru ar fi preluat de alt proces)');
   }
   return found;
 }

@@ -5,7 +5,7 @@ import { sqlState } from './journal/describe-error';
 import type { Journal } from './journal/journal';
 import type { WindowSync } from './http/window-sync';
 import type { Metrics } from './metrics';
-import type { AccountActivity, ImportStagings } from './services/import';
+import type { UploadGate } from './services/import';
 import type { NomenclatorCache } from './services/operations/nomenclator-cache';
 import type { OperationsLoader } from './services/operations/context';
 import type { InsertBatcher } from './services/submissions/insert-batcher';
@@ -14,13 +14,6 @@ import type { InsertBatcher } from './services/submissions/insert-batcher';
 export interface AppContext {
   db: Db;
   sql: Sql;
-  /**
-   * The uploads' own connections (GATEWAY_IMPORT_UPLOADS_MAX of them, apart from the pool): an
-   * upload is admitted before it takes one, so it never waits for it, and the pool stays whole
-   * for every other request. Their backends run at low CPU priority when the database is on
-   * this machine (db/backend-priority.ts).
-   */
-  uploadSql: Sql;
   config: Config;
   journal: Journal;
   keyring: Keyring;
@@ -31,10 +24,8 @@ export interface AppContext {
   inserts: InsertBatcher;
   /** Loads mappings and text rules, sharing one query among concurrent requests. */
   lookups: OperationsLoader;
-  /** Uploads staged past their first rows, in the background (services/import/stagings.ts). */
-  importStagings: ImportStagings;
-  /** Which accounts were served lately: a background staging gives way to the others' requests. */
-  activity: AccountActivity;
+  /** The upload bodies this server is reading, bounded (services/import/queue.ts). */
+  uploads: UploadGate;
   /** The rate-limit windows every server of the deployment shares (http/window-sync.ts). */
   windows: WindowSync;
 }

@@ -12,8 +12,6 @@ import { limitServer, serverOptions } from './http/server-limits';
 import { resolveSecretKey } from './crypto/secret-key';
 import { openDatabase } from './database';
 import { createContext } from './runtime';
-import { failInterruptedStagings, sweepInterruptedStagings } from './services/import';
-import { prepareIdleScheduling } from '../db/run-only-when-idle';
 import { runUntilSignalled } from './lifecycle';
 
 /**
@@ -75,15 +73,9 @@ async function start() {
 
 async function startBehind(config: Config, http: Awaited<ReturnType<typeof bindPort>>) {
   const { server } = http;
-  // While this process is small: the helper is forked once, now.
-  prepareIdleScheduling();
   const secretKey = resolveSecretKey(config, (m) => consola.warn(m));
   const database = await openDatabase(config, (m) => consola.info(m));
   const ctx = createContext({ config, databaseUrl: database.url, secretKey, processName: 'server', poolSize: config.GATEWAY_DB_POOL });
-  const interrupted = (ids: number[]) => consola.warn(`Imports left staging by a lost connection or a stopped process, now failed: ${ids.join(', ')}`);
-  const atStart = await failInterruptedStagings(ctx);
-  if (atStart.length > 0) interrupted(atStart);
-  const sweep = sweepInterruptedStagings(ctx, config.GATEWAY_IMPORT_SWEEP_S * 1000, interrupted);
   const registry = await startRegistry(config);
   let worker: SupervisedWorker | undefined;
   if (config.GATEWAY_RUN_WORKER) {
@@ -91,26 +83,27 @@ async function startBehind(config: Config, http: Awaited<ReturnType<typeof bindP
     const env = { ...process.env, DATABASE_URL: database.url, GATEWAY_SECRET_KEY: secretKey, GATEWAY_REGISTRY_URL: registry.url };
     worker = superviseWorker({ env, log: consola });
   }
+  // The stagers stage the uploaded files; the server only queues them (docs/import.md).
+  const stagerEnv = { ...process.env, DATABASE_URL: database.url, GATEWAY_SECRET_KEY: secretKey };
+  const stagers = Array.from({ length: config.GATEWAY_STAGERS }, () => superviseWorker({ env: stagerEnv, log: consola, role: 'stager' }));
   const app = createApp(ctx);
   http.serve(app.fetch);
   const bound = server.address() as AddressInfo;
   const host = bound.family === 'IPv6' ? `[${bound.address}]` : bound.address;
   consola.success(`Gateway listening on http://${host}:${bound.port} (mediu: ${environmentName(config)})`);
 
-  // Stop order: stop taking requests, interrupt the uploads (their batches fail; an upload
-  // waiting for its own staging then answers), let the worker finish or release its sends, then
-  // the simulator it may still be talking to, then our pool; the database goes last. All of it
-  // within GATEWAY_SHUTDOWN_S: what has not ended by then (a request still arriving, a staging
-  // that cannot fail its batch) is cut, and the database stopped all the same.
+  // Stop order: stop taking requests, stop the stagers (a file being staged goes back to the
+  // queue) and let the worker finish or release its sends, then the simulator it may still be
+  // talking to, then our pool; the database goes last. All of it within GATEWAY_SHUTDOWN_S:
+  // what has not ended by then (a request still arriving) is cut, and the database stopped all
+  // the same.
   return async () => {
     const graceful = async () => {
       const closed = new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();
       });
-      await ctx.importStagings.stop();
-      await sweep.stop();
-      await closed;
+      await Promise.all([closed, ...stagers.map((stager) => stager.stop(STAGER_STOP_MS))]);
       await worker?.stop((config.GATEWAY_WORKER_SHUTDOWN_S + 5) * 1000);
       await registry.sim?.close();
       await ctx.close();
@@ -118,12 +111,15 @@ async function startBehind(config: Config, http: Awaited<ReturnType<typeof bindP
     if (!(await endsWithin(graceful(), config.GATEWAY_SHUTDOWN_S * 1000 - DATABASE_STOP_MS))) {
       consola.warn(`Not stopped within GATEWAY_SHUTDOWN_S (${config.GATEWAY_SHUTDOWN_S} s): open requests and connections are cut`);
       server.closeAllConnections();
-      await worker?.stop(1_000);
+      await Promise.all([worker, ...stagers].map((child) => child?.stop(1_000)));
       await ctx.sql.end({ timeout: 0 });
     }
     await database.stop();
   };
 }
+
+/** A stager ends its staging between two rows and hands its file back: past this it is killed (its claim then goes stale). */
+const STAGER_STOP_MS = 5_000;
 
 /** What the database's own stop is left of GATEWAY_SHUTDOWN_S (a fast shutdown: it ends its connections). */
 const DATABASE_STOP_MS = 5_000;

@@ -98,6 +98,33 @@ export const importRowBlocks = pgTable(
   (t) => [primaryKey({ name: 'import_row_blocks_pkey', columns: [t.batchId, t.blockNo] }), index('import_row_blocks_purge_idx').on(t.purgeAfter)],
 );
 
+/**
+ * An uploaded file waiting for a stager, or being staged (services/import/stager.ts): the
+ * file's bytes, envelope-encrypted like every staged row, so that any stager of the deployment
+ * can stage it. Deleted with its batch (the worker's purge, at the rows' purge_after).
+ */
+export const importUploads = pgTable(
+  'import_uploads',
+  {
+    batchId: integer('batch_id')
+      .primaryKey()
+      .references(() => importBatches.id, { onDelete: 'cascade' }),
+    accountId: integer('account_id').notNull(),
+    fileEnc: text('file_enc').notNull(),
+    // The sheets the upload chose by name (none: the default choice).
+    sheets: jsonb('sheets').notNull(),
+    requestId: text('request_id'),
+    queuedAt: timestamp('queued_at', { withTimezone: true }).notNull().defaultNow(),
+    // The stager staging it and its last sign of life; a claim whose heartbeat is older than
+    // GATEWAY_IMPORT_STALE_S is taken again (or failed once it was taken too often).
+    claimedBy: text('claimed_by'),
+    claimedAt: timestamp('claimed_at', { withTimezone: true }),
+    heartbeatAt: timestamp('heartbeat_at', { withTimezone: true }),
+    claims: integer('claims').notNull().default(0),
+  },
+  (t) => [index('import_uploads_account_claimed_idx').on(t.accountId, t.claimedAt)],
+);
+
 export const columnMappings = pgTable(
   'column_mappings',
   {

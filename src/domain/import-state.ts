@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { formatDate } from './dates';
 import { isSubmissionStatus, STATUS_LABEL } from './statuses';
 
-/** An import batch: `staging` while the rest of a large file is staged in the background. */
-export type ImportBatchStatus = 'staging' | 'staged' | 'committed' | 'failed';
+/** An import batch: `queued` until a stager takes its file, `staging` while it stages it (the first rows already show). */
+export type ImportBatchStatus = 'queued' | 'staging' | 'staged' | 'committed' | 'failed';
 
 /** Import preview row states, computed at every preview from content, mappings and history. */
 export const ROW_STATES = ['ok', 'needs_mapping', 'needs_data', 'needs_review', 'already_sent', 'duplicate_in_file', 'left_out'] as const;

@@ -28,35 +28,12 @@ export function isAbortedBody(c: Context, error: unknown): boolean {
 }
 
 /**
- * The chunks of Node's request, at most one per turn of the event loop. Read as fast as they
- * come, twenty uploads arriving at once gave the event loop 10–20 MB per turn (libuv reads a
- * socket until it is empty, backpressure or not), 15–40 ms during which no other account's
- * request moved; one chunk per socket per turn is about 1 MB, and the bodies arrive as fast.
- * The body's last chunk (its declared length reached) is not followed by a wait.
+ * The request body, refused past `maxBytes` (a declared length past it before a byte is read).
+ * Under @hono/node-server it is read straight from Node's request (building a web Request
+ * with a body stream costs more than the rest of a small request, and reading a 10 MB upload
+ * through it took a quarter of a second); elsewhere (tests' app.request) from c.req.
  */
-async function* chunksInTurn(incoming: IncomingMessage): AsyncGenerator<Buffer> {
-  const declared = Number(incoming.headers['content-length'] ?? Number.NaN);
-  let size = 0;
-  for await (const chunk of incoming as AsyncIterable<Buffer>) {
-    yield chunk;
-    size += chunk.length;
-    if (size !== declared) await new Promise(setImmediate);
-  }
-}
-
-/**
- * The request body, refused past `maxBytes`. Under @hono/node-server it is read straight
- * from Node's request (building a web Request with a body stream costs more than the rest of
- * a small request, and reading a 10 MB upload through it took a quarter of a second);
- * elsewhere (tests' app.request) from c.req.
- *
- * An admitted upload (`upload`) of a declared length is written as it arrives into memory
- * shared with threads: its staging thread then reads the very bytes (handing it a copy took
- * 6–7 ms of the event loop for a 15 MB file), and no concatenation at the end holds the event
- * loop either. Only an admitted upload: its count is bounded, and any other body is allocated
- * only as it arrives, so a client cannot make the server reserve what it never sends.
- */
-export async function readBody(c: Context, maxBytes: number, { upload = false } = {}): Promise<Buffer> {
+export async function readBody(c: Context, maxBytes: number): Promise<Buffer> {
   const declared = Number(c.req.header('content-length') ?? 0);
   if (declared > maxBytes) throw new BodyTooLargeError();
   const incoming = nodeRequest(c);
@@ -65,10 +42,9 @@ export async function readBody(c: Context, maxBytes: number, { upload = false } 
     if (bytes.length > maxBytes) throw new BodyTooLargeError();
     return bytes;
   }
-  if (upload && declared > 0) return readIntoShared(incoming, declared);
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of chunksInTurn(incoming)) {
+  for await (const chunk of incoming as AsyncIterable<Buffer>) {
     size += chunk.length;
     if (size > maxBytes) {
       incoming.resume();
@@ -77,14 +53,6 @@ export async function readBody(c: Context, maxBytes: number, { upload = false } 
     chunks.push(chunk);
   }
   return Buffer.concat(chunks, size);
-}
-
-/** A body of `length` declared bytes (Node's parser delivers no more, and fails a shorter one), in a SharedArrayBuffer. */
-async function readIntoShared(incoming: IncomingMessage, length: number): Promise<Buffer> {
-  const body = Buffer.from(new SharedArrayBuffer(length));
-  let size = 0;
-  for await (const chunk of chunksInTurn(incoming)) size += chunk.copy(body, size);
-  return body.subarray(0, size);
 }
 
 /** Chunks of refused bodies read per turn of the event loop, all of them together. */
@@ -158,7 +126,7 @@ export function limitBody(limits: BodyLimits, tooLarge: (c: Context, maxBytes: n
     if (!type.startsWith('application/json') && !multipart) return others(c, next);
     const maxBytes = multipart ? limits.upload : limits.json;
     try {
-      c.set('rawBody', await readBody(c, maxBytes, { upload }));
+      c.set('rawBody', await readBody(c, maxBytes));
     } catch (error) {
       if (error instanceof BodyTooLargeError) return tooLarge(c, maxBytes);
       throw error;

@@ -1,5 +1,5 @@
 import type { Actor } from '../context';
-import type { AdmittedUpload } from '../services/import';
+import type { UploadAdmission } from '../services/import';
 
 export type AppEnv = {
   Variables: {
@@ -8,6 +8,6 @@ export type AppEnv = {
     /** The request body (JSON or a multipart upload), read within the size limit by limitBody. */
     rawBody?: Buffer;
     /** The place of an upload let in by admitUpload. */
-    upload?: AdmittedUpload;
+    upload?: UploadAdmission;
   };
 };

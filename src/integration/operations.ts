@@ -70,12 +70,12 @@ export const UPLOAD: Operation = {
   reads: ['batch_id', 'status'],
 };
 
-/** A file past GATEWAY_IMPORT_FIRST_ROWS rows answers `staging`: the client asks again until it is not. */
+/** An upload answers `queued`: the client asks again while it is `queued` or `staging`. */
 export const BATCH: Operation = {
   id: 'batch',
   method: 'GET',
   path: '/v1/import/{batch_id}',
-  title: 'Starea importului (cât timp este „staging”, se încarcă în fundal)',
+  title: 'Starea importului (cât timp este „queued” sau „staging”, se încarcă în fundal)',
   reads: ['status'],
 };
 

@@ -26,9 +26,6 @@ const parsed = new WeakMap<object, Promise<FormFields>>();
 // The few requests allowed a larger body than a form's: the browser's upload.
 const limits = new WeakMap<object, number>();
 
-// The large forms let in as uploads (upload-admission), read as readBody reads an admitted upload.
-const admitted = new WeakSet<object>();
-
 /**
  * Lets this request's form be up to `maxBytes` (the browser's upload, up to the API's upload
  * limit). Set before anything reads the form: the session's CSRF check may read it.
@@ -40,11 +37,6 @@ export function allowLargeForm(c: Context, maxBytes: number): void {
 /** Whether this request may send a form past MAX_FORM_BYTES (the browser's upload). */
 export function allowsLargeForm(c: Context): boolean {
   return limits.has(c.req);
-}
-
-/** This request's large form is an upload that took its place: if it is still to be read, it is read as an admitted upload. */
-export function admitLargeForm(c: Context): void {
-  admitted.add(c.req);
 }
 
 /**
@@ -68,7 +60,7 @@ async function parseForm(c: Context): Promise<FormFields> {
   if (!URLENCODED.test(type) && !MULTIPART.test(type)) return fields;
   let bytes: Buffer;
   try {
-    bytes = await readBody(c, limits.get(c.req) ?? MAX_FORM_BYTES, { upload: admitted.has(c.req) });
+    bytes = await readBody(c, limits.get(c.req) ?? MAX_FORM_BYTES);
   } catch (error) {
     if (error instanceof BodyTooLargeError) throw error;
     // The bytes did not arrive: the connection failed under the request.

@@ -6,6 +6,7 @@ import { createApp } from '../../src/app';
 import { parseConfig } from '../../src/config';
 import { createContext } from '../../src/runtime';
 import { generateApiKey } from '../../src/crypto/hash';
+import { startStager, type Stager } from '../../src/services/import';
 import { createTestDatabase } from './db';
 
 export const TEST_SECRET = randomBytes(32).toString('base64');
@@ -37,13 +38,22 @@ export function apiClient(app: ReturnType<typeof createApp>, ctx: { sql: ReturnT
   return { createKey, call };
 }
 
-/** A real app over a fresh database of its own; `env` overrides settings. */
-export async function startTestApp(env: Record<string, string> = {}, options: { clock?: () => Date; poolSize?: number } = {}) {
+/** Stagers in tests: renewing their claims often, so that a dead one's file is taken up again within seconds. */
+export const TEST_STAGER = { heartbeatS: 1, staleS: 3 } as const;
+
+/**
+ * A real app over a fresh database of its own; `env` overrides settings. A stager runs in the
+ * same process, on the app's context (as `npm start` runs one beside the server, in a process
+ * of its own), so an upload is staged as in production; `stager: false` leaves the queue to
+ * the test.
+ */
+export async function startTestApp(env: Record<string, string> = {}, options: { clock?: () => Date; poolSize?: number; stager?: boolean } = {}) {
   const database = await createTestDatabase();
   const dataDir = mkdtempSync(join(tmpdir(), 'gateway-test-'));
   const config = parseConfig({ GATEWAY_DATA_DIR: dataDir, GATEWAY_SECRET_KEY: TEST_SECRET, ...env });
   const ctx = createContext({ config, databaseUrl: database.url, secretKey: TEST_SECRET, processName: 'test', clock: options.clock, poolSize: options.poolSize });
   const app = createApp(ctx);
+  const stager: Stager | null = options.stager === false ? null : await startStager(ctx, { id: 'test-stager', ...TEST_STAGER });
 
   async function createAccount(name = 'Service test'): Promise<number> {
     const [row] = await ctx.sql<{ id: number }[]>`INSERT INTO accounts (name) VALUES (${name}) RETURNING id`;
@@ -59,7 +69,9 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
     createAccount,
     createKey,
     call,
+    stager,
     close: async () => {
+      await stager?.stop();
       await ctx.close();
       await database.drop();
     },
@@ -80,4 +92,19 @@ export function secondServer(first: TestApp, env: Record<string, string> = {}) {
   const config = parseConfig({ GATEWAY_DATA_DIR: first.dataDir, GATEWAY_SECRET_KEY: TEST_SECRET, ...env });
   const ctx = createContext({ config, databaseUrl: first.databaseUrl, secretKey: TEST_SECRET, processName: 'test-b' });
   return { ...first, app: createApp(ctx), ctx, close: () => ctx.close() };
+}
+
+/** One more stager on `first`'s database, with a context of its own, as another stager process would be. */
+export async function extraStager(first: TestApp, id: string, env: Record<string, string> = {}) {
+  const config = parseConfig({ GATEWAY_DATA_DIR: first.dataDir, GATEWAY_SECRET_KEY: TEST_SECRET, ...env });
+  const ctx = createContext({ config, databaseUrl: first.databaseUrl, secretKey: TEST_SECRET, processName: id, poolSize: 4 });
+  const stager = await startStager(ctx, { id, ...TEST_STAGER });
+  return {
+    ctx,
+    stager,
+    close: async () => {
+      await stager.stop();
+      await ctx.close();
+    },
+  };
 }

@@ -102,9 +102,27 @@ function uploadForm(bytes: Buffer, filename: string, sheets: string[] = []): For
   return form;
 }
 
-/** POST /v1/import with a multipart body, as curl -F would send it. */
-export function upload(t: TestApp, key: string, bytes: Buffer, filename = 'prestatii.xlsx', options: { sheets?: string[] } = {}) {
+/** POST /v1/import with a multipart body, as curl -F would send it: its answer (201 `queued`, or a refusal at once). */
+export function uploadNow(t: TestApp, key: string, bytes: Buffer, filename = 'prestatii.xlsx', options: { sheets?: string[] } = {}) {
   return t.app.request('/v1/import', { method: 'POST', body: uploadForm(bytes, filename, options.sheets), headers: { 'X-API-Key': key } });
+}
+
+/**
+ * An upload and its outcome once a stager has staged it, as one answer: the batch (201) once
+ * it is `staged`, or the error its staging failed with (its status and six keys) — what the
+ * upload itself answered before files were staged by stagers. A refusal at once is returned as
+ * it came. Tests whose subject is the file's reading use this; the queue's own tests use uploadNow.
+ */
+export async function upload(t: TestApp, key: string, bytes: Buffer, filename = 'prestatii.xlsx', options: { sheets?: string[] } = {}): Promise<Response> {
+  const res = await uploadNow(t, key, bytes, filename, options);
+  if (res.status !== 201) return res;
+  const { batch_id: batchId } = (await res.json()) as { batch_id: number };
+  for (const started = Date.now(); ; await new Promise((r) => setTimeout(r, 10))) {
+    const batch = (await (await t.call('GET', `/v1/import/${batchId}`, { key })).json()) as { status: string; error?: { status: number } };
+    if (batch.status === 'failed' && batch.error) return Response.json(batch.error, { status: batch.error.status });
+    if (batch.status !== 'queued' && batch.status !== 'staging') return Response.json(batch, { status: 201 });
+    if (Date.now() - started > 30_000) throw new Error(`batch ${batchId} still ${batch.status}`);
+  }
 }
 
 /** The same, over HTTP to a server running as a process at `base` (without a key where it needs none). */

@@ -11,13 +11,13 @@ export async function stage(t: TestApp, key: string, bytes: Buffer, filename = '
   return batchId;
 }
 
-/** The batch once its staging ended (a large file's goes on after the upload answered): as GET /v1/import/{id} shows it. */
+/** The batch once its staging ended (the upload answers `queued`; a stager stages it): as GET /v1/import/{id} shows it. */
 export async function settled(t: TestApp, key: string, batchId: number): Promise<Record<string, unknown>> {
   for (const started = Date.now(); ; await new Promise((r) => setTimeout(r, 20))) {
     const res = await t.call('GET', `/v1/import/${batchId}`, { key });
     expect(res.status).toBe(200);
     const batch = await json(res);
-    if (batch.status !== 'staging') return batch;
+    if (batch.status !== 'staging' && batch.status !== 'queued') return batch;
     if (Date.now() - started > 20_000) throw new Error(`batch ${batchId} still staging`);
   }
 }

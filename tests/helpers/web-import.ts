@@ -29,3 +29,19 @@ export function batchOf(res: Response): number {
   if (!id) throw new Error(`no batch in HX-Redirect "${to}" (status ${res.status})`);
   return Number(id);
 }
+
+/** Waits until a stager has staged (or failed) a batch the dashboard queued; its status then. */
+export async function stagedBatch(t: TestApp, batchId: number): Promise<string> {
+  for (const started = Date.now(); ; await new Promise((r) => setTimeout(r, 10))) {
+    const [row] = await t.ctx.sql<{ status: string }[]>`SELECT status FROM import_batches WHERE id = ${batchId}`;
+    if (row && row.status !== 'queued' && row.status !== 'staging') return row.status;
+    if (Date.now() - started > 30_000) throw new Error(`batch ${batchId} still ${row?.status}`);
+  }
+}
+
+/** A dashboard upload once staged: its batch id (the upload must be accepted). */
+export async function webStaged(t: TestApp, b: Browser, bytes: Buffer, filename: string): Promise<number> {
+  const id = batchOf(await webUpload(t, b, bytes, filename));
+  await stagedBatch(t, id);
+  return id;
+}

@@ -1,86 +1,86 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createImportStagings, type ImportStagings } from '../../src/services/import/stagings';
-import { json, startTestApp, type TestApp, WITHOUT_COST_BUDGET } from '../helpers/app';
-import { csvFile, HEADER, upload } from '../helpers/import-files';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startStager } from '../../src/services/import';
+import { json, startTestApp, TEST_STAGER, type TestApp, WITHOUT_COST_BUDGET } from '../helpers/app';
+import { csvFile, HEADER, upload, uploadNow } from '../helpers/import-files';
 import { settled } from '../helpers/import-flow';
 
-// Uploads are let in against a limit for the process and one per account, before their body
-// is read; each then stages on one connection of its own (ctx.uploadSql, apart from the pool),
-// so even a pool of two connections under many uploads and other calls never deadlocks.
+// Uploads are let in before their body is read, against the files waiting or staging in the
+// whole deployment, per account and in all; each is then queued for a stager, so even a pool of
+// two connections under many uploads, a stager and other calls never deadlocks.
 
 let t: TestApp;
 let keys: string[];
-let original: ImportStagings;
 let small: TestApp | undefined;
 
 const VIN = (n: number) => `WDB1234561A${String(100_000 + n)}`;
 const file = (rows: number) => csvFile([HEADER, ...Array.from({ length: rows }, (_, i) => [VIN(i), 'B1ABC', '14.03.2025', null, 1000 + i, 'REV', 'Revizie'])]);
 
 beforeAll(async () => {
-  // As many upload connections (ctx.uploadSql) as the widest limits the tests below admit.
-  t = await startTestApp({ GATEWAY_IMPORT_FIRST_ROWS: '50', GATEWAY_IMPORT_THREAD_AFTER: '0', GATEWAY_IMPORT_UPLOADS_MAX: '4' });
-  original = t.ctx.importStagings;
+  // No stager: the files stay queued until a test starts one.
+  t = await startTestApp({ GATEWAY_IMPORT_FIRST_ROWS: '50', GATEWAY_IMPORT_UPLOADS_MAX: '3', GATEWAY_IMPORT_UPLOADS_PER_ACCOUNT: '2' }, { stager: false });
   keys = [];
   for (let i = 0; i < 3; i++) keys.push(await t.createKey(await t.createAccount(`Service ${i}`)));
-});
-afterEach(async () => {
-  if (t.ctx.importStagings !== original) await t.ctx.importStagings.stop();
-  t.ctx.importStagings = original;
 });
 afterAll(async () => {
   await t.close();
   await small?.close();
 });
 
-/** Background stagings wait until `release`: their uploads keep their places meanwhile. */
-function holdStagings(limits: { uploads: number; perAccount: number; background: number }) {
-  const held: Array<() => void> = [];
-  t.ctx.importStagings = createImportStagings({ ...limits, schedule: (start) => held.push(start) });
-  return () => {
-    for (const start of held.splice(0)) start();
-  };
+/** Stages whatever waits, then stops. */
+async function drain(batches: Array<[key: string, id: number]>) {
+  const stager = await startStager(t.ctx, { id: 'drain', ...TEST_STAGER });
+  try {
+    for (const [key, id] of batches) expect((await settled(t, key, id)).status).not.toBe('queued');
+  } finally {
+    await stager.stop();
+  }
 }
 
 describe('upload admission', () => {
-  it('refuses an account past its uploads in progress with 429 and Retry-After; another account still gets in', async () => {
-    const release = holdStagings({ uploads: 4, perAccount: 2, background: 4 });
-    const first = await json(await upload(t, keys[0]!, file(300), 'a.csv'));
-    const second = await json(await upload(t, keys[0]!, file(300), 'b.csv'));
-    expect([first.status, second.status]).toEqual(['staging', 'staging']);
-    const refused = await upload(t, keys[0]!, file(300), 'c.csv');
+  it('refuses an account past its files waiting or staging with 429 and Retry-After; another account still gets in', async () => {
+    const first = await json(await uploadNow(t, keys[0]!, file(300), 'a.csv'));
+    const second = await json(await uploadNow(t, keys[0]!, file(300), 'b.csv'));
+    expect([first.status, second.status]).toEqual(['queued', 'queued']);
+    const refused = await uploadNow(t, keys[0]!, file(300), 'c.csv');
     expect(refused.status).toBe(429);
     expect(refused.headers.get('retry-after')).toBe('10');
-    expect(await json(refused)).toMatchObject({ status: 429, cod: 'IMPORT_PREA_MULTE_INCARCARI', cauza: 'Contul are deja 2 fișiere în curs de încărcare.' });
-    expect((await upload(t, keys[1]!, file(10), 'd.csv')).status).toBe(201);
+    expect(await json(refused)).toMatchObject({ status: 429, cod: 'IMPORT_PREA_MULTE_INCARCARI', cauza: 'Contul are deja 2 fișiere în așteptare sau în curs de încărcare.' });
+    const other = await json(await uploadNow(t, keys[1]!, file(10), 'd.csv'));
+    expect(other.status).toBe('queued');
     // Nothing of the refused upload was stored.
     const [batches] = await t.ctx.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM import_batches WHERE filename = 'c.csv'`;
     expect(batches!.n).toBe(0);
-    release();
-    for (const b of [first, second]) expect((await settled(t, keys[0]!, b.batch_id as number)).status).toBe('staged');
+    await drain([
+      [keys[0]!, first.batch_id as number],
+      [keys[0]!, second.batch_id as number],
+      [keys[1]!, other.batch_id as number],
+    ]);
     // Their places are free again.
-    expect((await upload(t, keys[0]!, file(10), 'e.csv')).status).toBe(201);
+    expect((await uploadNow(t, keys[0]!, file(10), 'e.csv')).status).toBe(201);
   });
 
-  it('refuses every account past the process limit with 503 and Retry-After', async () => {
-    const release = holdStagings({ uploads: 2, perAccount: 2, background: 2 });
-    for (const key of keys.slice(0, 2)) expect((await json(await upload(t, key, file(300)))).status).toBe('staging');
-    const refused = await upload(t, keys[2]!, file(10));
+  it('refuses every account past the deployment limit with 503 and Retry-After', async () => {
+    // e.csv of the test above still waits: two more fill the deployment's three.
+    const queued = [];
+    for (const key of keys.slice(1, 3)) queued.push([key, (await json(await uploadNow(t, key, file(300)))).batch_id as number] as [string, number]);
+    const refused = await uploadNow(t, keys[2]!, file(10));
     expect([refused.status, refused.headers.get('retry-after')]).toEqual([503, '10']);
-    expect(await json(refused)).toMatchObject({ status: 503, cod: 'SERVER_OCUPAT', cauza: 'Serverul încarcă deja 2 fișiere.' });
-    release();
+    expect(await json(refused)).toMatchObject({ status: 503, cod: 'SERVER_OCUPAT', cauza: 'Gateway-ul are deja 3 fișiere în curs de încărcare.' });
+    const [e] = await t.ctx.sql<{ id: number }[]>`SELECT id FROM import_batches WHERE filename = 'e.csv'`;
+    await drain([...queued, [keys[0]!, e!.id]]);
   });
 
-  it('frees the place of an upload that failed', async () => {
-    holdStagings({ uploads: 1, perAccount: 1, background: 1 });
-    expect((await upload(t, keys[0]!, Buffer.from(''), 'gol.csv')).status).toBe(422);
-    expect((await upload(t, keys[0]!, Buffer.from('%PDF-1.4'), 'x.pdf')).status).toBe(415);
-    expect(t.ctx.importStagings.admitted()).toBe(0);
-    expect((await upload(t, keys[0]!, file(10))).status).toBe(201);
+  it('refuses at once a file that is no spreadsheet, empty or password-protected, keeping no place', async () => {
+    expect((await uploadNow(t, keys[0]!, Buffer.from(''), 'gol.csv')).status).toBe(422);
+    expect((await uploadNow(t, keys[0]!, Buffer.from('%PDF-1.4'), 'x.pdf')).status).toBe(415);
+    expect(t.ctx.uploads.reading(0).total).toBe(0);
+    const [queued] = await t.ctx.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM import_batches WHERE status = 'queued'`;
+    expect(queued!.n).toBe(0);
   });
 });
 
 describe('a pool of two connections', () => {
-  it('takes six uploads at once (foreground and background) with list calls and mappings beside them, and nothing hangs', async () => {
+  it('takes six uploads at once, with a stager on the same pool and list calls and mappings beside them, and nothing hangs', async () => {
     // With any path holding one connection while it waits for another, six uploads and the
     // calls beside them would hang for good on two connections.
     small = await startTestApp(
@@ -89,8 +89,6 @@ describe('a pool of two connections', () => {
         GATEWAY_IMPORT_FIRST_ROWS: '50',
         GATEWAY_IMPORT_UPLOADS_MAX: '6',
         GATEWAY_IMPORT_UPLOADS_PER_ACCOUNT: '2',
-        GATEWAY_IMPORT_BACKGROUND_MAX: '2',
-        GATEWAY_IMPORT_THREAD_AFTER: '0',
       },
       { poolSize: 2 },
     );
@@ -111,9 +109,8 @@ describe('a pool of two connections', () => {
       const batch = await settled(s, ks[i % 3]!, (await json(res)).batch_id as number);
       expect(batch).toMatchObject({ status: 'staged', row_count: i % 2 === 0 ? 1500 : 30 });
     }
-    // A batch reads "staged" once its last transaction commits; its place is given back just after.
-    await vi.waitFor(() => expect(s.ctx.importStagings.admitted()).toBe(0), { timeout: 5_000 });
-    // No lease is left held on a connection back in the pool.
+    expect(s.ctx.uploads.reading(0).total).toBe(0);
+    // No lock is left held on a connection back in the pool.
     await vi.waitFor(
       async () => {
         const [left] = await s.ctx.sql<

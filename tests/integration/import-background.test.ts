@@ -1,30 +1,28 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app';
 import { parseConfig } from '../../src/config';
 import { createContext } from '../../src/runtime';
-import { failInterruptedStagings } from '../../src/services/import/staging-failure';
-import { createImportStagings, LEASE_SPACE, type ImportStagings } from '../../src/services/import/stagings';
-import { json, startTestApp, TEST_SECRET, type TestApp } from '../helpers/app';
-import { csvFile, HEADER, upload, workbookParts, xlsxFile, zipFile, type Grid } from '../helpers/import-files';
+import { startStager, type Stager } from '../../src/services/import';
+import { MAX_CLAIMS } from '../../src/services/import/stager';
+import { json, startTestApp, TEST_SECRET, TEST_STAGER, type TestApp } from '../helpers/app';
+import { csvFile, HEADER, uploadNow, workbookParts, xlsxFile, zipFile, type Grid } from '../helpers/import-files';
 import { preview, serial, settled, type Preview } from '../helpers/import-flow';
 
-// A file longer than its first part (GATEWAY_IMPORT_FIRST_ROWS, 50 here) answers `staging`
-// and is staged on in the background; what the user sees must still be a file staged whole
-// or not at all.
+// An upload answers `queued` at once; a stager stages its first part (GATEWAY_IMPORT_FIRST_ROWS,
+// 50 here) in a transaction of its own, then the rest: what the user sees must still be a file
+// staged whole or not at all. The app runs no stager of its own: each test starts one when it
+// wants the queue to move.
 
 const FIRST_ROWS = 50;
-const MAX_ROWS = 8_000;
+const MAX_ROWS = 25_000;
 let t: TestApp;
 let key: string;
-let accountId: number;
 let otherKey: string;
-let original: ImportStagings;
+let stager: Stager | null = null;
 
 beforeAll(async () => {
-  // Past 256 rows of a background staging, a chunk thread shares the rest (as it is free).
-  t = await startTestApp({ GATEWAY_IMPORT_FIRST_ROWS: String(FIRST_ROWS), GATEWAY_IMPORT_MAX_ROWS: String(MAX_ROWS), GATEWAY_IMPORT_THREAD_AFTER: '256' });
-  original = t.ctx.importStagings;
-  accountId = await t.createAccount();
+  t = await startTestApp({ GATEWAY_IMPORT_FIRST_ROWS: String(FIRST_ROWS), GATEWAY_IMPORT_MAX_ROWS: String(MAX_ROWS), GATEWAY_IMPORT_UPLOADS_PER_ACCOUNT: '8' }, { stager: false });
+  const accountId = await t.createAccount();
   key = await t.createKey(accountId);
   otherKey = await t.createKey(await t.createAccount('Altul'));
   expect((await t.call('POST', '/v1/mapari', { key, body: { cod_op_service: 'REV', cod_prestatie: 'OE-3' } })).status).toBe(200);
@@ -44,11 +42,20 @@ beforeAll(async () => {
     });
   }
 });
-afterEach(async () => {
-  if (t.ctx.importStagings !== original) await t.ctx.importStagings.stop();
-  t.ctx.importStagings = original;
+afterAll(async () => {
+  await stager?.stop();
+  await t.close();
 });
-afterAll(() => t.close());
+
+/** The queue moves: a stager on the app's context (one at a time). */
+async function startStaging(): Promise<Stager> {
+  stager ??= await startStager(t.ctx, { id: 'stager-a', ...TEST_STAGER });
+  return stager;
+}
+async function stopStaging(): Promise<void> {
+  await stager?.stop();
+  stager = null;
+}
 
 const VIN = (n: number) => `WDB1234561A${String(100_000 + n)}`;
 
@@ -62,34 +69,28 @@ function rows(n: number): Grid {
   });
 }
 
-/** A registry whose background stagings wait until `release` (a test's look at a batch mid-staging). */
-function holdStagings(max = 2) {
-  const held: Array<() => void> = [];
-  t.ctx.importStagings = createImportStagings({ uploads: 8, perAccount: 8, background: max, schedule: (start) => held.push(start) });
-  return () => {
-    for (const start of held.splice(0)) start();
-  };
-}
-
+/** An upload, answered at once: 201 with its batch `queued`. */
 async function uploaded(bytes: Buffer, filename = 'mare.xlsx', k = key) {
-  const res = await upload(t, k, bytes, filename);
+  const res = await uploadNow(t, k, bytes, filename);
   const body = await json(res);
   expect(res.status, JSON.stringify(body)).toBe(201);
   return body;
 }
 
-/** The same file staged whole before the upload answers, by a server whose first part holds it all: the reference. */
+/** The same file staged with a first part that holds it all, by a server and stager of their own: the reference. */
 async function stagedWhole(file: Buffer, filename: string): Promise<number> {
-  const config = parseConfig({ GATEWAY_DATA_DIR: t.dataDir, GATEWAY_SECRET_KEY: TEST_SECRET, GATEWAY_IMPORT_FIRST_ROWS: '100000' });
+  const config = parseConfig({ GATEWAY_DATA_DIR: t.dataDir, GATEWAY_SECRET_KEY: TEST_SECRET, GATEWAY_IMPORT_FIRST_ROWS: '100000', GATEWAY_IMPORT_UPLOADS_PER_ACCOUNT: '8' });
   const whole = createContext({ config, databaseUrl: t.databaseUrl, secretKey: TEST_SECRET, processName: 'test' });
+  const own = await startStager(whole, { id: 'whole', ...TEST_STAGER });
   try {
+    await stopStaging();
     const form = new FormData();
     form.append('file', new Blob([new Uint8Array(file)]), filename);
-    const res = await createApp(whole).request('/v1/import', { method: 'POST', body: form, headers: { 'X-API-Key': key } });
-    const batch = await json(res);
-    expect(batch).toMatchObject({ status: 'staged' });
-    return batch.batch_id as number;
+    const id = (await json(await createApp(whole).request('/v1/import', { method: 'POST', body: form, headers: { 'X-API-Key': key } }))).batch_id as number;
+    expect(await settled(t, key, id)).toMatchObject({ status: 'staged' });
+    return id;
   } finally {
+    await own.stop();
     await whole.close();
   }
 }
@@ -106,7 +107,22 @@ async function expectSamePreviews(batchId: number, reference: number, pages: str
 
 const stored = async (table: string, batchId: number) => (await t.ctx.sql.unsafe<{ n: number }[]>(`SELECT count(*)::int AS n FROM ${table} WHERE batch_id = $1`, [batchId]))[0]!.n;
 
-describe('a large file answers before it is staged', () => {
+/** Holds the staging's end: its rest rewrites block 0 (rows 1-256, of which the first part wrote 50). */
+async function holdBlockZero(batchId: number) {
+  const holder = await t.ctx.sql.reserve();
+  await holder`BEGIN`;
+  // Until the first part committed, there is no block to hold.
+  for (const waiting = Date.now(); (await holder`SELECT 1 FROM import_row_blocks WHERE batch_id = ${batchId} AND block_no = 0 FOR UPDATE`).length === 0; ) {
+    expect(Date.now() - waiting, 'first part staged').toBeLessThan(15_000);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  return async () => {
+    await holder`ROLLBACK`;
+    holder.release();
+  };
+}
+
+describe('a file is queued, then staged by a stager', () => {
   let file: Buffer;
   let batchId: number;
   let done: Preview;
@@ -115,24 +131,35 @@ describe('a large file answers before it is staged', () => {
     file = await xlsxFile({ Date: [HEADER, ...rows(2000)] });
   });
 
-  it('answers staging with its first rows; the first page is readable meanwhile', async () => {
-    const release = holdStagings();
+  it('answers `queued` at once, before any of it is read; the stager stages its first rows first, readable while the rest stages', async () => {
+    await stopStaging();
     const body = await uploaded(file);
     batchId = body.batch_id as number;
-    expect(body).toMatchObject({ status: 'staging', rows_staged: FIRST_ROWS, row_count: FIRST_ROWS, header: HEADER, column_mapping: { vin: 0 } });
-    expect(body).not.toHaveProperty('error');
-    expect(await json(await t.call('GET', `/v1/import/${batchId}`, { key }))).toMatchObject({ status: 'staging', rows_staged: FIRST_ROWS });
+    expect(body).toMatchObject({ status: 'queued', rows_staged: 0, row_count: 0, header: [], file: { kind: 'xlsx', size: file.length } });
+    expect(await preview(t, key, batchId)).toMatchObject({ status: 'queued', total_rows: 0, rows: [] });
+    expect(await t.ctx.sql`SELECT file_enc FROM import_uploads WHERE batch_id = ${batchId}`).toEqual([{ file_enc: expect.stringMatching(/^v1\./) }]);
 
-    const first = await preview(t, key, batchId, '?page=1&page_size=20');
-    expect(first).toMatchObject({ status: 'staging', rows_staged: FIRST_ROWS, total_rows: FIRST_ROWS, page: 1, pages: 3 });
-    expect(first.rows).toHaveLength(20);
-    expect(first.rows[0]).toMatchObject({ row_index: 1, line: 2, state: 'ok', values: { vin: VIN(1), odometruFinal: 100_001 } });
-    expect(first.counts).toMatchObject({ needs_review: 1, needs_mapping: 7 });
-    release();
+    await startStaging();
+    const release = await holdBlockZero(batchId);
+    try {
+      expect(await json(await t.call('GET', `/v1/import/${batchId}`, { key }))).toMatchObject({
+        status: 'staging',
+        rows_staged: FIRST_ROWS,
+        header: HEADER,
+        column_mapping: { vin: 0 },
+      });
+      const first = await preview(t, key, batchId, '?page=1&page_size=20');
+      expect(first).toMatchObject({ status: 'staging', rows_staged: FIRST_ROWS, total_rows: FIRST_ROWS, page: 1, pages: 3 });
+      expect(first.rows).toHaveLength(20);
+      expect(first.rows[0]).toMatchObject({ row_index: 1, line: 2, state: 'ok', values: { vin: VIN(1), odometruFinal: 100_001 } });
+      expect(first.counts).toMatchObject({ needs_review: 1, needs_mapping: 7 });
+    } finally {
+      await release();
+    }
     expect((await settled(t, key, batchId)).status).toBe('staged');
   });
 
-  it('completes in the background to the same batch as a staging in one transaction', async () => {
+  it('completes to the same batch as a staging in one transaction', async () => {
     const batch = await settled(t, key, batchId);
     expect(batch).toMatchObject({ status: 'staged', row_count: 2000, sheets: [{ name: 'Date', rows: 2000, header_line: 1, staged: true }] });
     expect(batch).not.toHaveProperty('rows_staged');
@@ -145,36 +172,6 @@ describe('a large file answers before it is staged', () => {
     expect((await preview(t, key, batchId, '?state=duplicate_in_file')).rows[0]).toMatchObject({ row_index: 1500, duplicate_of: 10 });
   });
 
-  it('shared with a chunk thread, stages the same batch as a staging in one transaction', async () => {
-    // 7,000 rows: past 256 of the rest, the chunks the thread is free for are staged there.
-    const large = await xlsxFile({ Date: [HEADER, ...rows(7_000)] });
-    const id = (await uploaded(large)).batch_id as number;
-    expect(await settled(t, key, id)).toMatchObject({ status: 'staged', row_count: 7_000 });
-    expect(await stored('import_row_blocks', id)).toBe(28);
-    await expectSamePreviews(id, await stagedWhole(large, 'mare.xlsx'), ['?page=7&page_size=1000', '?state=needs_mapping&page=3&page_size=100', '?state=duplicate_in_file']);
-  });
-
-  it("gives way to another account's requests after each chunk its thread stages; the upload itself and its own polls are not another's", async () => {
-    const large = await xlsxFile({ Date: [HEADER, ...rows(7_000)] });
-    const served = vi.spyOn(t.ctx.activity, 'served');
-    const giveWay = vi.spyOn(t.ctx.activity, 'giveWay');
-    try {
-      const id = (await uploaded(large)).batch_id as number;
-      // The upload's own request was not counted; another account's call is, as its account.
-      expect(served).not.toHaveBeenCalled();
-      expect((await t.call('GET', '/v1/prezentari', { key: otherKey })).status).toBe(200);
-      expect(served).toHaveBeenCalledWith(expect.any(Number));
-      expect(served.mock.calls.every(([account]) => account !== accountId)).toBe(true);
-      expect(await settled(t, key, id)).toMatchObject({ status: 'staged', row_count: 7_000 });
-      // 7,000 rows: 50 in the upload, 256 more on the event loop, the rest in chunks of 512 by the thread.
-      expect(giveWay.mock.calls).toEqual(Array.from({ length: Math.ceil((7_000 - 50 - 256) / 512) }, () => [accountId]));
-      expect(served).toHaveBeenCalledWith(accountId); // its polls, to which it never gives way
-    } finally {
-      served.mockRestore();
-      giveWay.mockRestore();
-    }
-  });
-
   it('is committed like any batch once staged', async () => {
     const res = await t.call('POST', `/v1/import/${batchId}/commit`, { key, body: { n_confirmed: done.n_to_commit, rows_hash: done.rows_hash } });
     expect(res.status).toBe(200);
@@ -182,11 +179,10 @@ describe('a large file answers before it is staged', () => {
   });
 });
 
-describe('while a file is staging', () => {
+describe('while a file waits or stages', () => {
   it('refuses commit, mapping, edits and export with 409 IMPORT_IN_CURS; the preview still answers', async () => {
-    const release = holdStagings();
-    const body = await uploaded(await xlsxFile({ Date: [HEADER, ...rows(300)] }));
-    const id = body.batch_id as number;
+    await stopStaging();
+    const id = (await uploaded(await xlsxFile({ Date: [HEADER, ...rows(300)] }))).batch_id as number;
     const p = await preview(t, key, id);
     const attempts: Array<[string, string, unknown?]> = [
       ['POST', `/v1/import/${id}/commit`, { n_confirmed: p.n_to_commit, rows_hash: p.rows_hash }],
@@ -200,43 +196,37 @@ describe('while a file is staging', () => {
       expect(res.status, path).toBe(409);
       const error = await json(res);
       expect(error).toMatchObject({ status: 409, cod: 'IMPORT_IN_CURS', problema: 'Fișierul este încă în curs de încărcare.' });
-      expect(error.cauza).toContain(`${FIRST_ROWS} rânduri încărcate până acum`);
+      expect(error.cauza).toContain('așteaptă să fie încărcat');
     }
-    release();
+    await startStaging();
     expect(await settled(t, key, id)).toMatchObject({ status: 'staged', row_count: 300 });
     expect((await t.call('POST', `/v1/import/${id}/rand/1/editeaza`, { key, body: { odometruFinal: 5 } })).status).toBe(200);
   });
 
   it('tells how far it got (rows_staged) while the preview shows the first part, without waiting for the staging', async () => {
-    const release = holdStagings();
+    await startStaging();
     const many = Array.from({ length: 6_000 }, (_, i) => [VIN(10_000 + i), 'B1ABC', '14.03.2025', null, 1000 + i, 'REV', 'Revizie']);
     const id = (await uploaded(csvFile([HEADER, ...many]), 'mare.csv')).batch_id as number;
-    // The staging's last step rewrites block 0 (rows 1-256, of which the first part wrote 50):
-    // held here, the staging cannot end, while every row before it is read and counted.
-    const holder = await t.ctx.sql.reserve();
+    const release = await holdBlockZero(id);
     try {
-      await holder`BEGIN`;
-      await holder`SELECT 1 FROM import_row_blocks WHERE batch_id = ${id} AND block_no = 0 FOR UPDATE`;
-      release();
       for (const waiting = Date.now(); ; await new Promise((r) => setTimeout(r, 20))) {
         const batch = await json(await t.call('GET', `/v1/import/${id}`, { key }));
         expect(batch.status).toBe('staging');
         if (batch.rows_staged === 5_000) break;
-        expect(Date.now() - waiting, 'rows_staged 5000').toBeLessThan(10_000);
+        expect(Date.now() - waiting, 'rows_staged 5000').toBeLessThan(15_000);
       }
       const started = performance.now();
       const p = await preview(t, key, id, '?page_size=10');
       expect(performance.now() - started).toBeLessThan(1_000);
       expect(p).toMatchObject({ status: 'staging', rows_staged: 5_000, total_rows: FIRST_ROWS, counts: { ok: FIRST_ROWS } });
     } finally {
-      await holder`ROLLBACK`;
-      holder.release();
+      await release();
     }
     expect(await settled(t, key, id)).toMatchObject({ status: 'staged', row_count: 6_000 });
   });
 
-  it("another account's staging batch answers the same 404 as a missing one, on every route", async () => {
-    const release = holdStagings();
+  it("another account's waiting batch answers the same 404 as a missing one, on every route", async () => {
+    await stopStaging();
     const id = (await uploaded(await xlsxFile({ Date: [HEADER, ...rows(300)] }))).batch_id as number;
     const paths: Array<[string, string, unknown?]> = [
       ['GET', ''],
@@ -253,33 +243,21 @@ describe('while a file is staging', () => {
       expect([theirs.status, missing.status], suffix).toEqual([404, 404]);
       expect(await theirs.text()).toBe(await missing.text());
     }
-    release();
+    await startStaging();
     expect((await settled(t, key, id)).status).toBe('staged');
-  });
-
-  it('stages in the upload itself when as many files stage in the background as allowed', async () => {
-    const release = holdStagings(1);
-    const background = await uploaded(await xlsxFile({ Date: [HEADER, ...rows(300)] }));
-    expect(background.status).toBe('staging');
-    const waited = await uploaded(await xlsxFile({ Date: [HEADER, ...rows(400)] }));
-    expect(waited).toMatchObject({ status: 'staged', row_count: 400 });
-    expect(t.ctx.importStagings.active()).toBe(1);
-    release();
-    expect((await settled(t, key, background.batch_id as number)).status).toBe('staged');
-    // The batch reads "staged" once its last transaction commits; the place is given back just after.
-    await vi.waitFor(() => expect(t.ctx.importStagings.active()).toBe(0), { timeout: 5_000 });
   });
 });
 
-describe('a staging that fails', () => {
-  const expectNoRows = async (batchId: number) => {
-    for (const table of ['import_rows', 'import_row_blocks', 'import_batch_vin_submissions']) expect(await stored(table, batchId), table).toBe(0);
-  };
+const expectNoRows = async (batchId: number) => {
+  for (const table of ['import_rows', 'import_row_blocks', 'import_batch_vin_submissions']) expect(await stored(table, batchId), table).toBe(0);
+};
 
+describe('a staging that fails', () => {
   it('past the row limit after the first part: failed with 413 IMPORT_PREA_MULTE_RANDURI, every row removed', async () => {
+    await startStaging();
     const many = Array.from({ length: MAX_ROWS + 500 }, (_, i) => [VIN(i + 1), 'B1ABC', '14.03.2025', null, 1000 + i, 'REV', 'Revizie']);
     const body = await uploaded(csvFile([HEADER, ...many]), 'mare.csv');
-    expect(body.status).toBe('staging');
+    expect(body.status).toBe('queued');
     const id = body.batch_id as number;
     const batch = await settled(t, key, id);
     expect(batch).toMatchObject({
@@ -296,7 +274,8 @@ describe('a staging that fails', () => {
     expect(await json(commit)).toMatchObject({ cod: 'IMPORT_ESUAT', cauza: expect.stringContaining('IMPORT_PREA_MULTE_RANDURI') });
   });
 
-  it('on a damaged part of the file read in the background: failed with 422 IMPORT_FISIER_CORUPT', async () => {
+  it('on a damaged part of the file: failed with 422 IMPORT_FISIER_CORUPT', async () => {
+    await startStaging();
     // A workbook whose first sheet is fine and whose second sheet's part is missing.
     const cell = (v: string | number) => (typeof v === 'number' ? `<c><v>${v}</v></c>` : `<c t="inlineStr"><is><t>${v}</t></is></c>`);
     const sheetRows = [HEADER, ...Array.from({ length: 200 }, (_, i) => [VIN(i + 1), 'B1ABC', '14.03.2025', '', 1000 + i, 'REV', 'Revizie'])];
@@ -316,40 +295,52 @@ describe('a staging that fails', () => {
     expect(await settled(t, key, id)).toMatchObject({ status: 'failed', error: { status: 422, cod: 'IMPORT_FISIER_CORUPT' } });
     await expectNoRows(id);
   });
-
-  it('when the server stops: failed with IMPORT_INTRERUPT, and later uploads are interrupted too', async () => {
-    holdStagings();
-    const id = (await uploaded(await xlsxFile({ Date: [HEADER, ...rows(300)] }))).batch_id as number;
-    await t.ctx.importStagings.stop();
-    expect(await json(await t.call('GET', `/v1/import/${id}`, { key }))).toMatchObject({ status: 'failed', error: { status: 503, cod: 'IMPORT_INTRERUPT' } });
-    await expectNoRows(id);
-    const late = await upload(t, key, await xlsxFile({ Date: [HEADER, ...rows(300)] }));
-    expect(late.status).toBe(503);
-    expect(await json(late)).toMatchObject({ cod: 'IMPORT_INTRERUPT' });
-  });
-
-  it('left staging by a process that died: failed at the next start; one a live process stages is left alone', async () => {
-    const [dead, alive] = [await uploadedStaged(), await uploadedStaged()];
-    await t.ctx.sql`UPDATE import_batches SET status = 'staging' WHERE id IN (${dead}, ${alive})`;
-    const lease = await t.ctx.sql.reserve();
-    try {
-      await lease`SELECT pg_advisory_lock(${LEASE_SPACE}, ${alive})`;
-      expect(await failInterruptedStagings(t.ctx)).toEqual([dead]);
-      expect(await json(await t.call('GET', `/v1/import/${dead}`, { key }))).toMatchObject({
-        status: 'failed',
-        error: { status: 503, cod: 'IMPORT_INTRERUPT', problema: 'Încărcarea fișierului a fost întreruptă.', fix: 'Încărcați fișierul din nou.', request_id: null },
-      });
-      await expectNoRows(dead);
-      expect(await stored('import_rows', alive)).toBe(300);
-    } finally {
-      lease.release();
-    }
-  });
 });
 
-/** A 300-row batch staged to the end. */
-async function uploadedStaged(): Promise<number> {
-  const body = await uploaded(await xlsxFile({ Date: [HEADER, ...rows(300)] }));
-  expect((await settled(t, key, body.batch_id as number)).status).toBe('staged');
-  return body.batch_id as number;
-}
+describe('a stager that stops or dies', () => {
+  const big = () => csvFile([HEADER, ...Array.from({ length: 24_000 }, (_, i) => [VIN(40_000 + i), 'B1ABC', '14.03.2025', null, 1000 + i, 'REV', 'Revizie'])]);
+
+  it('stopped mid-staging (SIGTERM): the file goes back to the queue without its rows, and the next stager stages it whole', async () => {
+    await startStaging();
+    const id = (await uploaded(big(), 'mare.csv')).batch_id as number;
+    // Its first part committed: the rest (24,000 rows) is being read.
+    for (const waiting = Date.now(); (await json(await t.call('GET', `/v1/import/${id}`, { key }))).rows_staged !== FIRST_ROWS; await new Promise((r) => setTimeout(r, 5))) {
+      expect(Date.now() - waiting, 'first part staged').toBeLessThan(20_000);
+    }
+    await stopStaging();
+    expect(await json(await t.call('GET', `/v1/import/${id}`, { key }))).toMatchObject({ status: 'queued', rows_staged: 0 });
+    expect(await stored('import_rows', id)).toBe(0);
+    expect(await t.ctx.sql`SELECT claims, claimed_by FROM import_uploads WHERE batch_id = ${id}`).toEqual([{ claims: 0, claimed_by: null }]);
+    await startStaging();
+    expect(await settled(t, key, id)).toMatchObject({ status: 'staged', row_count: 24_000 });
+    expect(await stored('import_rows', id)).toBe(24_000);
+  });
+
+  it('whose heartbeat stopped (it died): its file is taken up again past the stale bound, without the rows it left', async () => {
+    await stopStaging();
+    const id = (await uploaded(await xlsxFile({ Date: [HEADER, ...rows(300)] }))).batch_id as number;
+    // As a stager that died after its first part: a claim, a few rows, a heartbeat gone quiet.
+    await t.ctx.sql`UPDATE import_batches SET status = 'staging', row_count = 2 WHERE id = ${id}`;
+    await t.ctx.sql`UPDATE import_uploads SET claims = 1, claimed_by = 'dead', claimed_at = now(), heartbeat_at = now() WHERE batch_id = ${id}`;
+    await t.ctx.sql`INSERT INTO import_rows (batch_id, row_index) VALUES (${id}, 1), (${id}, 2)`;
+    const started = Date.now();
+    await startStaging();
+    expect(await settled(t, key, id)).toMatchObject({ status: 'staged', row_count: 300 });
+    expect(Date.now() - started).toBeGreaterThanOrEqual((TEST_STAGER.staleS - 1) * 1000);
+    expect(await stored('import_rows', id)).toBe(300);
+    expect(await t.ctx.sql`SELECT claims, claimed_by FROM import_uploads WHERE batch_id = ${id}`).toEqual([{ claims: 2, claimed_by: 'stager-a' }]);
+  });
+
+  it(`taken up ${MAX_CLAIMS} times already: failed with IMPORT_INTRERUPT instead of a fourth try`, async () => {
+    await stopStaging();
+    const id = (await uploaded(await xlsxFile({ Date: [HEADER, ...rows(300)] }))).batch_id as number;
+    await t.ctx.sql`UPDATE import_batches SET status = 'staging' WHERE id = ${id}`;
+    await t.ctx.sql`UPDATE import_uploads SET claims = ${MAX_CLAIMS}, claimed_by = 'dead', claimed_at = now(), heartbeat_at = now() - interval '1 hour' WHERE batch_id = ${id}`;
+    await startStaging();
+    expect(await settled(t, key, id)).toMatchObject({
+      status: 'failed',
+      error: { status: 503, cod: 'IMPORT_INTRERUPT', problema: 'Încărcarea fișierului a fost întreruptă.', fix: 'Încărcați fișierul din nou.', request_id: null },
+    });
+    await expectNoRows(id);
+  });
+});

@@ -30,10 +30,13 @@ const accounts = new Map<string, { id: number; key: string }>();
 
 beforeAll(async () => {
   h = await startWorkerHarness();
-  t = apiOverHarness(h);
+  t = await apiOverHarness(h);
   await h.start();
 }, 60_000);
-afterAll(() => h?.close());
+afterAll(async () => {
+  await t?.close();
+  await h?.close();
+});
 
 async function accountFor(expected: Expected) {
   let account = accounts.get(expected.account);

@@ -118,8 +118,8 @@ export function csharpExamples(base: string): LanguageExamples {
         Show(incarcare, ${names(UPLOAD)});
         var batchId = (string)incarcare.Element("batch_id");
 
-        // Un fișier mare (peste 1000 de rânduri) se încarcă în fundal: se întreabă din nou cât timp este „staging”.
-        while ((string)incarcare.Element("status") == "staging")
+        // Fișierul se încarcă în fundal: se întreabă din nou cât timp este „queued” (în așteptare) sau „staging”.
+        while ((string)incarcare.Element("status") == "queued" || (string)incarcare.Element("status") == "staging")
         {
             await Task.Delay(1000);
             incarcare = await Call(${method(BATCH)}, ${path(BATCH)}, null);

@@ -67,8 +67,8 @@ incarcare=$(call ${UPLOAD.method} ${url(UPLOAD)} -F "file=@$FILE;type=applicatio
 show "$incarcare" ${names(UPLOAD)}
 batch_id=$(jq -r .batch_id <<<"$incarcare")
 
-# Un fișier mare (peste 1000 de rânduri) se încarcă în fundal: se întreabă din nou cât timp este „staging”.
-while [ "$(jq -r .status <<<"$incarcare")" = staging ]; do
+# Fișierul se încarcă în fundal: se întreabă din nou cât timp este „queued” (în așteptare) sau „staging”.
+while [[ "$(jq -r .status <<<"$incarcare")" =~ ^(queued|staging)$ ]]; do
   sleep 1
   incarcare=$(call ${BATCH.method} ${url(BATCH)})
   show "$incarcare" ${names(BATCH)}

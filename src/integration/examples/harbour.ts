@@ -133,8 +133,8 @@ PROCEDURE Main()
    IF hIncarcare != NIL
       Show( hIncarcare, ${names(UPLOAD)} )
       ${variable('batch_id')} := hIncarcare[ "batch_id" ]
-      // Un fișier mare (peste 1000 de rânduri) se încarcă în fundal: se întreabă din nou cât timp este „staging”.
-      DO WHILE hIncarcare != NIL .AND. hIncarcare[ "status" ] == "staging"
+      // Fișierul se încarcă în fundal: se întreabă din nou cât timp este „queued” (în așteptare) sau „staging”.
+      DO WHILE hIncarcare != NIL .AND. ( hIncarcare[ "status" ] == "queued" .OR. hIncarcare[ "status" ] == "staging" )
          hb_idleSleep( 1 )
          hIncarcare := CallApi( "${BATCH.method}", ${path(BATCH)}, NIL, NIL )
       ENDDO

@@ -85,8 +85,8 @@ async function main() {
   show(incarcare, ${names(UPLOAD)});
   const batchId = incarcare.batch_id;
 
-  // Un fișier mare (peste 1000 de rânduri) se încarcă în fundal: se întreabă din nou cât timp este „staging”.
-  while (incarcare.status === 'staging') {
+  // Fișierul se încarcă în fundal: se întreabă din nou cât timp este „queued” (în așteptare) sau „staging”.
+  while (incarcare.status === 'queued' || incarcare.status === 'staging') {
     await new Promise((resolve) => setTimeout(resolve, 1000));
     incarcare = await call(${js.string(BATCH.method)}, ${path(BATCH)});
     show(incarcare, ${names(BATCH)});

@@ -100,8 +100,8 @@ $incarcare = call(${str(UPLOAD.method)}, ${path(UPLOAD)}, ['file' => new CURLFil
 show($incarcare, ${names(UPLOAD)});
 $batch_id = $incarcare['batch_id'];
 
-// Un fișier mare (peste 1000 de rânduri) se încarcă în fundal: se întreabă din nou cât timp este „staging”.
-while ($incarcare['status'] === 'staging') {
+// Fișierul se încarcă în fundal: se întreabă din nou cât timp este „queued” (în așteptare) sau „staging”.
+while (in_array($incarcare['status'], ['queued', 'staging'], true)) {
     sleep(1);
     $incarcare = call(${str(BATCH.method)}, ${path(BATCH)});
     show($incarcare, ${names(BATCH)});

@@ -93,8 +93,8 @@ incarcare = call(${quoted(UPLOAD.method)}, ${path(UPLOAD)}, body, {"Content-Type
 show(incarcare, ${names(UPLOAD)})
 batch_id = incarcare["batch_id"]
 
-# Un fișier mare (peste 1000 de rânduri) se încarcă în fundal: se întreabă din nou cât timp este „staging”.
-while incarcare["status"] == "staging":
+# Fișierul se încarcă în fundal: se întreabă din nou cât timp este „queued” (în așteptare) sau „staging”.
+while incarcare["status"] in ("queued", "staging"):
     time.sleep(1)
     incarcare = call(${quoted(BATCH.method)}, ${path(BATCH)})
     show(incarcare, ${names(BATCH)})

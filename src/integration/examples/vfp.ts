@@ -124,8 +124,8 @@ ENDIF
 ${show('lcIncarcare', UPLOAD)}
 lcBatchId = JsonText(lcIncarcare, "batch_id")
 
-* Un fișier mare (peste 1000 de rânduri) se încarcă în fundal: se întreabă din nou cât timp este „staging”.
-DO WHILE !ISNULL(lcIncarcare) AND JsonText(lcIncarcare, "status") == "staging"
+* Fișierul se încarcă în fundal: se întreabă din nou cât timp este „queued” (în așteptare) sau „staging”.
+DO WHILE !ISNULL(lcIncarcare) AND INLIST(JsonText(lcIncarcare, "status"), "queued", "staging")
    = INKEY(1, "H")
    lcIncarcare = CallApi("${BATCH.method}", ${path(BATCH)}, .NULL., "")
 ENDDO

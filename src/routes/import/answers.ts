@@ -14,7 +14,7 @@ const Counts = z.object(Object.fromEntries(ROW_STATES.map((s) => [s, z.number().
 const ColumnMappingView = z.object(
   Object.fromEntries(IMPORT_FIELDS.map((f) => [f, z.number().int().optional()])) as Record<(typeof IMPORT_FIELDS)[number], z.ZodOptional<z.ZodNumber>>,
 );
-const BatchStatus = z.enum(['staging', 'staged', 'committed', 'failed']);
+const BatchStatus = z.enum(['queued', 'staging', 'staged', 'committed', 'failed']);
 
 export const ColumnMappingAnswer = z.object({
   batch_id: z.number().int(),

@@ -17,7 +17,7 @@ import {
   setRowLeftOut,
   exportFailedRows,
   previewImportBatch,
-  createImportBatch,
+  queueUpload,
 } from '../../services/import';
 import { idParam, INT4_MAX } from '../params';
 import { presentBatch, presentColumnMapping, presentCommit, presentPreview, presentRowChange } from './present';
@@ -74,12 +74,13 @@ export function importRoutes(ctx: AppContext) {
         201: {
           schema: BatchAnswer,
           description:
-            'Importul creat, cu antetul și maparea coloanelor: status „staged” (toate rândurile încărcate) sau, pentru un fișier mare, „staging” (primele rânduri încărcate, restul se încarcă în fundal; așteptați cu GET /v1/import/{id} până la „staged” sau „failed”)',
+            'Importul creat, cu status „queued”: fișierul așteaptă un proces de încărcare, care îl citește și îl încarcă („staging”: primele rânduri se văd deja în previzualizare; apoi „staged” sau „failed” cu error). Așteptați cu GET /v1/import/{id}.',
         },
-        413: 'Fișier sau conținut peste limite',
+        413: 'Fișier peste limita de mărime',
         415: 'Tip de fișier nesuportat',
-        422: 'Fișier care nu poate fi importat (gol, fără antet, parolat, corupt) sau corp multipart greșit',
-        503: 'Serverul s-a oprit în timpul încărcării (IMPORT_INTRERUPT)',
+        422: 'Fișier gol sau parolat, sau corp multipart greșit',
+        429: 'Contul are deja destule fișiere în așteptare sau în curs de încărcare (Retry-After)',
+        503: 'Gateway-ul are deja destule fișiere în curs de încărcare (Retry-After)',
       },
     }),
     async (c) => {
@@ -87,7 +88,7 @@ export function importRoutes(ctx: AppContext) {
       if (!upload.ok) return upload.response;
       const { bytes } = upload;
       const filename = replaceUnstorable(upload.name.slice(0, 255)) || null;
-      const batch = await createImportBatch({ ctx, actor: c.get('actor'), admission: c.get('upload')!, filename, bytes, sheets: upload.sheets, requestId: c.get('requestId') });
+      const batch = await queueUpload({ ctx, actor: c.get('actor'), filename, bytes, sheets: upload.sheets, requestId: c.get('requestId') });
       audit(c, { op: 'upload', batch_id: batch.id, status: batch.status, rows: batch.rowCount, kind: batch.fileMeta.kind, size: bytes.length });
       return c.json(presentBatch(batch), 201);
     },

@@ -20,7 +20,7 @@ const presentFailure = (f: StagingFailure) => ({
 
 /** What a batch not staged yet adds to its status: how far its staging got, or why it failed. */
 function stagingState(batch: LoadedBatch): { rows_staged?: number; error?: ReturnType<typeof presentFailure> } {
-  if (batch.status === 'staging') return { rows_staged: batch.rowCount };
+  if (batch.status === 'staging' || batch.status === 'queued') return { rows_staged: batch.rowCount };
   if (batch.status === 'failed' && batch.error) return { error: presentFailure(batch.error) };
   return {};
 }

@@ -112,12 +112,16 @@ export async function loadBatch(exec: Executor, accountId: number, batchId: numb
 /** The batch as an API read gets it (NotFoundError for another account's). */
 export const getImportBatch = ({ ctx, actor, batchId }: { ctx: AppContext; actor: Actor; batchId: number }) => loadBatch(ctx.db, actor.accountId, batchId);
 
-/** Every row of the file is staged: not `staging` (the rest is being staged) nor `failed` (its rows were removed). */
-export const hasAllRows = (batch: Pick<LoadedBatch, 'status'>) => batch.status !== 'staging' && batch.status !== 'failed';
+/** The file is waiting for a stager, or being staged. */
+export const isUnstaged = (batch: Pick<LoadedBatch, 'status'>) => batch.status === 'queued' || batch.status === 'staging';
+
+/** Every row of the file is staged: not `queued` or `staging`, nor `failed` (its rows were removed). */
+export const hasAllRows = (batch: Pick<LoadedBatch, 'status'>) => !isUnstaged(batch) && batch.status !== 'failed';
 
 /** 409 unless the batch has all its rows (hasAllRows). */
 export function assertComplete(batch: Pick<LoadedBatch, 'id' | 'status' | 'rowCount' | 'error'>): void {
   if (hasAllRows(batch)) return;
+  if (batch.status === 'queued') throw new AppError('IMPORT_IN_CURS', `Importul ${batch.id} așteaptă să fie încărcat.`);
   if (batch.status === 'staging') {
     throw new AppError('IMPORT_IN_CURS', `Importul ${batch.id} are ${batch.rowCount} rânduri încărcate până acum; restul fișierului se încarcă.`);
   }

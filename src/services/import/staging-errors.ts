@@ -1,29 +1,13 @@
-import { AppError, type RequestErrorCode } from '../../errors';
+import { AppError } from '../../errors';
 
-// How a staging ends early, wherever it runs (row-writer.ts on the event loop, the rest thread).
+// How a staging ends early (row-writer.ts, stager.ts).
 
 export const interrupted = (cauza: string) => new AppError('IMPORT_INTRERUPT', cauza);
 
-/** The server is stopping: the staging ends between two rows (or its thread is stopped). */
-export const serverStopping = () => interrupted('Serverul s-a oprit în timpul încărcării.');
+/** The stager is stopping: the staging ends between two rows, and its file waits for the next stager. */
+export const stagerStopping = () => interrupted('Procesul care încărca fișierul s-a oprit; fișierul așteaptă alt proces de încărcare.');
+
+/** Another stager took the file over (this one's heartbeat was late): this staging ends, writing nothing more. */
+export const claimLost = () => interrupted('Fișierul a fost preluat de alt proces de încărcare.');
 
 export const tooManyRows = (maxRows: number) => new AppError('IMPORT_PREA_MULTE_RANDURI', `Fișierul are peste ${maxRows} rânduri de date (limita).`);
-
-/** A staging error as it crosses between threads (a structured clone keeps no class). */
-export interface ThreadFailure {
-  kind: 'failed';
-  cod: RequestErrorCode | null;
-  cauza: string;
-  field?: string;
-}
-
-export function toThreadFailure(error: unknown): ThreadFailure {
-  return error instanceof AppError
-    ? { kind: 'failed', cod: error.cod, cauza: error.cauza, field: error.field }
-    : { kind: 'failed', cod: null, cauza: error instanceof Error ? error.message : String(error) };
-}
-
-/** The error again: an AppError as such, anything else as a plain Error with its message. */
-export function fromThreadFailure(failed: ThreadFailure): Error {
-  return failed.cod ? new AppError(failed.cod, failed.cauza, failed.field) : new Error(failed.cauza);
-}

@@ -1,17 +1,17 @@
 import { AppError } from '../../errors';
 import { sql } from 'drizzle-orm';
-import type { Executor, OwnConnection } from '../../../db/client';
+import type { Executor } from '../../../db/client';
 import type { AppContext } from '../../context';
 import { REQUEST_ERROR_CODES, type RequestErrorCode } from '../../errors';
 import { describeError } from '../../journal/describe-error';
-import { LEASE_SPACE } from './stagings';
+import { QUEUE_CHANNEL } from './queue';
 
 /**
  * Why a staging failed, as `import_batches.error` keeps it (JSON): the code and cause the
  * upload would have answered had it waited (the code gives the status), and the upload's
  * request id. Rows stored by earlier builds also hold that status; it is not read.
  */
-interface StoredFailure {
+export interface StoredFailure {
   cod: RequestErrorCode;
   cauza: string;
   request_id: string | null;
@@ -39,35 +39,42 @@ export function readStagingFailure(stored: unknown): StagingFailure {
   };
 }
 
-/**
- * A batch still `staging` becomes `failed` with the failure, and loses every row staged so far
- * (a file is staged whole or not at all). False when it was no longer staging.
- */
-async function markFailed(tx: Executor, batchId: number, failure: StoredFailure): Promise<boolean> {
-  // The batch row first: its lock orders this after a preview that holds it.
-  const updated = await tx.execute(sql`
-    UPDATE import_batches SET status = 'failed', error = ${JSON.stringify(failure)}::jsonb, row_count = 0, derived_fp = NULL
-    WHERE id = ${batchId} AND status = 'staging' RETURNING id`);
-  if (updated.length === 0) return false;
+/** Removes what a staging wrote of a batch: a file is staged whole or not at all. */
+async function removeRows(tx: Executor, batchId: number): Promise<void> {
   await tx.execute(sql`DELETE FROM import_rows WHERE batch_id = ${batchId}`);
   await tx.execute(sql`DELETE FROM import_row_blocks WHERE batch_id = ${batchId}`);
   await tx.execute(sql`DELETE FROM import_batch_vin_submissions WHERE batch_id = ${batchId}`);
+}
+
+/** Only under claim `claim` of its file (null: whoever holds it), so a stager that lost its claim changes nothing. */
+const underClaim = (batchId: number, claim: number | null) =>
+  claim === null ? sql`TRUE` : sql`EXISTS (SELECT 1 FROM import_uploads u WHERE u.batch_id = ${batchId} AND u.claims = ${claim})`;
+
+/**
+ * A batch still `staging` becomes `failed` with the failure, and loses every row staged so far.
+ * False when it was no longer staging (or no longer under `claim`).
+ */
+export async function markFailed(tx: Executor, batchId: number, failure: StoredFailure, claim: number | null): Promise<boolean> {
+  // The batch row first: its lock orders this after a preview that holds it.
+  const updated = await tx.execute(sql`
+    UPDATE import_batches SET status = 'failed', error = ${JSON.stringify(failure)}::jsonb, row_count = 0, derived_fp = NULL
+    WHERE id = ${batchId} AND status IN ('queued', 'staging') AND ${underClaim(batchId, claim)} RETURNING id`);
+  if (updated.length === 0) return false;
+  await removeRows(tx, batchId);
   return true;
 }
 
+/** The failure a stager records when a file's staging was taken up too often (its stagers died each time). */
+export function interruptedFailure(claims: number): StoredFailure {
+  return { cod: 'IMPORT_INTRERUPT', cauza: `Procesele care încărcau fișierul s-au oprit de ${claims} ori înainte de final.`, request_id: null };
+}
+
 /**
- * Records a staging's failure on its batch (on the staging's own connection, which still holds
- * the lease) and in the journal. When even that fails (the database is gone), the batch stays
- * `staging` with its lease released: the next sweep of any server fails it
- * (sweepInterruptedStagings), or the next start.
+ * Records a staging's failure on its batch (under the stager's claim) and in the journal.
+ * When even that fails (the database is gone), the batch stays `staging`: its heartbeat stops,
+ * and a stager takes it up again once the database is back.
  */
-export async function failStaging(
-  ctx: AppContext,
-  own: Pick<OwnConnection, 'transaction'>,
-  batch: { batchId: number; accountId: number },
-  error: unknown,
-  requestId: string | null,
-): Promise<void> {
+export async function failStaging(ctx: AppContext, batch: { batchId: number; accountId: number; claim: number }, error: unknown, requestId: string | null): Promise<void> {
   const failure = failureOf(error, requestId);
   const expected = error instanceof AppError;
   ctx.journal.write({
@@ -77,59 +84,24 @@ export async function failStaging(
     accountId: batch.accountId,
     data: { batch_id: batch.batchId, cod: failure.cod, ...(expected ? {} : { error: describeError(error) }) },
   });
-  try {
-    await own.transaction((tx) => markFailed(tx, batch.batchId, failure));
-  } catch (cleanup) {
-    ctx.journal.write({
-      event: 'import_incarcare_esuata',
-      level: 'error',
-      requestId,
-      accountId: batch.accountId,
-      data: { batch_id: batch.batchId, cleanup: describeError(cleanup) },
-    });
-  }
+  await ctx.db.transaction((tx) => markFailed(tx, batch.batchId, failure, batch.claim));
 }
 
 /**
- * Every batch left `staging` by a staging that is no longer running (its process died, or its
- * connection with the lease was lost: the lease is free) becomes `failed` and loses its rows. A
- * batch a live staging holds keeps its lease, and is left alone. Returns the ids failed.
+ * A batch back in the queue, without the rows its staging wrote and without its claim, which
+ * does not count as a try: its stager stopped (SIGTERM) and another stager, or this one's
+ * next start, stages it from the start.
  */
-export async function failInterruptedStagings(ctx: AppContext): Promise<number[]> {
-  const staging = await ctx.db.execute<{ id: number }>(sql`SELECT id FROM import_batches WHERE status = 'staging' ORDER BY id`);
-  const failed: number[] = [];
-  const failure: StoredFailure = { cod: 'IMPORT_INTRERUPT', cauza: 'Procesul care încărca fișierul s-a oprit înainte de final.', request_id: null };
-  for (const { id } of staging) {
-    await ctx.db.transaction(async (tx) => {
-      const [lease] = await tx.execute<{ free: boolean }>(sql`SELECT pg_try_advisory_xact_lock(${LEASE_SPACE}, ${id}) AS free`);
-      if (lease?.free && (await markFailed(tx, id, failure))) failed.push(id);
-    });
-  }
-  if (failed.length > 0) ctx.journal.write({ event: 'import_incarcari_intrerupte', level: 'warn', data: { batch_ids: failed } });
-  return failed;
+export async function requeue(ctx: AppContext, batch: { batchId: number; claim: number }): Promise<void> {
+  await ctx.db.transaction(async (tx) => {
+    const updated = await tx.execute(sql`
+      UPDATE import_batches SET status = 'queued', row_count = 0 WHERE id = ${batch.batchId} AND status = 'staging' AND ${underClaim(batch.batchId, batch.claim)} RETURNING id`);
+    if (updated.length === 0) return;
+    await removeRows(tx, batch.batchId);
+    await tx.execute(sql`UPDATE import_uploads SET claimed_by = NULL, heartbeat_at = NULL, claims = claims - 1 WHERE batch_id = ${batch.batchId}`);
+    await tx.execute(sql`SELECT pg_notify(${QUEUE_CHANNEL}, '')`);
+  });
 }
 
-/**
- * failInterruptedStagings every `everyMs` while the server runs, besides at its start: a batch
- * whose staging lost the database (a failover) or whose server died is failed by any live
- * server within that, instead of staying `staging` until a server starts. A sweep that cannot
- * reach the database does nothing; the next one tries again.
- */
-export function sweepInterruptedStagings(ctx: AppContext, everyMs: number, found: (ids: number[]) => void): { stop(): Promise<void> } {
-  let sweeping: Promise<void> | null = null;
-  const timer = setInterval(() => {
-    sweeping ??= failInterruptedStagings(ctx)
-      .then(
-        (ids) => (ids.length > 0 ? found(ids) : undefined),
-        () => undefined,
-      )
-      .finally(() => (sweeping = null));
-  }, everyMs);
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await sweeping;
-    },
-  };
-}
+/** Rows staged by an earlier claim of a file taken up again: it is staged from the start. */
+export { removeRows as removeStagedRows };

@@ -68,7 +68,7 @@ function BatchRow({ b }: { b: ImportBatchItem }) {
 /** The account's earlier imports, newest first: a clerk comes back to one left half done. */
 export function EarlierImports({ batches }: { batches: ImportBatchItem[] }) {
   if (batches.length === 0) return null;
-  const open = batches.filter((b) => b.status === 'staged' || b.status === 'staging').length;
+  const open = batches.filter((b) => b.status === 'staged' || b.status === 'staging' || b.status === 'queued').length;
   return (
     <details class="earlier" open={open > 0}>
       <summary>

@@ -50,6 +50,7 @@ export const LEFT_OUT_REASON: Record<RowState, string> = {
 };
 
 export const BATCH_STATUS_LABEL: Record<ImportBatchStatus, string> = {
+  queued: 'în așteptare',
   staging: 'se încarcă',
   staged: 'de verificat',
   committed: 'confirmat',

@@ -28,11 +28,15 @@ function Progress({ data }: { data: ScreenData }) {
       hx-headers='{"X-Poll":"1"}'
       {...{ 'hx-status:4xx': 'swap:none', 'hx-status:5xx': 'swap:none' }}
     >
-      <p>
-        Se încarcă fișierul: <strong id="randuri-citite">{countOf(batch.rowCount, 'un rând citit', 'rânduri citite')}</strong> până acum.
-      </p>
+      {batch.status === 'queued' ? (
+        <p>Fișierul a fost primit și așteaptă să fie citit; primele rânduri apar aici în câteva clipe.</p>
+      ) : (
+        <p>
+          Se încarcă fișierul: <strong id="randuri-citite">{countOf(batch.rowCount, 'un rând citit', 'rânduri citite')}</strong> până acum.
+        </p>
+      )}
       <progress aria-label="Încărcarea fișierului"></progress>
-      <p class="muted small">Primele rânduri sunt mai jos; corecturile și confirmarea sunt posibile când tot fișierul este citit.</p>
+      <p class="muted small">Primele rânduri apar mai jos cât se citește restul; corecturile și confirmarea sunt posibile când tot fișierul este citit.</p>
     </div>
   );
 }
@@ -82,6 +86,7 @@ function Steps({ data }: { data: ScreenData }) {
     const e = batch.error;
     return e ? <Notice kind="error" cod={e.cod} cauza={e.cauza} /> : <Notice kind="error" cod="IMPORT_ESUAT" />;
   }
+  if (batch.status === 'queued') return <Progress data={data} />;
   if (batch.status === 'staging') {
     return (
       <>

@@ -1,23 +1,23 @@
 import { Hono } from 'hono';
 import type { AppContext } from '../../context';
 import { replaceUnstorable } from '../../domain/text';
-import { discardBody } from '../../http/body';
 import type { RefuseBody } from '../../http/body-refusals';
 import { isFormFile } from '../../http/multipart';
-import { RETRY_AFTER_S, uploadRefusal } from '../../http/upload-admission';
+import { admitBeforeBody } from '../../http/upload-admission';
 import { journalActor } from '../../journal/actor';
-import { createImportBatch } from '../../services/import';
+import { queueUpload } from '../../services/import';
 import type { WebEnv } from '../env';
-import { admitLargeForm, readForm, refuseForm } from '../form';
+import { readForm, refuseForm } from '../form';
 import { errorNotice, notice } from '../notice';
 
 /** The sheet a clerk typed (optional): the API's `sheet`, one name. */
 const MAX_SHEET = 200;
 
 /**
- * The browser's upload: the same service, limits and admission as POST /v1/import, and the
- * API's catalog words as a notice in place (the form's target) for a file that cannot be
- * imported. The session and its token (X-CSRF-Token only: security.ts) are checked first;
+ * The browser's upload: the same admission and service (queueUpload) as POST /v1/import, and
+ * the API's catalog words as a notice in place (the form's target) for a file refused at once
+ * (no spreadsheet, empty, password-protected); the rest of what a file may hold is told on its
+ * screen once a stager has read it. The session and its token (X-CSRF-Token only: security.ts) are checked first;
  * then the place (429 / 503 with Retry-After; a refused body is dropped as the API drops one);
  * only then is the body read, up to the API's upload limit. A file taken opens its batch's
  * screen.
@@ -27,15 +27,12 @@ export function uploadRoutes(ctx: AppContext, refuseBody: RefuseBody) {
 
   app.post('/_import/incarca', async (c) => {
     const actor = c.get('actor');
-    const admission = await ctx.importStagings.enter(ctx.sql, actor.accountId);
-    if ('refused' in admission) {
-      await discardBody(c, ctx.config.GATEWAY_MAX_BODY_BYTES);
-      const { cod, cauza } = uploadRefusal(admission);
-      c.header('Retry-After', String(RETRY_AFTER_S));
+    const entry = await admitBeforeBody(ctx, c, actor.accountId);
+    if ('refused' in entry) {
+      const { cod, cauza } = entry.refused;
       return c.html(notice({ kind: 'error', cod, cauza }), cod === 'SERVER_OCUPAT' ? 503 : 429);
     }
     try {
-      admitLargeForm(c);
       const refused = await refuseForm(c, refuseBody);
       if (refused) return refused;
       const fields = await readForm(c);
@@ -45,7 +42,7 @@ export function uploadRoutes(ctx: AppContext, refuseBody: RefuseBody) {
       if (sheet.length > MAX_SHEET) return errorNotice(c, 'FORMULAR_INVALID', 'Numele foii are cel mult 200 de caractere.');
       const { bytes } = file;
       const filename = replaceUnstorable(file.filename.slice(0, 255)) || null;
-      const batch = await createImportBatch({ ctx, actor, admission, filename, bytes, sheets: sheet ? [sheet] : [], requestId: c.get('requestId') });
+      const batch = await queueUpload({ ctx, actor, filename, bytes, sheets: sheet ? [sheet] : [], requestId: c.get('requestId') });
       ctx.journal.write({
         event: 'web_import',
         requestId: c.get('requestId'),
@@ -58,7 +55,7 @@ export function uploadRoutes(ctx: AppContext, refuseBody: RefuseBody) {
       c.header('HX-Redirect', screen);
       return c.body(null, 200);
     } finally {
-      await admission.release();
+      entry.admission.release();
     }
   });
 

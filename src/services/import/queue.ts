@@ -1,0 +1,152 @@
+import { sql } from 'drizzle-orm';
+import { importBatches, importUploads } from '../../../db/schema';
+import { actorLabel, type Actor, type AppContext } from '../../context';
+import { AppError } from '../../errors';
+import { sniffFile } from '../../import/detect';
+import { importPurgeAfter, loadBatch, type LoadedBatch } from './batch';
+
+/** What a new file in the queue NOTIFYs: the stagers LISTEN to it (stager.ts). */
+export const QUEUE_CHANNEL = 'gateway_import_queue';
+
+/** The advisory-lock key that orders the deployment's enqueues (its count, then its insert). */
+const QUEUE_LOCK = 727_013;
+
+/** Why an upload was not let in: its account has as many files waiting or staging as it may, or this server reads as many bodies, or the deployment has as many files. */
+export type UploadRefusal = { refused: 'account' | 'process' | 'deployment'; limit: number };
+
+/** An upload let in before its body is read: its place among the bodies this server reads, until `release`. */
+export interface UploadAdmission {
+  release(): void;
+}
+
+interface UploadLimits {
+  /** Files waiting or staging in the deployment, and bodies one server reads at once (GATEWAY_IMPORT_UPLOADS_MAX). */
+  uploads: number;
+  /** Of those, one account's (GATEWAY_IMPORT_UPLOADS_PER_ACCOUNT). */
+  perAccount: number;
+}
+
+/**
+ * The uploads one server is reading: each holds its body (up to GATEWAY_MAX_BODY_BYTES) in
+ * memory until it is in the queue, so their count is bounded here, per account and in all.
+ */
+export function createUploadGate(limits: UploadLimits) {
+  const reading = new Map<number, number>();
+  let total = 0;
+  return {
+    limits,
+    /** Bodies read now: this account's, and all. */
+    reading: (accountId: number) => ({ mine: reading.get(accountId) ?? 0, total }),
+    take(accountId: number): UploadAdmission {
+      reading.set(accountId, (reading.get(accountId) ?? 0) + 1);
+      total += 1;
+      let released = false;
+      return {
+        release() {
+          if (released) return;
+          released = true;
+          total -= 1;
+          const left = (reading.get(accountId) ?? 1) - 1;
+          if (left > 0) reading.set(accountId, left);
+          else reading.delete(accountId);
+        },
+      };
+    },
+  };
+}
+export type UploadGate = ReturnType<typeof createUploadGate>;
+
+/** The deployment's files waiting or being staged: the account's, and all. */
+async function unstaged(exec: Pick<AppContext['db'], 'execute'>, accountId: number): Promise<{ mine: number; all: number }> {
+  const [row] = await exec.execute<{ mine: number; all: number }>(sql`
+    SELECT count(*) FILTER (WHERE account_id = ${accountId})::int AS mine, count(*)::int AS "all"
+    FROM import_batches WHERE status IN ('queued', 'staging')`);
+  return { mine: row?.mine ?? 0, all: row?.all ?? 0 };
+}
+
+function judge(limits: UploadLimits, counted: { mine: number; all: number }): UploadRefusal | null {
+  if (counted.mine >= limits.perAccount) return { refused: 'account', limit: limits.perAccount };
+  if (counted.all >= limits.uploads) return { refused: 'deployment', limit: limits.uploads };
+  return null;
+}
+
+/**
+ * Lets an upload in before its body is read, or says why not (the caller answers 429 / 503 at
+ * once, holding nothing): its account's files waiting or staging in the whole deployment, with
+ * the bodies this server reads for it, are fewer than GATEWAY_IMPORT_UPLOADS_PER_ACCOUNT, and
+ * the deployment's fewer than GATEWAY_IMPORT_UPLOADS_MAX. One short query.
+ */
+export async function admitUpload(ctx: AppContext, accountId: number): Promise<UploadAdmission | UploadRefusal> {
+  const { limits } = ctx.uploads;
+  const here = ctx.uploads.reading(accountId);
+  if (here.total >= limits.uploads) return { refused: 'process', limit: limits.uploads };
+  const counted = await unstaged(ctx.db, accountId);
+  const refusal = judge(limits, { mine: counted.mine + here.mine, all: counted.all + here.total });
+  return refusal ?? ctx.uploads.take(accountId);
+}
+
+/** The catalog's words for a refusal: the API's envelope and the dashboard's notice both say this. */
+export function uploadRefusal(refusal: UploadRefusal) {
+  if (refusal.refused === 'account')
+    return { cod: 'IMPORT_PREA_MULTE_INCARCARI', cauza: `Contul are deja ${refusal.limit} fișiere în așteptare sau în curs de încărcare.` } as const;
+  const who = refusal.refused === 'process' ? 'Serverul primește' : 'Gateway-ul are';
+  return { cod: 'SERVER_OCUPAT', cauza: `${who} deja ${refusal.limit} fișiere în curs de încărcare.` } as const;
+}
+
+/**
+ * An admitted upload's file into the queue: its batch, `queued`, and its bytes, encrypted with
+ * the service key like every staged row (any stager of the deployment stages it), in one
+ * transaction that NOTIFYs the stagers as it commits. Answers at once with the batch; the
+ * server never parses, classifies or COPYs the file. Only its first bytes are looked at, so
+ * that a file of no spreadsheet type (or empty, or password-protected) is refused now rather
+ * than queued. Both the API's and the dashboard's uploads come here.
+ */
+export async function queueUpload({
+  ctx,
+  actor,
+  filename,
+  bytes,
+  sheets,
+  requestId,
+}: {
+  ctx: AppContext;
+  actor: Actor;
+  filename: string | null;
+  bytes: Buffer;
+  sheets: string[];
+  requestId: string;
+}): Promise<LoadedBatch> {
+  const kind = sniffFile(bytes);
+  const fileEnc = ctx.keyring.encryptBytes(bytes);
+  const { accountId } = actor;
+  const now = ctx.clock();
+  return ctx.db.transaction(async (tx) => {
+    // Counted again under one lock: two servers that admitted an upload each at the limit
+    // cannot both queue it (the second is refused after all, rarely and at once).
+    await tx.execute(sql`SELECT pg_advisory_xact_lock(${QUEUE_LOCK}, 0)`);
+    const refusal = judge(ctx.uploads.limits, await unstaged(tx, accountId));
+    if (refusal) {
+      const { cod, cauza } = uploadRefusal(refusal);
+      throw new AppError(cod, cauza);
+    }
+    const [row] = await tx
+      .insert(importBatches)
+      .values({
+        accountId,
+        filename,
+        // Known once a stager read the file.
+        header: [],
+        headerSignature: '',
+        fileMeta: { kind: kind === 'zip' ? 'xlsx' : kind === 'text' ? 'csv' : kind, encoding: null, delimiter: null, date1904: false, size: bytes.length },
+        status: 'queued',
+        createdBy: actorLabel(actor),
+        purgeAfter: importPurgeAfter(now),
+        createdAt: now,
+      })
+      .returning({ id: importBatches.id });
+    const batchId = row!.id;
+    await tx.insert(importUploads).values({ batchId, accountId, fileEnc, sheets, requestId });
+    await tx.execute(sql`SELECT pg_notify(${QUEUE_CHANNEL}, ${String(batchId)})`);
+    return loadBatch(tx, accountId, batchId);
+  });
+}

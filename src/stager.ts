@@ -1,0 +1,58 @@
+// `npm run stager`, or a child process that `npm start` runs beside the server: stages the
+// uploaded files waiting in the database (services/import/stager.ts). Any number of them, on
+// any machine that reaches the database, share the queue.
+import { readdirSync } from 'node:fs';
+import { hostname, setPriority } from 'node:os';
+import { consola } from 'consola';
+import { parseConfig } from './config';
+import { resolveSecretKey } from './crypto/secret-key';
+import { openDatabase } from './database';
+import { runUntilSignalled } from './lifecycle';
+import { createContext } from './runtime';
+import { startStager } from './services/import';
+
+/** The lowest CPU priority: the server and the worker on the same machine go first. */
+const LOWEST = 19;
+
+/**
+ * The whole process at the lowest priority. On Linux a nice value is each thread's own, and a
+ * new thread takes its creator's: the threads already running (V8's, libuv's) are lowered too,
+ * and later ones are created by lowered threads. Elsewhere the call lowers the process.
+ * Best effort: a platform that refuses leaves it as it is.
+ */
+function lowerOwnPriority(): void {
+  try {
+    setPriority(0, LOWEST);
+    for (const task of readdirSync('/proc/self/task')) setPriority(Number(task), LOWEST);
+  } catch {
+    // Not Linux, or not allowed: the priority stays as it was.
+  }
+}
+
+async function start() {
+  const config = parseConfig(process.env);
+  consola.level = { debug: 4, info: 3, warn: 2, error: 1 }[config.GATEWAY_LOG_LEVEL];
+  lowerOwnPriority();
+  const secretKey = resolveSecretKey(config, (m) => consola.warn(m));
+  // With DATABASE_URL (always, under `npm start`) this only checks migrations; alone, it
+  // attaches to the embedded PostgreSQL of the data dir, or starts it.
+  const database = await openDatabase(config, (m) => consola.info(m));
+  // The staging's transaction, its heartbeat, its progress, and LISTEN's own connection.
+  const ctx = createContext({ config, databaseUrl: database.url, secretKey, processName: 'stager', poolSize: 4 });
+  const id = `${hostname()}:${process.pid}`;
+  const stager = await startStager(ctx, { id, staleS: config.GATEWAY_IMPORT_STALE_S, heartbeatS: config.GATEWAY_IMPORT_HEARTBEAT_S });
+  consola.success(`Stager ${id} waiting for uploaded files`);
+  return async () => {
+    await stager.stop();
+    await ctx.close();
+    await database.stop();
+  };
+}
+
+const USAGE = `Usage:
+  npm run stager     a stager alone (npm start already runs GATEWAY_STAGERS of them beside the server)
+  Settings: the same environment as the server (README, Settings): DATABASE_URL or
+  GATEWAY_DATA_DIR, GATEWAY_SECRET_KEY, GATEWAY_IMPORT_*.`;
+
+if (process.argv.includes('--help') || process.argv.includes('-h')) process.stdout.write(`${USAGE}\n`);
+else runUntilSignalled(start, 'Stager');
