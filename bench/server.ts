@@ -7,8 +7,7 @@ const ROOT = join(import.meta.dirname, '..');
 
 /**
  * The server's script: its TypeScript sources through tsx, or `built` (BENCH_BUILT=1 by default)
- * the build `npm start` runs, built here first. From the sources, the import's thread code is
- * bundled at its first staging (rest-thread.ts), which the first import of a run then pays.
+ * the build `npm start` runs, built here first.
  */
 function serverScript(built: boolean): string[] {
   if (!built) return ['--import', 'tsx', 'src/main.ts'];
@@ -17,8 +16,8 @@ function serverScript(built: boolean): string[] {
 }
 
 /**
- * The product's server (`src/main.ts`) as a child process on `databaseUrl`, without a worker,
- * answering /healthz. `nodeArgs` go before the script (e.g. --cpu-prof). Benchmarks measure
+ * The product's server (`src/main.ts`) as a child process on `databaseUrl`, without a worker
+ * and with the stager it runs beside it (a child of its own), answering /healthz. `nodeArgs` go before the script (e.g. --cpu-prof). Benchmarks measure
  * it over real HTTP, as a client would.
  */
 export async function startServerProcess(options: { databaseUrl: string; dataDir: string; nodeArgs?: string[]; built?: boolean }): Promise<{

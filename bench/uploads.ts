@@ -4,7 +4,8 @@
 // accounts, while another account lists its submissions in a loop. Prints what each upload
 // answered, the other account's p50/p95 against the same call on the quiet server (issue 17's
 // target: p95 ≤ 2 × quiet), over the whole storm and split into while the files arrived and
-// while the admitted ones staged, the server's peak RSS and its RSS once the storm is over.
+// while the queued ones were staged (by the stager the server runs), the server's peak RSS and
+// its RSS once the storm is over.
 // BENCH_STORMS (1) storms in a row on the same server, and the median of their p95 ratios.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -50,7 +51,7 @@ async function main() {
     const file = largestCsv(config.GATEWAY_IMPORT_MAX_ROWS, config.GATEWAY_MAX_BODY_BYTES);
     console.log(
       `${UPLOADS} uploads at once of a ${(file.length / 2 ** 20).toFixed(1)} MB csv (${config.GATEWAY_IMPORT_MAX_ROWS} rows) from ${ACCOUNTS} accounts; ` +
-        `limits: ${config.GATEWAY_IMPORT_UPLOADS_MAX} per process, ${config.GATEWAY_IMPORT_UPLOADS_PER_ACCOUNT} per account, pool ${config.GATEWAY_DB_POOL}; idle RSS ${rssMb(server.pid!, 'VmRSS').toFixed(0)} MB`,
+        `files waiting or staging: ${config.GATEWAY_IMPORT_UPLOADS_MAX} in all, ${config.GATEWAY_IMPORT_UPLOADS_PER_ACCOUNT} per account; pool ${config.GATEWAY_DB_POOL}; idle RSS ${rssMb(server.pid!, 'VmRSS').toFixed(0)} MB`,
     );
     const ratios: number[] = [];
     for (let storm = 1; storm <= STORMS; storm++) {

@@ -82,6 +82,9 @@ export const Config = z.object({
   // a claim not renewed for GATEWAY_IMPORT_STALE_S (its stager died or lost the database) is
   // taken up again by another stager.
   GATEWAY_STAGERS: z.coerce.number().int().min(0).default(1),
+  // A stager's nice value, the whole process's (19, the lowest priority: the server and the
+  // worker on the same machine go first; 0 on a machine that only stages).
+  GATEWAY_STAGER_NICE: z.coerce.number().int().min(0).max(19).default(19),
   GATEWAY_IMPORT_HEARTBEAT_S: z.coerce.number().int().positive().default(5),
   GATEWAY_IMPORT_STALE_S: z.coerce.number().int().positive().default(30),
   // Connections of the server's database pool.

@@ -11,19 +11,20 @@ import { runUntilSignalled } from './lifecycle';
 import { createContext } from './runtime';
 import { startStager } from './services/import';
 
-/** The lowest CPU priority: the server and the worker on the same machine go first. */
-const LOWEST = 19;
+/** What a stop leaves of GATEWAY_SHUTDOWN_S for closing the pool. */
+const CLOSE_MS = 2_000;
 
 /**
- * The whole process at the lowest priority. On Linux a nice value is each thread's own, and a
- * new thread takes its creator's: the threads already running (V8's, libuv's) are lowered too,
- * and later ones are created by lowered threads. Elsewhere the call lowers the process.
- * Best effort: a platform that refuses leaves it as it is.
+ * The whole process at a lower priority (GATEWAY_STAGER_NICE). On Linux a nice value is each
+ * thread's own, and a new thread takes its creator's: the threads already running (V8's,
+ * libuv's) are lowered too, and later ones are created by lowered threads. Elsewhere the call
+ * lowers the process. Best effort: a platform that refuses leaves it as it is.
  */
-function lowerOwnPriority(): void {
+function lowerOwnPriority(nice: number): void {
+  if (nice === 0) return;
   try {
-    setPriority(0, LOWEST);
-    for (const task of readdirSync('/proc/self/task')) setPriority(Number(task), LOWEST);
+    setPriority(0, nice);
+    for (const task of readdirSync('/proc/self/task')) setPriority(Number(task), nice);
   } catch {
     // Not Linux, or not allowed: the priority stays as it was.
   }
@@ -32,7 +33,7 @@ function lowerOwnPriority(): void {
 async function start() {
   const config = parseConfig(process.env);
   consola.level = { debug: 4, info: 3, warn: 2, error: 1 }[config.GATEWAY_LOG_LEVEL];
-  lowerOwnPriority();
+  lowerOwnPriority(config.GATEWAY_STAGER_NICE);
   const secretKey = resolveSecretKey(config, (m) => consola.warn(m));
   // With DATABASE_URL (always, under `npm start`) this only checks migrations; alone, it
   // attaches to the embedded PostgreSQL of the data dir, or starts it.
@@ -43,8 +44,12 @@ async function start() {
   const stager = await startStager(ctx, { id, staleS: config.GATEWAY_IMPORT_STALE_S, heartbeatS: config.GATEWAY_IMPORT_HEARTBEAT_S });
   consola.success(`Stager ${id} waiting for uploaded files`);
   return async () => {
-    await stager.stop();
-    await ctx.close();
+    // Within GATEWAY_SHUTDOWN_S, however starved of CPU (it runs last in line): a staging that
+    // has not handed its file back by then leaves its claim to go stale, and another stager
+    // takes the file up again.
+    const bound = new Promise<void>((resolve) => setTimeout(resolve, Math.max(config.GATEWAY_SHUTDOWN_S * 1000 - CLOSE_MS, 0)).unref());
+    await Promise.race([stager.stop(), bound]);
+    await Promise.race([ctx.close(), new Promise<void>((resolve) => setTimeout(resolve, CLOSE_MS).unref())]);
     await database.stop();
   };
 }

@@ -6,8 +6,9 @@ import { freePort } from '../../db/embedded';
 import { TEST_SECRET } from './app';
 import { FAST_WORKER_ENV, waitFor } from './worker';
 
-// The built product (`dist/main.js`, `dist/worker.js`) run as processes, as a deployment runs
-// it: servers without their worker child (GATEWAY_RUN_WORKER=false) and workers of their own.
+// The built product (`dist/main.js`, `dist/worker.js`, `dist/stager.js`) run as processes, as a
+// deployment runs it: servers without their worker child (GATEWAY_RUN_WORKER=false) and workers
+// of their own; a server runs its stager child unless GATEWAY_STAGERS says otherwise.
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -47,14 +48,15 @@ export interface GatewayProcess {
 }
 
 /**
- * Starts `dist/main.js` (a server, on a free port unless `env.PORT` names one) or
- * `dist/worker.js`, each with a data dir of its own (its logs), and resolves once it started:
- * a server answers /healthz with its own answer, a worker says so on its output.
+ * Starts `dist/main.js` (a server, on a free port unless `env.PORT` names one),
+ * `dist/worker.js` or `dist/stager.js`, each with a data dir of its own (its logs), and
+ * resolves once it started: a server answers /healthz with its own answer, a worker or a
+ * stager says so on its output.
  */
-export async function spawnGateway(kind: 'server' | 'worker', name: string, env: Record<string, string>): Promise<GatewayProcess> {
+export async function spawnGateway(kind: 'server' | 'worker' | 'stager', name: string, env: Record<string, string>): Promise<GatewayProcess> {
   const port = env.PORT ?? String(await freePort());
   const dataDir = mkdtempSync(join(tmpdir(), `gateway-${name}-`));
-  const child = spawn(process.execPath, [kind === 'server' ? 'dist/main.js' : 'dist/worker.js'], {
+  const child = spawn(process.execPath, [`dist/${kind === 'server' ? 'main' : kind}.js`], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH,
@@ -83,6 +85,7 @@ export async function spawnGateway(kind: 'server' | 'worker', name: string, env:
     async () => {
       if (!running()) throw new Error(`${name} exited during start-up:\n${out}`);
       if (kind === 'worker') return /Worker \S+ sending to/.test(out) || undefined;
+      if (kind === 'stager') return /Stager \S+ waiting/.test(out) || undefined;
       const res = await fetch(`${url}/healthz`).catch(() => undefined);
       return (res && 'database' in ((await res.json()) as object)) || undefined;
     },

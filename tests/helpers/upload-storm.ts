@@ -32,12 +32,12 @@ export function rssMb(pid: number, field: 'VmHWM' | 'VmRSS'): number {
 
 export interface UploadOutcome {
   status: number;
-  /** `staging`/`staged` for a 201; the catalog code otherwise. */
+  /** `queued` for a 201; the catalog code otherwise. */
   answer: string;
   retryAfter: string | null;
   ms: number;
   batchId: number | null;
-  /** The batch's status once it stopped staging (null for a refused upload). */
+  /** The batch's status once a stager staged it (null for a refused upload). */
   finalStatus: string | null;
 }
 
@@ -191,13 +191,13 @@ function uploadOnce(base: string, key: string, file: Buffer, name: string): Prom
   });
 }
 
-/** Polls an admitted batch until it is no longer `staging`. */
+/** Polls an admitted batch until it is no longer `queued` or `staging`. */
 async function settledStatus(base: string, key: string, batchId: number, timeoutMs: number): Promise<string> {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
     const res = await fetch(`${base}/v1/import/${batchId}`, { headers: { 'X-API-Key': key } });
     const body = (await res.json()) as { status: string };
-    if (body.status !== 'staging') return body.status;
+    if (body.status !== 'staging' && body.status !== 'queued') return body.status;
     await sleep(250);
   }
   return 'staging';

@@ -14,10 +14,10 @@ import { uploadTo } from '../helpers/import-files';
 import { largestCsv } from '../helpers/upload-storm';
 import { waitFor } from '../helpers/worker';
 
-// A built server and a built worker, as processes, on a PostgreSQL of this file's own, which
+// A built server, worker and stager, as processes, on a PostgreSQL of this file's own, which
 // the test stops and starts again on the same port and data dir: a database failover.
-// Meanwhile requests answer 503 at once; afterwards both resume by themselves, no restart, and
-// an upload that was staging when the database went ends `failed`, not `staging` for good.
+// Meanwhile requests answer 503 at once; afterwards all resume by themselves, no restart, and
+// an upload that was staging when the database went is staged again, not `staging` for good.
 
 const DOWN_MS = 12_000;
 
@@ -26,6 +26,7 @@ let db: DbHandle;
 let sim: Simulator;
 let server: GatewayProcess;
 let worker: GatewayProcess;
+let stager: GatewayProcess;
 let key: string;
 let accountId: number;
 const EMAIL = 'failover@service.ro';
@@ -42,13 +43,24 @@ beforeAll(async () => {
   await db.sql`INSERT INTO api_keys (account_id, key_hash, prefix) VALUES (${accountId}, ${generated.hash}, ${generated.prefix})`;
   key = generated.plain;
   await createUser(db.db, { accountId, email: EMAIL, password: PASSWORD, admin: false, scryptN: 1024 });
-  const env = deploymentEnv(pg.url, sim.url, { GATEWAY_SENDING_STALE_S: '5', GATEWAY_IMPORT_SWEEP_S: '1' });
-  [server, worker] = await Promise.all([spawnGateway('server', 'failover-server', env), spawnGateway('worker', 'failover-worker', env)]);
+  const env = deploymentEnv(pg.url, sim.url, {
+    GATEWAY_SENDING_STALE_S: '5',
+    GATEWAY_STAGERS: '0',
+    GATEWAY_IMPORT_HEARTBEAT_S: '1',
+    GATEWAY_IMPORT_STALE_S: '3',
+    GATEWAY_STAGER_NICE: '0',
+  });
+  [server, worker, stager] = await Promise.all([
+    spawnGateway('server', 'failover-server', env),
+    spawnGateway('worker', 'failover-worker', env),
+    spawnGateway('stager', 'failover-stager', env),
+  ]);
 }, 120_000);
 
 afterAll(async () => {
   await stopGateway(server);
   await stopGateway(worker);
+  await stopGateway(stager);
   await db?.close();
   await sim?.close();
   await pg?.close();
@@ -85,9 +97,9 @@ const sentCount = async (vins: string[]) => {
 };
 
 describe('a database failover', () => {
-  it('is answered 503 with Retry-After while it lasts; the server and the worker resume by themselves', async () => {
+  it('is answered 503 with Retry-After while it lasts; the server, the worker and the stager resume by themselves', async () => {
     onTestFailed(() => {
-      for (const p of [server, worker]) console.log(`--- ${p.name} (${p.running() ? 'running' : 'ended'})\n${p.output().slice(-3000)}`);
+      for (const p of [server, worker, stager]) console.log(`--- ${p.name} (${p.running() ? 'running' : 'ended'})\n${p.output().slice(-3000)}`);
     });
     const web = webSession(server.url, '198.51.100.7');
     expect((await web.login(EMAIL, PASSWORD)).status).toBe(303);
@@ -99,11 +111,12 @@ describe('a database failover', () => {
     for (const vin of before) expect((await post(vin)).status).toBe(200);
     await waitFor(async () => (await db.sql`SELECT 1 FROM submissions WHERE status = 'sending'`).length > 0 || undefined, 10_000, 'a send in flight');
 
-    // An upload staging in the background when the database goes (100,000 rows: seconds).
+    // An upload being staged when the database goes (100,000 rows: seconds).
     const staging = await upload(largestCsv(100_000, 0));
     expect(staging.status).toBe(201);
     const batch = (await staging.json()) as { batch_id: number; status: string };
-    expect(batch.status).toBe('staging');
+    expect(batch.status).toBe('queued');
+    await waitFor(async () => (await db.sql`SELECT 1 FROM import_batches WHERE id = ${batch.batch_id} AND row_count > 0`).length > 0 || undefined, 20_000, 'its first rows');
 
     await pg.stop();
     const stoppedAt = performance.now();
@@ -140,17 +153,18 @@ describe('a database failover', () => {
     await waitFor(async () => (await fetch(`${server.url}/healthz`)).status === 200 || undefined, 20_000, 'the server to answer again, with a live worker');
     const serverBackMs = performance.now() - restartedAt;
 
-    // The staging cut off by the outage could not fail its batch then; a sweep of the live
-    // server fails it now (its lease went with the connection), rows and all, without a restart.
+    // The staging cut off by the outage: its stager, still running, takes the file up again
+    // once the database answers (it hands back the claim it lost, or the claim goes stale) and
+    // stages it whole, without a restart.
     await waitFor(
-      async () => (await db.sql`SELECT 1 FROM import_batches WHERE id = ${batch.batch_id} AND status = 'failed'`).length > 0 || undefined,
-      20_000,
-      'the interrupted import to be failed',
+      async () => (await db.sql`SELECT 1 FROM import_batches WHERE id = ${batch.batch_id} AND status = 'staged'`).length > 0 || undefined,
+      60_000,
+      'the interrupted import to be staged',
     );
-    const [failed] = await db.sql<{ error: { cod: string } }[]>`SELECT error FROM import_batches WHERE id = ${batch.batch_id}`;
-    expect(failed!.error.cod).toBe('IMPORT_INTRERUPT');
-    expect(await db.sql`SELECT 1 FROM import_rows WHERE batch_id = ${batch.batch_id}`).toHaveLength(0);
-    expect(await db.sql`SELECT 1 FROM import_row_blocks WHERE batch_id = ${batch.batch_id}`).toHaveLength(0);
+    const [staged] = await db.sql<{ row_count: number }[]>`SELECT row_count FROM import_batches WHERE id = ${batch.batch_id}`;
+    expect(staged!.row_count).toBe(100_000);
+    const [rows] = await db.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM import_rows WHERE batch_id = ${batch.batch_id}`;
+    expect(rows!.n).toBe(100_000);
     expect(await db.sql`SELECT 1 FROM import_batches WHERE id <> ${batch.batch_id}`).toHaveLength(0);
 
     // The refused post stored nothing; sent again it is stored once and delivered.
@@ -182,8 +196,15 @@ describe('a database failover', () => {
       'the journal of the outage',
     );
     expect(worker.output().match(/cannot be reached/g)).toHaveLength(1);
+    // The stager still listens: a file uploaded now is staged at once.
+    const after = (await (await upload(largestCsv(10, 0))).json()) as { batch_id: number };
+    await waitFor(
+      async () => (await db.sql`SELECT 1 FROM import_batches WHERE id = ${after.batch_id} AND status = 'staged'`).length > 0 || undefined,
+      10_000,
+      'a new upload staged',
+    );
     // Nobody restarted anything.
-    expect(server.running() && worker.running()).toBe(true);
+    expect(server.running() && worker.running() && stager.running()).toBe(true);
     expect(server.output()).not.toMatch(/Uncaught|unhandled/i);
 
     console.log(

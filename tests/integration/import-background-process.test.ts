@@ -1,113 +1,112 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readdirSync } from 'node:fs';
+import { getPriority } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../db/embedded';
-import { TEST_SECRET } from '../helpers/app';
 import { useTestDatabase } from '../helpers/db';
+import { buildDist, deploymentEnv, type GatewayProcess, spawnGateway, stopGateway } from '../helpers/gateway-processes';
 import { csvFile, HEADER, uploadTo } from '../helpers/import-files';
 import { waitFor } from '../helpers/worker';
 
-// The built server staging a large file in the background when its process ends: stopped by
-// a service manager (SIGTERM) or killed outright. Either way the batch ends `failed` without
-// rows, never half-staged and shown as complete.
+// The built stager (dist/stager.js) staging a large file when its process ends: stopped by a
+// service manager (SIGTERM) or killed outright (SIGKILL). The batch is never left `staging`:
+// back in the queue at once, or taken up again by another stager within the stale bound.
 
-const ROOT = join(import.meta.dirname, '..', '..');
 const ROWS = 60_000;
+const STALE_S = 3;
+// The least GATEWAY_SHUTDOWN_S allows (GATEWAY_WORKER_SHUTDOWN_S + 10).
+const SHUTDOWN_S = 11;
 const db = useTestDatabase('each');
-let dataDir: string;
 let file: Buffer;
+const processes: GatewayProcess[] = [];
 
 beforeAll(() => {
-  expect(spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT }).status).toBe(0);
+  buildDist();
   file = csvFile([HEADER, ...Array.from({ length: ROWS }, (_, i) => [`WDB1234561A${String(100_000 + i)}`, 'B1ABC', '14.03.2025', null, 1000 + i, 'REV', 'Revizie'])]);
-  dataDir = mkdtempSync(join(tmpdir(), 'gateway-staging-'));
 });
-afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+afterAll(async () => {
+  for (const p of processes) await stopGateway(p);
+});
 
-interface Server {
-  child: ChildProcess;
-  port: number;
-  out: () => string;
-  exited: Promise<number | null>;
-}
-
-async function startServer(): Promise<Server> {
-  const [port, simPort] = [await freePort(), await freePort()];
-  const env = {
-    PATH: process.env.PATH!,
-    HOME: process.env.HOME ?? '/root',
-    DATABASE_URL: db.url,
-    GATEWAY_SECRET_KEY: TEST_SECRET,
-    GATEWAY_DATA_DIR: dataDir,
+const env = () =>
+  deploymentEnv(db.url, 'http://127.0.0.1:9', {
     GATEWAY_REQUIRE_API_KEY: 'false',
-    GATEWAY_RUN_WORKER: 'false',
     GATEWAY_IMPORT_FIRST_ROWS: '50',
-    PORT: String(port),
-    GATEWAY_SIM_PORT: String(simPort),
-  };
-  const child = spawn(process.execPath, ['dist/main.js'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  await waitFor(() => out.includes('Gateway listening') || undefined, 60_000, `the server:\n${out}`);
-  return { child, port, out: () => out, exited };
-}
+    GATEWAY_IMPORT_HEARTBEAT_S: '1',
+    GATEWAY_IMPORT_STALE_S: String(STALE_S),
+    GATEWAY_STAGERS: '0',
+    GATEWAY_WORKER_SHUTDOWN_S: '1',
+    GATEWAY_SHUTDOWN_S: String(SHUTDOWN_S),
+  });
 
-/** Uploads the large file: the server answers once the first rows are staged. */
-async function uploadLarge(server: Server): Promise<number> {
-  const res = await uploadTo(`http://127.0.0.1:${server.port}`, file, 'mare.csv');
-  const body = (await res.json()) as { batch_id: number; status: string };
-  expect([res.status, body.status]).toEqual([201, 'staging']);
-  return body.batch_id;
+async function start(kind: 'server' | 'stager', name: string, extra: Record<string, string> = {}) {
+  const p = await spawnGateway(kind, name, { ...env(), ...extra });
+  processes.push(p);
+  return p;
 }
 
 async function batchState(id: number) {
-  const [batch] = await db.sql<{ status: string; error: { cod: string; status: number } | null }[]>`SELECT status, error FROM import_batches WHERE id = ${id}`;
-  const [rows] = await db.sql<
-    { n: number }[]
-  >`SELECT (SELECT count(*) FROM import_rows WHERE batch_id = ${id}) + (SELECT count(*) FROM import_row_blocks WHERE batch_id = ${id}) AS n`;
-  return { status: batch!.status, cod: batch!.error?.cod ?? null, rows: Number(rows!.n) };
+  const [batch] = await db.sql<{ status: string; row_count: number; claims: number; claimed_by: string | null }[]>`
+    SELECT b.status, b.row_count, u.claims, u.claimed_by FROM import_batches b JOIN import_uploads u ON u.batch_id = b.id WHERE b.id = ${id}`;
+  const [rows] = await db.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM import_rows WHERE batch_id = ${id}`;
+  return { ...batch!, rows: rows!.n };
 }
 
-describe('a server that stops while a file is staging', () => {
-  it('SIGTERM: interrupts the staging, fails the batch and removes its rows, then exits 0', async () => {
-    const server = await startServer();
-    try {
-      const id = await uploadLarge(server);
-      server.child.kill('SIGTERM');
-      expect(await server.exited).toBe(0);
-      expect(await batchState(id)).toEqual({ status: 'failed', cod: 'IMPORT_INTRERUPT', rows: 0 });
-    } finally {
-      if (server.child.exitCode === null) server.child.kill('SIGKILL');
-    }
+/** Uploads the large file (answered `queued`) and waits until its stager committed the first part. */
+async function uploadAndStage(server: GatewayProcess): Promise<number> {
+  const res = await uploadTo(server.url, file, 'mare.csv');
+  const body = (await res.json()) as { batch_id: number; status: string };
+  expect([res.status, body.status]).toEqual([201, 'queued']);
+  await waitFor(async () => (await batchState(body.batch_id)).row_count >= 50 || undefined, 30_000, 'the first part staged');
+  return body.batch_id;
+}
+
+describe('a stager process that ends while it stages a file', () => {
+  it('runs at the lowest CPU priority, every thread of it; the server does not', async () => {
+    const server = await start('server', 'server-p');
+    const stager = await start('stager', 'stager-p');
+    const tasks = readdirSync(`/proc/${stager.child.pid}/task`);
+    expect(tasks.length).toBeGreaterThan(1);
+    for (const task of tasks) expect(getPriority(Number(task)), `thread ${task}`).toBe(19);
+    expect(getPriority(server.child.pid!)).toBe(0);
+    await stopGateway(stager, 'SIGTERM');
+    await stopGateway(server, 'SIGTERM');
   }, 90_000);
 
-  it('SIGKILL: the batch stays staging until the next start fails it and removes its rows', async () => {
-    const killed = await startServer();
-    let id: number;
-    try {
-      id = await uploadLarge(killed);
-    } finally {
-      killed.child.kill('SIGKILL');
-      await killed.exited;
-    }
-    expect(await batchState(id)).toMatchObject({ status: 'staging', cod: null });
-
-    const next = await startServer();
-    try {
-      expect(await batchState(id)).toEqual({ status: 'failed', cod: 'IMPORT_INTRERUPT', rows: 0 });
-      expect(next.out()).toContain(`now failed: ${id}`);
-      const res = await fetch(`http://127.0.0.1:${next.port}/v1/import/${id}/preview`);
-      expect(await res.json()).toMatchObject({
-        status: 'failed',
-        total_rows: 0,
-        error: { cod: 'IMPORT_INTRERUPT', cauza: 'Procesul care încărca fișierul s-a oprit înainte de final.' },
-      });
-    } finally {
-      next.child.kill('SIGKILL');
-    }
+  it('SIGTERM: the stager exits 0 within its shutdown time, its file back in the queue without its rows; another stages it', async () => {
+    const server = await start('server', 'server-t');
+    // At normal priority: its stop is measured, not how long a machine this busy starves a nice 19.
+    const stager = await start('stager', 'stager-t', { GATEWAY_STAGER_NICE: '0' });
+    const id = await uploadAndStage(server);
+    const stopping = Date.now();
+    stager.child.kill('SIGTERM');
+    expect((await stager.exited).code).toBe(0);
+    expect(Date.now() - stopping).toBeLessThan((SHUTDOWN_S + 2) * 1000);
+    // Handed back without its rows (or, on a fast machine, staged before the signal came): never left staging.
+    const left = await batchState(id);
+    if (left.status !== 'staged') expect(left).toEqual({ status: 'queued', row_count: 0, claims: 0, claimed_by: null, rows: 0 });
+    const next = await start('stager', 'stager-t2');
+    await waitFor(async () => (await batchState(id)).status === 'staged' || undefined, 60_000, 'staged by the next stager');
+    expect(await batchState(id)).toMatchObject({ row_count: ROWS, rows: ROWS, claims: 1 });
+    await stopGateway(next, 'SIGTERM');
+    await stopGateway(server, 'SIGTERM');
   }, 120_000);
+
+  it('SIGKILL: another stager takes the file up again within the stale bound and stages it whole', async () => {
+    const server = await start('server', 'server-k');
+    const killed = await start('stager', 'stager-k');
+    const other = await start('stager', 'stager-k2');
+    // Whichever of the two claimed it is killed.
+    const id = await uploadAndStage(server);
+    const holder = (await batchState(id)).claimed_by!;
+    const [victim, survivor] = holder.endsWith(`:${killed.child.pid}`) ? [killed, other] : [other, killed];
+    await stopGateway(victim, 'SIGKILL');
+    const killedAt = Date.now();
+    expect(await batchState(id)).toMatchObject({ status: 'staging' });
+    await waitFor(async () => (await batchState(id)).claims === 2 || undefined, 30_000, 'taken up again');
+    // Its claim is stale STALE_S after its last heartbeat; the survivor looks every second.
+    expect(Date.now() - killedAt).toBeLessThan((STALE_S + 3) * 1000);
+    await waitFor(async () => ['staged', 'failed'].includes((await batchState(id)).status) || undefined, 60_000, 'staged after the kill');
+    expect(await batchState(id)).toMatchObject({ status: 'staged', row_count: ROWS, rows: ROWS, claimed_by: expect.stringContaining(String(survivor.child.pid)) });
+    await stopGateway(survivor, 'SIGTERM');
+    await stopGateway(server, 'SIGTERM');
+  }, 150_000);
 });
