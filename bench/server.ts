@@ -55,7 +55,8 @@ export async function startServerProcess(options: { databaseUrl: string; dataDir
       )
     )
       break;
-    if (i > 150) {
+    // A minute: a loaded machine (the build, the migrations, the stager child) starts it slowly.
+    if (i > 600) {
       await stop();
       throw new Error('the server did not start');
     }

@@ -76,9 +76,9 @@ function nextDiscards() {
  * Reads a body that will not be used and drops it as it arrives (up to `maxBytes`; past it the
  * connection is left to close): a client that sent a large upload before reading the answer
  * gets the answer, instead of a broken pipe, and nothing is kept in memory meanwhile. Every
- * body being dropped shares one lane of DISCARD_PER_TURN chunks per turn: eighteen refused
- * 15 MB uploads are 270 MB, and read one chunk per socket per turn they still took 1–2 ms of
- * every turn while they arrived, added to each turn another account's request waits for.
+ * body being dropped shares one lane of DISCARD_PER_TURN chunks per turn: a storm of refused
+ * uploads is read only as fast as that lane, so the bytes nobody wants never take the event
+ * loop's turns from the requests of other accounts.
  */
 export async function discardBody(c: Context, maxBytes: number): Promise<void> {
   const incoming = nodeRequest(c);

@@ -102,6 +102,18 @@ function uploadForm(bytes: Buffer, filename: string, sheets: string[] = []): For
   return form;
 }
 
+/**
+ * How long the last file's staging has taken so far, from its stager's claim (ms): right after
+ * `upload` returned its outcome, the time the stager took to stage or refuse it, without the
+ * body's trip, the queue and the decryption.
+ */
+export async function lastStagingMs(t: TestApp): Promise<number> {
+  const [row] = await t.ctx.sql<
+    { ms: number }[]
+  >`SELECT (extract(epoch FROM clock_timestamp() - claimed_at) * 1000)::float8 AS ms FROM import_uploads ORDER BY batch_id DESC LIMIT 1`;
+  return row!.ms;
+}
+
 /** POST /v1/import with a multipart body, as curl -F would send it: its answer (201 `queued`, or a refusal at once). */
 export function uploadNow(t: TestApp, key: string, bytes: Buffer, filename = 'prestatii.xlsx', options: { sheets?: string[] } = {}) {
   return t.app.request('/v1/import', { method: 'POST', body: uploadForm(bytes, filename, options.sheets), headers: { 'X-API-Key': key } });

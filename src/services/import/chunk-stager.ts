@@ -4,10 +4,7 @@ import { copyFields, rowFacts } from './facts';
 import { vinHasher } from './readings';
 import { classifyCells, type RowSetting } from './rows';
 
-/**
- * What every row of a staging is derived with. Plain data: it crosses to the rest thread
- * (rest-thread.ts) as a structured clone.
- */
+/** What every row of a staging is derived with. */
 export interface ChunkContext {
   batchId: number;
   /** As COPY writes it (ISO). */
@@ -30,8 +27,7 @@ export interface StagedChunk {
 
 /**
  * Each row of a chunk through the API's own path (classifyCells) into its COPY line, with its
- * non-personal facts (facts.ts). The same function stages a chunk on the event loop and in
- * the rest thread, so a row is staged alike wherever it ran.
+ * non-personal facts (facts.ts), so a staged row and an API post of the same content agree.
  */
 export function createChunkStager(context: ChunkContext): (rows: readonly ChunkRow[]) => StagedChunk {
   const { batchId, purgeAfter, setting, resolution, now } = context;

@@ -56,7 +56,7 @@ interface SealedBlock {
   enc: string;
 }
 
-/** A block deflated, not yet encrypted: what the rest thread (rest-thread.ts) hands back, to be sealed here. */
+/** A block deflated, not yet encrypted. */
 export interface PackedBlock {
   no: number;
   deflated: Uint8Array;
@@ -100,19 +100,15 @@ export function createBlockPacker(firstBlock = 0) {
 /**
  * Collects an upload's rows in order and seals each full block. An upload staged in several
  * transactions takes its blocks at the end of each: the block still filling is sealed as it is
- * then, so its rows can be read at once, and written again, fuller, by the next take. A staging
- * that hands its rest to a thread takes only its full blocks: the thread packs the one filling.
+ * then, so its rows can be read at once, and written again, fuller, by the next take.
  */
 export function createBlockSealer(keyring: Keyring) {
   const packer = createBlockPacker();
-  const seal = (blocks: readonly PackedBlock[]): SealedBlock[] => blocks.map((b) => ({ no: b.no, enc: keyring.encryptBytes(b.deflated) }));
   return {
     add: packer.add,
-    async take(partial = true): Promise<SealedBlock[]> {
-      return seal(await packer.take(partial));
+    async take(): Promise<SealedBlock[]> {
+      return (await packer.take(true)).map((b) => ({ no: b.no, enc: keyring.encryptBytes(b.deflated) }));
     },
-    /** Blocks packed elsewhere (the rest thread), sealed with this batch's. */
-    seal,
   };
 }
 export type BlockSealer = ReturnType<typeof createBlockSealer>;

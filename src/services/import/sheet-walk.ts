@@ -128,10 +128,6 @@ export function walkFile(source: Spreadsheet, chosen: readonly string[]) {
       if (row) ahead.push(row);
       return row !== null;
     },
-    /** The summaries of another walk of the whole file (the rest thread's), in place of this one's. */
-    adopt(whole: readonly SheetSummary[]) {
-      summaries.splice(0, summaries.length, ...whole);
-    },
     /** Stops reading (the reader's streams are closed). */
     async close(): Promise<void> {
       await rows.return(undefined);

@@ -61,6 +61,8 @@ export async function markFailed(tx: Executor, batchId: number, failure: StoredF
     WHERE id = ${batchId} AND status IN ('queued', 'staging') AND ${underClaim(batchId, claim)} RETURNING id`);
   if (updated.length === 0) return false;
   await removeRows(tx, batchId);
+  // Nothing of the file is kept once nothing of it can be committed: its bytes go with its rows.
+  await tx.execute(sql`UPDATE import_uploads SET file_enc = '' WHERE batch_id = ${batchId}`);
   return true;
 }
 
