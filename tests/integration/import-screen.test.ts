@@ -3,7 +3,7 @@ import { CATALOG } from '../../src/errors';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { csvFile, HEADER, xlsxFile } from '../helpers/import-files';
 import { browser, FAST_SCRYPT, makeUser } from '../helpers/web';
-import { batchOf, webUpload } from '../helpers/web-import';
+import { batchOf, stagedBatch, webStaged, webUpload } from '../helpers/web-import';
 
 // Issue 19: the import screen's happy path over HTTP (upload, columns, a code mapped once, a
 // cell corrected, commit by the typed count, the rows left out), then its refusals.
@@ -32,19 +32,22 @@ describe('the import screen, step by step', () => {
     const book = await xlsxFile({ Rezumat: [['Raport lunar'], ['Total', 3]], Martie: [HEADER, ...rows(2)] });
     const res = await webUpload(t, b, book, 'lunar.xlsx', { sheet: 'Martie' });
     expect(res.status, await res.clone().text()).toBe(200);
+    expect(await stagedBatch(t, batchOf(res))).toBe('staged');
     const page = await (await b.get(`/import/${batchOf(res)}`)).text();
     expect(page).toContain('Foile fișierului:');
     expect(page).toContain('„Martie” (importată, 2 rânduri)');
     expect(page).toContain('„Rezumat” (neimportată');
-    const unknown = await webUpload(t, b, book, 'lunar.xlsx', { sheet: 'Aprilie' });
-    expect(unknown.status).toBe(422);
-    expect(await unknown.text()).toContain('foile fișierului: Rezumat, Martie');
+    // A sheet the file does not have: the stager says so, on the batch's screen.
+    const unknown = batchOf(await webUpload(t, b, book, 'lunar.xlsx', { sheet: 'Aprilie' }));
+    expect(await stagedBatch(t, unknown)).toBe('failed');
+    expect(await (await b.get(`/import/${unknown}`)).text()).toContain('foile fișierului: Rezumat, Martie');
   });
 
   it('uploads a csv with a Romanian header and opens its screen with the columns, samples and chips', async () => {
     const res = await webUpload(t, b, csvFile([HEADER, ...rows(3)]), 'export.csv');
     expect(res.status, await res.clone().text()).toBe(200);
     const id = batchOf(res);
+    expect(await stagedBatch(t, id)).toBe('staged');
     const page = await (await b.get(`/import/${id}`)).text();
     expect(page).toContain('Import: export.csv');
     expect(page).toContain('Serie șasiu (VIN)');
@@ -56,7 +59,7 @@ describe('the import screen, step by step', () => {
   });
 
   it('a header changed since its mapping was saved: the drift names the new and the missing columns', async () => {
-    const saved = batchOf(await webUpload(t, b, csvFile([HEADER, ...rows(1)]), 'inainte.csv'));
+    const saved = await webStaged(t, b, csvFile([HEADER, ...rows(1)]), 'inainte.csv');
     const fields = ['vin', 'nrInm', 'dataPrestatie', 'odometruInitial', 'odometruFinal', 'cod_op_service', 'denumire_op'];
     expect(
       (
@@ -68,7 +71,7 @@ describe('the import screen, step by step', () => {
     ).toBe(303);
     const header = [...HEADER.filter((h) => h !== 'Km intrare'), 'Mecanic'];
     const data = rows(1).map((r) => [...r.filter((_, i) => HEADER[i] !== 'Km intrare'), 'Ion']);
-    const drifted = batchOf(await webUpload(t, b, csvFile([header, ...data]), 'dupa.csv'));
+    const drifted = await webStaged(t, b, csvFile([header, ...data]), 'dupa.csv');
     const html = await screen(drifted);
     expect(html).toContain('Antetul diferă de cel pentru care a fost salvată maparea.');
     expect(html).toContain('Coloane noi: „Mecanic”.');
@@ -77,7 +80,7 @@ describe('the import screen, step by step', () => {
 
   it('maps one code once for many rows, corrects a cell, commits by the typed count', async () => {
     const data = [...rows(4, 'X-REV'), ['SHORT', 'B-1-XYZ', '15.03.2025', '', '1000', 'X-REV', 'Revizie']];
-    const id = batchOf(await webUpload(t, b, csvFile([HEADER, ...data]), 'lot.csv'));
+    const id = await webStaged(t, b, csvFile([HEADER, ...data]), 'lot.csv');
     let html = await screen(id);
     expect(html).toContain('X-REV');
 

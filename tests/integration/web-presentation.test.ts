@@ -5,7 +5,7 @@ import { makeSubmission } from '../helpers/factories';
 import { stage } from '../helpers/import-flow';
 import { csvFile, HEADER, xlsxFile } from '../helpers/import-files';
 import { browser, FAST_SCRYPT, makeUser } from '../helpers/web';
-import { batchOf, webUpload } from '../helpers/web-import';
+import { batchOf, stagedBatch, webStaged, webUpload } from '../helpers/web-import';
 
 // Issue 31, points 1 to 4, over HTTP: a committed import's rows each show the state of the
 // submission they became (and why the others did not); a missing or foreign id opened as a
@@ -52,7 +52,7 @@ describe('a committed import: each row shows what became of it', () => {
       row(5, { code: 'X-NEMAPAT' }), // left out: its code waits for a mapping
       row(1), // left out: the same as the first (which is in Trimiteri now)
     ];
-    const id = batchOf(await webUpload(t, b, csvFile([HEADER, ...data]), 'amestec.csv'));
+    const id = await webStaged(t, b, csvFile([HEADER, ...data]), 'amestec.csv');
     const before = await screen(id);
     const done = await b.post(`/_import/${id}/confirma`, { numar: '4', rows_hash: hashOf(before) }, hx);
     expect(done.status).toBe(200);
@@ -90,7 +90,7 @@ describe('a committed import: each row shows what became of it', () => {
   it('one row left out is said in the singular', async () => {
     // Mostly registry codes: the column is read as the registry's code, the other one waits for a mapping.
     const data = [row(20), row(21), row(22), row(23), row(24), row(25, { code: 'X-UNUL' })];
-    const id = batchOf(await webUpload(t, b, csvFile([HEADER, ...data]), 'unul.csv'));
+    const id = await webStaged(t, b, csvFile([HEADER, ...data]), 'unul.csv');
     const before = await screen(id);
     // Before the commit, the summary's verb agrees with "un rând" too.
     expect(before).toContain('un rând</strong> cod nemapat: rămâne deoparte');
@@ -163,7 +163,7 @@ describe('the count to type', () => {
 describe('messages in the clerk’s words', () => {
   it('a row’s errors name fields by their labels and ask for dates as zz.ll.aaaa', async () => {
     const data = [row(40, { date: '31.02.2025' }), row(41, { km: '' }), row(42, { date: '01.01.2099' })];
-    const id = batchOf(await webUpload(t, b, csvFile([HEADER, ...data]), 'erori.csv'));
+    const id = await webStaged(t, b, csvFile([HEADER, ...data]), 'erori.csv');
     const html = await screen(id);
     expect(html).toContain('Date de corectat');
     expect(html).toContain('zz.ll.aaaa (ex. 14.03.2025)');
@@ -176,7 +176,7 @@ describe('messages in the clerk’s words', () => {
   });
 
   it('the refusals the dashboard shows name no API field (n_to_commit, rows_hash)', async () => {
-    const id = batchOf(await webUpload(t, b, csvFile([HEADER, row(50), row(51)]), 'doi.csv'));
+    const id = await webStaged(t, b, csvFile([HEADER, row(50), row(51)]), 'doi.csv');
     const html = await screen(id);
     const wrong = await (await b.post(`/_import/${id}/confirma`, { numar: '3', rows_hash: hashOf(html) }, hx)).text();
     expect(wrong).toContain('Numărul de rânduri confirmat nu corespunde.');
@@ -189,7 +189,7 @@ describe('messages in the clerk’s words', () => {
   it('an xlsx date is shown as the spreadsheet shows it, not as its serial', async () => {
     // 45730 is 14.03.2025 in Excel's 1900 date system: the number an xlsx stores for the date.
     const book = await xlsxFile({ Foaie: [HEADER, [`WDB1234561A700001`, 'B-70-ABC', 45730, '', 150_070, 'OE-3', 'Revizie']] });
-    const id = batchOf(await webUpload(t, b, book, 'date.xlsx'));
+    const id = await webStaged(t, b, book, 'date.xlsx');
     const html = await screen(id);
     expect(html).toContain('<span class="mono">14.03.2025</span> → <strong class="mono">14.03.2025</strong>');
     expect(html).not.toContain('45730');
