@@ -16,7 +16,15 @@ export const RETRY_AFTER_S = 10;
  * the refusal holds no memory or place. The API's route and the dashboard's both start here.
  */
 export async function admitBeforeBody(ctx: AppContext, c: Context, accountId: number): Promise<{ admission: UploadAdmission } | { refused: ReturnType<typeof uploadRefusal> }> {
-  const admission = await admitUpload(ctx, accountId);
+  let admission: Awaited<ReturnType<typeof admitUpload>>;
+  try {
+    admission = await admitUpload(ctx, accountId);
+  } catch (error) {
+    // The database cannot be asked (503 BAZA_INDISPONIBILA): the client still sending its
+    // file reads that answer, rather than a broken pipe.
+    await discardBody(c, ctx.config.GATEWAY_MAX_BODY_BYTES);
+    throw error;
+  }
   if (!('refused' in admission)) return { admission };
   await discardBody(c, ctx.config.GATEWAY_MAX_BODY_BYTES);
   c.header('Retry-After', String(RETRY_AFTER_S));
