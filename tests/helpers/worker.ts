@@ -5,12 +5,13 @@ import { parseConfig } from '../../src/config';
 import { encryptJson } from '../../src/crypto/envelope';
 import type { SubmissionInput } from '../../src/domain/submission-input';
 import { createContext } from '../../src/runtime';
+import { startStager } from '../../src/services/import';
 import { createSubmission } from '../../src/services/submissions/create';
 import { createWorkerContext, type WorkerContext } from '../../worker/context';
 import { parseSimUsers } from '../../worker/registry/sim-state';
 import { startSimulator, type Simulator } from '../../worker/registry/simulator';
 import { startWorker, type RunningWorker } from '../../worker/runner';
-import { TEST_SECRET } from './app';
+import { TEST_SECRET, TEST_STAGER } from './app';
 import { createTestDatabase } from './db';
 import { makeSubmission } from './factories';
 
@@ -43,6 +44,8 @@ export async function startWorkerHarness(env: Record<string, string> = {}) {
   const config = parseConfig(baseEnv);
   const sim: Simulator = await startSimulator({ users: parseSimUsers(SIM_USERS) });
   const app = createContext({ config, databaseUrl: database.url, secretKey: TEST_SECRET, processName: 'test' });
+  // Uploads through the harness's API (or a browser over it) are staged as `npm start`'s stager would.
+  const stager = await startStager(app, { id: 'harness-stager', ...TEST_STAGER });
   const workerCtxs: Array<WorkerContext & { close: () => Promise<void> }> = [];
   const running: RunningWorker[] = [];
 
@@ -142,6 +145,7 @@ export async function startWorkerHarness(env: Record<string, string> = {}) {
     },
     async close() {
       for (const w of running) await w.stop();
+      await stager.stop();
       await sim.close();
       for (const c of workerCtxs) await c.close();
       await app.close();

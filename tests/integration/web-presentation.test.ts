@@ -5,7 +5,7 @@ import { makeSubmission } from '../helpers/factories';
 import { stage } from '../helpers/import-flow';
 import { csvFile, HEADER, xlsxFile } from '../helpers/import-files';
 import { browser, FAST_SCRYPT, makeUser } from '../helpers/web';
-import { batchOf, stagedBatch, webStaged, webUpload } from '../helpers/web-import';
+import { webStaged } from '../helpers/web-import';
 
 // Issue 31, points 1 to 4, over HTTP: a committed import's rows each show the state of the
 // submission they became (and why the others did not); a missing or foreign id opened as a
