@@ -60,6 +60,8 @@ async function upload(page: Page, name: string, buffer: Buffer) {
   await page.setInputFiles('#fisier', { name, mimeType: 'text/csv', buffer });
   await page.waitForURL(/\/import\/\d+$/, { timeout: 30_000 });
   await page.waitForSelector('#import');
+  // Queued, then staged by the stager: the screen polls until its progress gives way to the steps.
+  await page.waitForSelector('#import .progress', { state: 'detached', timeout: 60_000 });
   // Small files are read at once; a loaded machine may show the progress for a moment.
   await page.waitForSelector('#coloane button[type=submit]', { timeout: 30_000 });
   return Number(/\/import\/(\d+)$/.exec(page.url())![1]);

@@ -87,6 +87,8 @@ async function choose(page: Page, name: string, buffer: Buffer, mimeType = 'appl
   await page.setInputFiles('#fisier', { name, mimeType, buffer });
   await page.waitForURL(/\/import\/\d+$/, { timeout: 30_000 });
   await page.waitForSelector('#import');
+  // Queued, then staged by the stager: the screen polls until its progress gives way to the steps.
+  await page.waitForSelector('#import .progress', { state: 'detached', timeout: 60_000 });
 }
 
 const chipCount = (page: Page, label: string) => page.locator(`#import .chips a:has-text("${label}") .n`).textContent();
