@@ -7,7 +7,7 @@ import { apiKeyAuth } from './http/auth';
 import { isAbortedBody, limitBody } from './http/body';
 import { createBodyRefusals } from './http/body-refusals';
 import { costly, hasLargeBody } from './http/cost-budget';
-import { admitApiUpload } from './http/upload-admission';
+import { admitApiUpload, RETRY_AFTER_S } from './http/upload-admission';
 import { databaseDown, isDatabaseUnavailable } from './http/database-down';
 import { errorResponse, notFound } from './http/envelope';
 import type { AppEnv } from './http/env';
@@ -72,7 +72,11 @@ export function createApp(ctx: AppContext) {
   const dashboardNotFound = webNotFound(ctx);
   app.notFound((c) => (isApiPath(c.req.path) ? notFound(c) : dashboardNotFound(c)));
   app.onError((error, c) => {
-    if (error instanceof AppError) return error.cod === 'NEGASIT' ? notFound(c) : errorResponse(c, error.cod, error.cauza);
+    if (error instanceof AppError) {
+      // An upload refused by the queue's count at its insert (the rare race its admission lost).
+      if (error.cod === 'IMPORT_PREA_MULTE_INCARCARI' || error.cod === 'SERVER_OCUPAT') c.header('Retry-After', String(RETRY_AFTER_S));
+      return error.cod === 'NEGASIT' ? notFound(c) : errorResponse(c, error.cod, error.cauza);
+    }
     if (isAbortedBody(c, error)) {
       const refusal = refuseBody(c, 'aborted');
       return errorResponse(c, refusal.cod, refusal.cauza);

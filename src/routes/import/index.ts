@@ -88,7 +88,7 @@ export function importRoutes(ctx: AppContext) {
       if (!upload.ok) return upload.response;
       const { bytes } = upload;
       const filename = replaceUnstorable(upload.name.slice(0, 255)) || null;
-      const batch = await queueUpload({ ctx, actor: c.get('actor'), filename, bytes, sheets: upload.sheets, requestId: c.get('requestId') });
+      const batch = await queueUpload({ ctx, actor: c.get('actor'), filename, bytes, sheets: upload.sheets, requestId: c.get('requestId'), admission: c.get('upload') });
       audit(c, { op: 'upload', batch_id: batch.id, status: batch.status, rows: batch.rowCount, kind: batch.fileMeta.kind, size: bytes.length });
       return c.json(presentBatch(batch), 201);
     },

@@ -108,9 +108,12 @@ export async function queueUpload({
   bytes,
   sheets,
   requestId,
+  admission,
 }: {
   ctx: AppContext;
   actor: Actor;
+  /** Its place among the bodies being read: given back once the batch counts in the queue instead. */
+  admission?: UploadAdmission;
   filename: string | null;
   bytes: Buffer;
   sheets: string[];
@@ -120,7 +123,9 @@ export async function queueUpload({
   const fileEnc = ctx.keyring.encryptBytes(bytes);
   const { accountId } = actor;
   const now = ctx.clock();
-  return ctx.db.transaction(async (tx) => {
+  // The count and the batch's row under one short lock (never the file's write: enqueues
+  // waiting for it would hold the pool's connections meanwhile).
+  const batchId = await ctx.db.transaction(async (tx) => {
     // Counted again under one lock: two servers that admitted an upload each at the limit
     // cannot both queue it (the second is refused after all, rarely and at once).
     await tx.execute(sql`SELECT pg_advisory_xact_lock(${QUEUE_LOCK}, 0)`);
@@ -144,9 +149,19 @@ export async function queueUpload({
         createdAt: now,
       })
       .returning({ id: importBatches.id });
-    const batchId = row!.id;
-    await tx.insert(importUploads).values({ batchId, accountId, fileEnc, sheets, requestId });
-    await tx.execute(sql`SELECT pg_notify(${QUEUE_CHANNEL}, ${String(batchId)})`);
-    return loadBatch(tx, accountId, batchId);
+    return row!.id;
   });
+  admission?.release();
+  // A batch without its file is no stager's to claim (the claim joins the file): it waits
+  // for this write, and goes if the write fails.
+  try {
+    return await ctx.db.transaction(async (tx) => {
+      await tx.insert(importUploads).values({ batchId, accountId, fileEnc, sheets, requestId });
+      await tx.execute(sql`SELECT pg_notify(${QUEUE_CHANNEL}, ${String(batchId)})`);
+      return loadBatch(tx, accountId, batchId);
+    });
+  } catch (error) {
+    await ctx.db.execute(sql`DELETE FROM import_batches WHERE id = ${batchId}`).catch(() => undefined);
+    throw error;
+  }
 }

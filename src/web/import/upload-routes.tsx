@@ -42,7 +42,7 @@ export function uploadRoutes(ctx: AppContext, refuseBody: RefuseBody) {
       if (sheet.length > MAX_SHEET) return errorNotice(c, 'FORMULAR_INVALID', 'Numele foii are cel mult 200 de caractere.');
       const { bytes } = file;
       const filename = replaceUnstorable(file.filename.slice(0, 255)) || null;
-      const batch = await queueUpload({ ctx, actor, filename, bytes, sheets: sheet ? [sheet] : [], requestId: c.get('requestId') });
+      const batch = await queueUpload({ ctx, actor, filename, bytes, sheets: sheet ? [sheet] : [], requestId: c.get('requestId'), admission: entry.admission });
       ctx.journal.write({
         event: 'web_import',
         requestId: c.get('requestId'),
