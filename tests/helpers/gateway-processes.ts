@@ -49,13 +49,14 @@ export interface GatewayProcess {
 /**
  * Starts `dist/main.js` (a server, on a free port unless `env.PORT` names one) or
  * `dist/worker.js`, each with a data dir of its own (its logs), and resolves once it started:
- * a server answers /healthz with its own answer, a worker says so on its output.
+ * a server answers /healthz with its own answer, a worker says so on its output. `root` is the
+ * checkout whose dist/ runs: this one, or an earlier release's (old-release.ts).
  */
-export async function spawnGateway(kind: 'server' | 'worker', name: string, env: Record<string, string>): Promise<GatewayProcess> {
+export async function spawnGateway(kind: 'server' | 'worker', name: string, env: Record<string, string>, root = ROOT): Promise<GatewayProcess> {
   const port = env.PORT ?? String(await freePort());
   const dataDir = mkdtempSync(join(tmpdir(), `gateway-${name}-`));
   const child = spawn(process.execPath, [kind === 'server' ? 'dist/main.js' : 'dist/worker.js'], {
-    cwd: ROOT,
+    cwd: root,
     env: {
       PATH: process.env.PATH,
       HOME: process.env.HOME,

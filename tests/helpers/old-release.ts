@@ -1,0 +1,65 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+// A landed release of the product, built from this clone's history: `git archive` of its
+// commit into a temporary directory, bundled by its own scripts/build.mjs (under a second).
+// Its npm packages are this checkout's (node_modules linked in): the bundles import them at
+// run time, as `npm start` of that release did.
+
+const ROOT = join(import.meta.dirname, '..', '..');
+
+/** The release issue 34 starts from: the upgrade test starts it, then this version, on one database. */
+export const RELEASE = '33b3ed6';
+
+/**
+ * Whether the clone holds `commit`. A shallow clone (`git clone --depth 1`, CI checkouts that
+ * fetch one commit) does not: under CI that fails the run, saying how to fetch the history;
+ * elsewhere the tests that need it are skipped with that line.
+ */
+export function hasRelease(commit: string, what: string): boolean {
+  const found = spawnSync('git', ['cat-file', '-e', `${commit}^{commit}`], { cwd: ROOT }).status === 0;
+  if (found) return true;
+  const line = `${what} builds release ${commit} from the git history, which this clone lacks (a shallow clone?): git fetch --unshallow`;
+  if (process.env.CI === 'true') throw new Error(`CI: ${line}`);
+  process.stderr.write(`skipped: ${line}\n`);
+  return false;
+}
+
+export interface BuiltRelease {
+  commit: string;
+  /** The release's checkout: its dist/ (main.js, worker.js, the CLIs) and public/. */
+  root: string;
+  remove(): void;
+}
+
+/** `commit`'s tree, built as `npm start` builds it, in a temporary directory. */
+export function buildRelease(commit: string): BuiltRelease {
+  const root = mkdtempSync(join(tmpdir(), `gateway-release-${commit}-`));
+  const remove = () => rmSync(root, { recursive: true, force: true });
+  try {
+    const archive = spawnSync('sh', ['-c', 'git archive --format=tar "$0" | tar -x -C "$1"', commit, root], { cwd: ROOT, encoding: 'utf8' });
+    if (archive.status !== 0) throw new Error(`git archive ${commit} failed: ${archive.stderr}`);
+    symlinkSync(join(ROOT, 'node_modules'), join(root, 'node_modules'), 'dir');
+    const built = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: root, encoding: 'utf8' });
+    if (built.status !== 0) throw new Error(`build of ${commit} failed: ${built.stderr}`);
+  } catch (error) {
+    remove();
+    throw error;
+  }
+  return { commit, root, remove };
+}
+
+/** One of the release's command-line tools (dist/accounts.js, keys.js, users.js): the last line of its output. */
+export function runReleaseCli(release: BuiltRelease, tool: 'accounts' | 'keys' | 'users', args: string[], env: Record<string, string>, input?: string): string {
+  const run = spawnSync(process.execPath, [join('dist', `${tool}.js`), ...args], {
+    cwd: release.root,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    input,
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  if (run.status !== 0) throw new Error(`${release.commit} ${tool} ${args.join(' ')} failed (${run.status}): ${run.stderr}`);
+  return run.stdout.trim().split('\n').pop() ?? '';
+}
