@@ -1,4 +1,5 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -52,14 +53,14 @@ export function buildRelease(commit: string): BuiltRelease {
 }
 
 /** One of the release's command-line tools (dist/accounts.js, keys.js, users.js): the last line of its output. */
-export function runReleaseCli(release: BuiltRelease, tool: 'accounts' | 'keys' | 'users', args: string[], env: Record<string, string>, input?: string): string {
-  const run = spawnSync(process.execPath, [join('dist', `${tool}.js`), ...args], {
-    cwd: release.root,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
-    input,
-    encoding: 'utf8',
-    timeout: 30_000,
-  });
-  if (run.status !== 0) throw new Error(`${release.commit} ${tool} ${args.join(' ')} failed (${run.status}): ${run.stderr}`);
-  return run.stdout.trim().split('\n').pop() ?? '';
+export async function runReleaseCli(release: BuiltRelease, tool: 'accounts' | 'keys' | 'users', args: string[], env: Record<string, string>, input?: string): Promise<string> {
+  const child = spawn(process.execPath, [join('dist', `${tool}.js`), ...args], { cwd: release.root, env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env } });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  child.stdin.end(input ?? '');
+  const [code] = (await once(child, 'exit')) as [number | null];
+  if (code !== 0) throw new Error(`${release.commit} ${tool} ${args.join(' ')} failed (${code}): ${err}`);
+  return out.trim().split('\n').pop() ?? '';
 }
