@@ -100,9 +100,11 @@ export async function stopGateway(p: GatewayProcess | undefined, signal: 'SIGKIL
   await p.exited;
 }
 
-/** A dashboard session over fetch: keeps the cookies, signs in with the login form's token. */
-export function webSession(base: string, forwardedFor: string) {
-  const cookies = new Map<string, string>();
+/**
+ * A dashboard session over fetch: keeps the cookies, signs in with the login form's token.
+ * `at(other)` is the same session (its cookies) on another server of the deployment.
+ */
+export function webSession(base: string, forwardedFor: string, cookies = new Map<string, string>()) {
   async function request(method: string, path: string, form?: Record<string, string>) {
     const headers: Record<string, string> = { 'X-Forwarded-For': forwardedFor, Origin: base };
     if (cookies.size > 0) headers.Cookie = [...cookies].map(([k, v]) => `${k}=${v}`).join('; ');
@@ -117,6 +119,7 @@ export function webSession(base: string, forwardedFor: string) {
   }
   return {
     get: (path: string) => request('GET', path),
+    at: (other: string) => webSession(other, forwardedFor, cookies),
     async login(email: string, password: string) {
       const page = await (await request('GET', '/login')).text();
       const csrf = /name="_csrf" value="([^"]+)"/.exec(page)?.[1] ?? '';

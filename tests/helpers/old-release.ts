@@ -11,8 +11,13 @@ import { join } from 'node:path';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
-/** The release issue 34 starts from: the upgrade test starts it, then this version, on one database. */
+/**
+ * The release issue 34 starts from: the upgrade test starts it, then this version, on one
+ * database. When a later release lands, both move to it together (docs/operations-upgrade.md).
+ */
 export const RELEASE = '33b3ed6';
+/** RELEASE's last migration (db/migrations/meta/_journal.json at that commit): the ones after it must not break it. */
+export const RELEASE_LAST_MIGRATION = '0016_account_scope';
 
 /**
  * Whether the clone holds `commit`. A shallow clone (`git clone --depth 1`, CI checkouts that

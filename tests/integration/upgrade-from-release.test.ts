@@ -10,7 +10,7 @@ import { databaseUrl } from '../helpers/db';
 import { makeSubmission } from '../helpers/factories';
 import { buildDist, deploymentEnv, spawnGateway, stopGateway, webSession, type GatewayProcess } from '../helpers/gateway-processes';
 import { csvFile, HEADER } from '../helpers/import-files';
-import { buildRelease, hasRelease, RELEASE, runReleaseCli, type BuiltRelease } from '../helpers/old-release';
+import { buildRelease, hasRelease, RELEASE, RELEASE_LAST_MIGRATION, runReleaseCli, type BuiltRelease } from '../helpers/old-release';
 import { PASSWORD } from '../helpers/web';
 import { waitFor } from '../helpers/worker';
 
@@ -34,7 +34,7 @@ const processes: GatewayProcess[] = [];
 const keys = { a: '', b: '' };
 /** What the release answered for each read, replayed against this version. */
 const answers = new Map<string, unknown>();
-const ids = { sent: [] as number[], error: 0, queued: [] as number[], ownCredentials: 0, needsMapping: 0, needsData: 0 };
+const ids = { sent: [] as number[], error: 0, queued: [] as number[], ownCredentials: 0, needsMapping: 0, needsData: 0, committedByCurrent: [] as number[] };
 const batches = { committed: 0, staged: 0 };
 
 const start = async (kind: 'server' | 'worker', name: string, version: 'release' | 'current') => {
@@ -43,11 +43,11 @@ const start = async (kind: 'server' | 'worker', name: string, version: 'release'
   return p;
 };
 
-/** This version's migrations, as its start applies them. */
-const journalTags = () =>
-  (JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'db', 'migrations', 'meta', '_journal.json'), 'utf8')) as { entries: Array<{ tag: string }> }).entries.map(
-    (e) => e.tag,
-  );
+/** The migrations of a checkout (this one, or the release's), in order. */
+function journalTags(root = join(import.meta.dirname, '..', '..')): string[] {
+  const journal = JSON.parse(readFileSync(join(root, 'db', 'migrations', 'meta', '_journal.json'), 'utf8')) as { entries: Array<{ tag: string }> };
+  return journal.entries.map((e) => e.tag);
+}
 
 const vinOf = (prefix: string, i: number) => `WDB1234561${prefix}${String(i).padStart(6, '0')}`;
 
@@ -168,9 +168,11 @@ describe.skipIf(!runs)(`an upgrade from release ${RELEASE}`, () => {
       for (const p of processes) console.log(`--- ${p.name} (${p.running() ? 'running' : 'ended'})\n${p.output().slice(-3000)}`);
     });
 
-  it('the release creates its database and stores a workshop’s mix through its API and tools', { timeout: 60_000 }, async () => {
+  it('the release creates its database and stores a workshop’s mix through its API and tools', { timeout: 120_000 }, async () => {
     showOutput();
     // The release's own tools, as its README had the operator run them.
+    // The migrations the compatibility check (tests/unit/migrations-release-compatible.test.ts) counts as the release's.
+    expect(journalTags(release.root).at(-1)).toBe(RELEASE_LAST_MIGRATION);
     const [accountA, accountB] = await Promise.all(['Service Unu', 'Service Doi'].map((name) => runReleaseCli(release, 'accounts', ['create', '--name', name], env)));
     [keys.a, keys.b] = await Promise.all([
       runReleaseCli(release, 'keys', ['create', '--account', accountA!, '--name', 'atelier'], env),
@@ -221,7 +223,7 @@ describe.skipIf(!runs)(`an upgrade from release ${RELEASE}`, () => {
     expect(await Promise.all(queued.map(statusOf))).toEqual(queued.map(() => 'queued'));
   });
 
-  it('this version starts on that database, answers every read as the release did, and sends the queue once', { timeout: 90_000 }, async () => {
+  it('this version starts on that database, answers every read as the release did, and sends the queue once', { timeout: 120_000 }, async () => {
     showOutput();
     const server = await start('server', 'current-server', 'current');
     const migrated = (await db.sql<{ tag: string }[]>`SELECT tag FROM gateway_migrations`).map((r) => r.tag);
@@ -246,6 +248,7 @@ describe.skipIf(!runs)(`an upgrade from release ${RELEASE}`, () => {
     const a = api(server.url, keys.a);
     await a.commit(batches.staged, 2);
     const staged = (await db.sql<{ id: string }[]>`SELECT id FROM submissions WHERE batch_id = ${batches.staged}`).map((r) => Number(r.id));
+    ids.committedByCurrent.push(...staged);
     // A mapping saved now releases the record the release held for it.
     expect((await a.post('/v1/mapari', { cod_op_service: 'REV-NOU', cod_prestatie: 'OE-3' })).status).toBe(200);
     await waitStatus([...staged, ids.needsMapping], 'sent', 'the staged import and the mapped record to be sent');
@@ -258,7 +261,7 @@ describe.skipIf(!runs)(`an upgrade from release ${RELEASE}`, () => {
     expect(await statusOf(ids.needsData)).toBe('needs_data');
   });
 
-  it('the release and this version serve together on the upgraded database (a rolling upgrade)', { timeout: 90_000 }, async () => {
+  it('the release and this version serve together on the upgraded database (a rolling upgrade)', { timeout: 120_000 }, async () => {
     showOutput();
     const migrations = await db.sql`SELECT tag, hash FROM gateway_migrations ORDER BY tag`;
     const current = processes.find((p) => p.name === 'current-server' && p.running())!;
@@ -266,6 +269,11 @@ describe.skipIf(!runs)(`an upgrade from release ${RELEASE}`, () => {
     await start('worker', 'release-worker-2', 'release');
     // The release found every migration it knows applied: it changed nothing of this version's.
     expect(await db.sql`SELECT tag, hash FROM gateway_migrations ORDER BY tag`).toEqual(migrations);
+
+    // What this version wrote and sent alone, read by the release (as after a rollback).
+    const back = api(old.url, keys.a);
+    for (const id of [...ids.committedByCurrent, ids.needsMapping]) expect((await back.get(`/v1/prezentari/${id}`)).body).toMatchObject({ submission_id: id, status: 'sent' });
+    expect((await back.get(`/v1/import/${batches.staged}`)).body).toMatchObject({ status: 'committed' });
 
     const servers = { release: old.url, current: current.url };
     const written: number[] = [];
@@ -289,9 +297,12 @@ describe.skipIf(!runs)(`an upgrade from release ${RELEASE}`, () => {
       const batch = await w.upload(importRows(writer === 'release' ? 'K' : 'L', 2));
       await r.commit(batch, 2);
       written.push(...(await db.sql<{ id: string }[]>`SELECT id FROM submissions WHERE batch_id = ${batch}`).map((row) => Number(row.id)));
-      const web = webSession(servers[reader], '198.51.100.22');
+      // Signed in through one version, the same session reads the dashboard of the other.
+      const web = webSession(servers[writer], '198.51.100.22');
       expect((await web.login(EMAIL, PASSWORD)).status).toBe(303);
-      expect(await (await web.get('/?vedere=toate')).text()).toContain(vinOf(writer === 'release' ? 'R' : 'C', 1));
+      const page = await web.at(servers[reader]).get('/?vedere=toate');
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain(vinOf(writer === 'release' ? 'R' : 'C', 1));
     }
     expect(written).toHaveLength(12);
     await waitStatus(written, 'sent', 'the writes through both versions to be sent');

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { RELEASE_LAST_MIGRATION } from '../helpers/old-release';
 
 // During a rolling upgrade the previous release keeps serving on a database this version has
 // migrated (docs/operations-upgrade.md), so every migration after the release's last one must
@@ -12,8 +13,6 @@ import { describe, expect, it } from 'vitest';
 // by a line `-- release-compatible: <why>` right above it.
 
 const MIGRATIONS = join(import.meta.dirname, '..', '..', 'db', 'migrations');
-/** The last migration of the release the upgrade test starts (tests/helpers/old-release.ts RELEASE). */
-const RELEASE_LAST_TAG = '0016_account_scope';
 
 const tags = (JSON.parse(readFileSync(join(MIGRATIONS, 'meta', '_journal.json'), 'utf8')) as { entries: Array<{ tag: string }> }).entries.map((e) => e.tag);
 const sqlOf = (tag: string) => readFileSync(join(MIGRATIONS, `${tag}.sql`), 'utf8');
@@ -62,7 +61,7 @@ function findBreaking(sql: string, releaseTables: ReadonlySet<string>): string[]
 }
 
 describe('migrations since the release the upgrade test starts', () => {
-  const last = tags.indexOf(RELEASE_LAST_TAG);
+  const last = tags.indexOf(RELEASE_LAST_MIGRATION);
   const releaseTables = tablesCreated(
     tags
       .slice(0, last + 1)
