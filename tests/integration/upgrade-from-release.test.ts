@@ -305,8 +305,25 @@ describe.skipIf(!runs)(`an upgrade from release ${RELEASE}`, () => {
       expect(await page.text()).toContain(vinOf(writer === 'release' ? 'R' : 'C', 1));
     }
     expect(written).toHaveLength(12);
-    await waitStatus(written, 'sent', 'the writes through both versions to be sent');
-    expect([...receivedVins()].filter(([, n]) => n !== 1)).toEqual([]);
+
+    // The difference docs/operations-upgrade.md warns of: a service visit of two lines, staged by
+    // this version (one record), passes the release's check of this version's preview, and the
+    // release commits it as it always did, a submission per line.
+    const visitVin = vinOf('V', 1);
+    const visitBatch = await api(servers.current, keys.a).upload([
+      [visitVin, 'B9UPG', '14.03.2025', null, 150_000, 'OE-3', 'Revizie'],
+      [visitVin, 'B9UPG', '14.03.2025', null, 150_000, 'OE-2', 'Schimb ulei'],
+    ]);
+    const preview = (await api(servers.current, keys.a).get(`/v1/import/${visitBatch}/preview`)).body as { n_to_commit: number; n_records: number; rows_hash: string };
+    expect(preview).toMatchObject({ n_to_commit: 2, n_records: 1 });
+    const crossed = await api(servers.release, keys.a).post(`/v1/import/${visitBatch}/commit`, { n_confirmed: preview.n_to_commit, rows_hash: preview.rows_hash });
+    expect(crossed.status).toBe(200);
+    const perLine = (await db.sql<{ id: string }[]>`SELECT id FROM submissions WHERE batch_id = ${visitBatch}`).map((row) => Number(row.id));
+    expect(perLine).toHaveLength(2);
+
+    await waitStatus([...written, ...perLine], 'sent', 'the writes through both versions to be sent');
+    expect(receivedVins().get(visitVin)).toBe(2);
+    expect([...receivedVins()].filter(([vin, n]) => n !== 1 && vin !== visitVin)).toEqual([]);
     expect(sim.state.duplicates()).toBe(0);
     // Both versions were serving: each answered a health check after the writes.
     for (const url of Object.values(servers)) expect((await fetch(`${url}/healthz`)).status).toBe(200);
