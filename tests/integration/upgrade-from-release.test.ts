@@ -170,9 +170,9 @@ describe.skipIf(!runs)(`an upgrade from release ${RELEASE}`, () => {
 
   it('the release creates its database and stores a workshop’s mix through its API and tools', { timeout: 120_000 }, async () => {
     showOutput();
-    // The release's own tools, as its README had the operator run them.
     // The migrations the compatibility check (tests/unit/migrations-release-compatible.test.ts) counts as the release's.
     expect(journalTags(release.root).at(-1)).toBe(RELEASE_LAST_MIGRATION);
+    // The release's own tools, as its README had the operator run them.
     const [accountA, accountB] = await Promise.all(['Service Unu', 'Service Doi'].map((name) => runReleaseCli(release, 'accounts', ['create', '--name', name], env)));
     [keys.a, keys.b] = await Promise.all([
       runReleaseCli(release, 'keys', ['create', '--account', accountA!, '--name', 'atelier'], env),
