@@ -94,6 +94,9 @@ export function idempotencyKeys(accountId: number | null, content: CanonicalCont
   if (json.length <= LARGE_JSON) return { key: scopedKey(accountId, json), legacyKey: unscopedKey(json) };
   // A photo's serialisation: hashing the text encodes it each time (about 50 ms for 14 MB).
   const bytes = Buffer.from(json);
-  const key = createHash('sha256').update(`v2|${accountId ?? DEFAULT_ACCOUNT_ID}|`).update(bytes).digest('hex');
+  const key = createHash('sha256')
+    .update(`v2|${accountId ?? DEFAULT_ACCOUNT_ID}|`)
+    .update(bytes)
+    .digest('hex');
   return { key, legacyKey: hash('sha256', bytes, 'hex') };
 }
