@@ -80,8 +80,9 @@ parentPort.on('message', async (order) => {
   if (order === 'stop') return void (looping = false);
   const ms = [];
   let failures = 0;
+  looping = true;
   for (let i = 0; i < (order.warmUp ?? 0); i++) await timedList();
-  for (looping = true; looping; await sleep(20)) {
+  for (; looping; await sleep(20)) {
     const call = await timedList();
     ms.push(call.ms);
     if (!call.ok) failures += 1;
@@ -140,6 +141,8 @@ function send(agent: Agent, base: URL, method: string, path: string, headers: Re
       });
     });
     req.on('error', reject);
+    // A refused body's socket may be closed by the server while the rest is being written: the answer has been read.
+    req.on('socket', (socket) => socket.on('error', () => undefined));
     req.end(body);
   });
 }
