@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { routePath } from 'hono/route';
-import { publicBaseUrl } from './config';
+import { jsonBodyLimit, publicBaseUrl } from './config';
 import type { AppContext } from './context';
 import { AppError } from './errors';
 import { apiKeyAuth } from './http/auth';
@@ -57,7 +57,7 @@ export function createApp(ctx: AppContext) {
   // After authentication: nobody without a key makes the server read a body.
   app.use(
     '/v1/*',
-    limitBody({ json: ctx.config.GATEWAY_MAX_JSON_BYTES, upload: ctx.config.GATEWAY_MAX_BODY_BYTES }, (c, maxBytes) =>
+    limitBody({ json: jsonBodyLimit(ctx.config), upload: ctx.config.GATEWAY_MAX_BODY_BYTES }, (c, maxBytes) =>
       errorResponse(c, 'PREA_MARE', `Corpul cererii depășește ${maxBytes} octeți.`),
     ),
   );

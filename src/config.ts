@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { maxSubmissionJsonBytes } from './domain/submission-input';
 
 const bool = (fallback: boolean) =>
   z
@@ -50,13 +51,11 @@ export const Config = z.object({
     .int()
     .positive()
     .default(15 * 1024 * 1024),
-  // A JSON body: a submission with the largest photo allowed (base64 is 4/3 of the bytes).
-  GATEWAY_MAX_JSON_BYTES: z.coerce
-    .number()
-    .int()
-    .positive()
-    .default(14 * 1024 * 1024),
-  // A submission's photo (b64Image), decoded; a larger one holds the submission as needs_data.
+  // A JSON body (413 PREA_MARE above, as it arrives). Unset: the longest a submission needs,
+  // derived from GATEWAY_MAX_IMAGE_BYTES and the fields' bounds (maxSubmissionJsonBytes; about
+  // 14.1 MiB with the default photo), so that a lower photo limit lowers it too.
+  GATEWAY_MAX_JSON_BYTES: z.coerce.number().int().positive().optional(),
+  // A submission's photo (b64Image), decoded; a larger one is a 413 IMAGINE_PREA_MARE.
   GATEWAY_MAX_IMAGE_BYTES: z.coerce
     .number()
     .int()
@@ -195,4 +194,9 @@ export function environmentName(config: Pick<Config, 'GATEWAY_REGISTRY_URL'>): '
 /** The address the integration examples show: GATEWAY_PUBLIC_URL without a trailing slash, or this host's loopback and port. */
 export function publicBaseUrl(config: Pick<Config, 'GATEWAY_PUBLIC_URL' | 'PORT'>): string {
   return config.GATEWAY_PUBLIC_URL?.replace(/\/+$/, '') ?? `http://127.0.0.1:${config.PORT}`;
+}
+
+/** The largest JSON body taken: GATEWAY_MAX_JSON_BYTES, or the longest a submission with the largest photo needs. */
+export function jsonBodyLimit(config: Pick<Config, 'GATEWAY_MAX_JSON_BYTES' | 'GATEWAY_MAX_IMAGE_BYTES'>): number {
+  return config.GATEWAY_MAX_JSON_BYTES ?? maxSubmissionJsonBytes(config.GATEWAY_MAX_IMAGE_BYTES);
 }

@@ -30,6 +30,10 @@ const SUBMISSION_ERRORS = {
     problema: 'Textul depășește lungimea permisă de API.',
     fix: 'Scurtați denumirea operației la cel mult 500 de caractere (în fișier sau corectând rândul).',
   },
+  PREA_MULTE_PRESTATII: {
+    problema: 'Rândul are mai multe operații decât acceptă API-ul.',
+    fix: 'Împărțiți operațiile pe mai multe rânduri, cel mult 200 pe rând (în fișier sau corectând rândul).',
+  },
   COD_NEMAPAT: {
     problema: 'Există operații fără corespondent în nomenclatorul registrului.',
     fix: 'Asociați codurile în editorul de mapări (sau prin POST /v1/mapari), apoi retrimiteți.',

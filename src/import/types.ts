@@ -36,6 +36,19 @@ export interface Spreadsheet {
 /** A cell's text at most: Excel's own limit, so no file a spreadsheet application wrote is refused. */
 export const MAX_CELL_CHARS = 32_767;
 
+/**
+ * A row's text at most, all its cells together (the csv reader's bound on a record's bytes, as
+ * characters): a few cells at their longest, not a row of 256 of them.
+ */
+export const MAX_ROW_CHARS = 4 * MAX_CELL_CHARS;
+
+/**
+ * A header's text at most, all its labels together: it is shown by every answer and screen of
+ * the import (256 labels of 32,767 characters, one shared string repeated, made a 7 KB file's
+ * every GET /v1/import/{id} 8 MB).
+ */
+export const MAX_HEADER_CHARS = 65_536;
+
 /** A sheet's name at most (Excel allows 31; LibreOffice more): it is shown on every screen of the import. */
 export const MAX_SHEET_NAME_CHARS = 255;
 

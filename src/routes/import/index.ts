@@ -20,6 +20,7 @@ import {
   createImportBatch,
 } from '../../services/import';
 import { idParam, INT4_MAX } from '../params';
+import { LARGE_PAGE } from '../prezentari';
 import { presentBatch, presentColumnMapping, presentCommit, presentPreview, presentRowChange } from './present';
 import { BatchAnswer, ColumnMappingAnswer, CommitAnswer, PreviewAnswer, RowChangeAnswer } from './answers';
 import { ColumnMappingBody, CommitBody, ExportFailedQuery, PreviewQuery, RowEditBody, RowReviewBody, RowLeftOutBody, UploadForm } from './schemas';
@@ -140,6 +141,8 @@ export function importRoutes(ctx: AppContext) {
         },
       },
     }),
+    // A page of more than LARGE_PAGE rows is costly work of the account, as a list's (http/cost-budget.ts).
+    costly(ctx, { isCostly: (c) => Number(c.req.query('page_size')) > LARGE_PAGE }),
     async (c) => {
       const id = batchId(c);
       const query = parseQuery(c, PreviewQuery);

@@ -2,6 +2,7 @@ import type { ImportRowRecord, OperationToMap } from '../../services/import';
 import { CodeSelect, keyedId } from '../ui/code-select';
 import { countOf, showDate } from '../ui/format';
 import { IN_TURN } from './in-turn';
+import { clipped } from './labels';
 
 const rows = (n: number) => countOf(n, 'un rând', 'rânduri');
 
@@ -18,7 +19,7 @@ function OperationRow({ batchId, op, nomenclator }: { batchId: number; op: Opera
       <td data-label="Codul dvs." class="mono">
         {op.codOpService}
       </td>
-      <td data-label="Denumirea din fișier">{op.denumire || '—'}</td>
+      <td data-label="Denumirea din fișier">{clipped(op.denumire) || '—'}</td>
       <td data-label="Rânduri">{rows(op.rows)}</td>
       <td data-label="Codul registrului">
         <form class="inline" hx-post={`/_import/${batchId}/mapare-operatie`} hx-target="#import" hx-swap="outerMorph" {...IN_TURN}>
