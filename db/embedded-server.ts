@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Role } from './embedded-roles';
 
@@ -26,7 +26,52 @@ export interface RunningServer {
   stop: () => Promise<void>;
 }
 
-const READY = 'database system is ready to accept connections';
+/**
+ * PostgreSQL's own log (docs/operations-logs.md): kept by its logging collector in
+ * `<cluster>/log`, one file per weekday, each overwritten a week later, so a week of it is
+ * kept and no more. Early failures (a bad setting, before the collector starts) still come on
+ * stderr, and are shown with the start's error.
+ */
+export const LOG_DIR = 'log';
+export const LOG_FLAGS = [
+  ['logging_collector', 'on'],
+  ['log_directory', LOG_DIR],
+  ['log_filename', 'postgresql-%a.log'],
+  ['log_rotation_age', '1d'],
+  ['log_rotation_size', '0'],
+  ['log_truncate_on_rotation', 'on'],
+  ['log_file_mode', '0600'],
+].flatMap(([name, value]) => ['-c', `${name}=${value}`]);
+
+/** How often a starting server's postmaster.pid is read for its status. */
+const READY_POLL_MS = 50;
+
+/**
+ * Whether the postmaster `pid` of `pgDir` says it accepts connections: the status line of its
+ * postmaster.pid (what pg_ctl waits for), since with the logging collector the "ready" message
+ * goes to the log file, not to us.
+ */
+function saysReady(pgDir: string, pid: number): boolean {
+  try {
+    const lines = readFileSync(join(pgDir, 'postmaster.pid'), 'utf8').split('\n');
+    return Number(lines[0]) === pid && lines[7]?.trim() === 'ready';
+  } catch {
+    return false;
+  }
+}
+
+/** The end of the newest file of the cluster's log, for a start that failed after the collector took over. */
+function logTail(pgDir: string): string {
+  try {
+    const dir = join(pgDir, LOG_DIR);
+    const newest = readdirSync(dir)
+      .map((name) => ({ name, at: statSync(join(dir, name)).mtimeMs }))
+      .sort((a, b) => b.at - a.at)[0];
+    return newest ? readFileSync(join(dir, newest.name), 'utf8').slice(-2000) : '';
+  } catch {
+    return '';
+  }
+}
 
 /** Spawn options for `runAs`; messages in English whatever the locale, since readiness is read from them. */
 const asUser = (runAs: RunAs) => ({ ...(runAs ?? {}), env: { ...process.env, LC_MESSAGES: 'C' } });
@@ -71,19 +116,25 @@ export async function startServer(cluster: Cluster & { port: number; flags: stri
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let output = '';
-  let ready = false;
-  await new Promise<void>((resolve, reject) => {
-    // Read to the end, even once ready: a pipe nobody reads would block the server's logging.
-    child.stderr.on('data', (chunk: Buffer) => {
-      if (ready) return;
-      output += chunk.toString();
-      if (!output.includes(READY)) return;
-      ready = true;
-      resolve();
-    });
-    child.once('error', reject);
-    child.once('exit', (code, signal) => reject(new Error(`PostgreSQL ended while starting (${code ?? signal}): ${output.trim().slice(-2000)}`)));
+  let timer: NodeJS.Timeout | undefined;
+  // Read to the end, even once ready: a pipe nobody reads would block the server's logging.
+  child.stderr.on('data', (chunk: Buffer) => {
+    if (output.length < 100_000) output += chunk.toString();
   });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      timer = setInterval(() => {
+        if (child.pid && saysReady(pgDir, child.pid)) resolve();
+      }, READY_POLL_MS);
+      child.once('error', reject);
+      child.once('exit', (code, signal) => {
+        const words = [output.trim(), existsSync(pgDir) ? logTail(pgDir).trim() : ''].filter(Boolean).join('\n');
+        reject(new Error(`PostgreSQL ended while starting (${code ?? signal}): ${words.slice(-2000)}`));
+      });
+    });
+  } finally {
+    clearInterval(timer);
+  }
   return {
     pid: child.pid!,
     stop: async () => {

@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { clusterDir, packageNativeDir, placeBinaries, placeCluster, postgresOsUser, RELOCATION_DIR } from './embedded-placement';
 import { ensureCredentials, ensureRoles, readCredentials, roleUrl, writeHba } from './embedded-roles';
-import { initCluster, startServer } from './embedded-server';
+import { initCluster, LOG_FLAGS, startServer } from './embedded-server';
 
 export interface EmbeddedDb {
   /** The product's connection: the app role (not a superuser), its own database. */
@@ -71,8 +71,8 @@ async function stopPostmaster(pid: number): Promise<void> {
   for (let i = 0; i < 300 && alive(pid); i++) await new Promise((resolve) => setTimeout(resolve, 100));
 }
 
-/** Loopback only, SCRAM for new passwords. */
-const SERVER_FLAGS = ['-c', 'listen_addresses=127.0.0.1', '-c', 'password_encryption=scram-sha-256'];
+/** Loopback only, SCRAM for new passwords, its own log kept (embedded-server.ts LOG_FLAGS). */
+const SERVER_FLAGS = ['-c', 'listen_addresses=127.0.0.1', '-c', 'password_encryption=scram-sha-256', ...LOG_FLAGS];
 
 /**
  * Starts (or attaches to) the embedded PostgreSQL of `dataDir` (kept in `<dataDir>/pg`, or
