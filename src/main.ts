@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { consola } from 'consola';
 import { parseSimUsers } from '../worker/registry/sim-state';
-import { startSimulator, type Simulator } from '../worker/registry/simulator';
+import { sandboxRegistry, type SandboxRegistry } from '../worker/registry/sim-discovery';
 import { superviseWorker, type SupervisedWorker } from '../worker/spawn';
 import { createApp } from './app';
 import { ConfigError, environmentName, parseConfig, type Config } from './config';
@@ -18,19 +18,16 @@ import { runUntilSignalled } from './lifecycle';
 
 /**
  * Without GATEWAY_REGISTRY_URL the simulated registry runs in this process (mediu sandbox), so
- * a fresh clone shows the whole flow; a worker started on its own finds it on GATEWAY_SIM_PORT.
+ * a fresh clone shows the whole flow, unless one already runs for the data dir (another
+ * server, `npm run registry:sim`): then that one. A worker started on its own finds it through
+ * the data dir (worker/registry/sim-discovery.ts).
  */
-async function startRegistry(config: Config): Promise<{ url: string; sim?: Simulator }> {
+async function startRegistry(config: Config): Promise<{ url: string; sim?: SandboxRegistry }> {
   if (config.GATEWAY_REGISTRY_URL) return { url: config.GATEWAY_REGISTRY_URL };
   const users = parseSimUsers(config.GATEWAY_SIM_USERS);
-  const sim = await startSimulator({ port: config.GATEWAY_SIM_PORT, users }).catch((error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EADDRINUSE') throw error;
-    // Another gateway (or a standalone simulator) holds the port: our own worker is told the
-    // address anyway, so any free port serves.
-    consola.warn(`GATEWAY_SIM_PORT ${config.GATEWAY_SIM_PORT} is in use; the simulated registry takes a free port`);
-    return startSimulator({ port: 0, users });
-  });
-  consola.info(`Simulated registry (sandbox) on ${sim.url}; logins: ${[...users.keys()].join(', ')} (GATEWAY_SIM_USERS)`);
+  const sim = await sandboxRegistry({ dataDir: config.GATEWAY_DATA_DIR, port: config.GATEWAY_SIM_PORT, users, log: (m) => consola.warn(m) });
+  if (sim.own) consola.info(`Simulated registry (sandbox) on ${sim.url}; logins: ${[...users.keys()].join(', ')} (GATEWAY_SIM_USERS)`);
+  else consola.info(`Simulated registry (sandbox): the one already running for this data dir, on ${sim.url}`);
   return { url: sim.url, sim };
 }
 
