@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Role } from './embedded-roles';
@@ -79,12 +79,43 @@ const asUser = (runAs: RunAs) => ({ ...(runAs ?? {}), env: { ...process.env, LC_
 const chownTo = (path: string, runAs: RunAs) => runAs && chownSync(path, runAs.uid, runAs.gid);
 
 /**
+ * initdb and servers this process started and that still run, each with the signal that ends
+ * it cleanly by itself (initdb removes what it made; a server makes a fast shutdown): sent
+ * when this process exits without having stopped them (a stop cut short by
+ * GATEWAY_SHUTDOWN_S, a failed start), so that no PostgreSQL is left behind with no owner.
+ */
+const running = new Map<ChildProcess, NodeJS.Signals>();
+let exitHook = false;
+
+function track(child: ChildProcess, endWith: NodeJS.Signals): void {
+  running.set(child, endWith);
+  child.once('exit', () => running.delete(child));
+  if (exitHook) return;
+  exitHook = true;
+  process.on('exit', () => {
+    for (const [proc, signal] of running) proc.kill(signal);
+  });
+}
+
+/** Calls `abort` when `signal` aborts (at once if it has), until `done`. */
+function onAbort(signal: AbortSignal | undefined, abort: () => void): () => void {
+  if (!signal) return () => {};
+  if (signal.aborted) {
+    abort();
+    return () => {};
+  }
+  signal.addEventListener('abort', abort, { once: true });
+  return () => signal.removeEventListener('abort', abort);
+}
+
+/**
  * initdb into `pgDir` (made, owned by `runAs`, 0700), with `admin` as its superuser. The
  * password reaches initdb in a file of a 0700 directory of `runAs` beside the cluster (a
  * place that user reaches, and nobody else reads), removed afterwards.
  */
-export async function initCluster(cluster: Cluster & { admin: Role; auth: 'scram-sha-256' | 'password' }): Promise<void> {
+export async function initCluster(cluster: Cluster & { admin: Role; auth: 'scram-sha-256' | 'password'; signal?: AbortSignal }): Promise<void> {
   const { binDir, pgDir, runAs, admin } = cluster;
+  cluster.signal?.throwIfAborted();
   mkdirSync(pgDir, { recursive: true, mode: 0o700 });
   chownTo(pgDir, runAs);
   const secretDir = mkdtempSync(join(dirname(pgDir), '.initdb-'));
@@ -95,12 +126,16 @@ export async function initCluster(cluster: Cluster & { admin: Role; auth: 'scram
     chownTo(pwfile, runAs);
     const args = [`--pgdata=${pgDir}`, `--auth=${cluster.auth}`, `--username=${admin.user}`, `--pwfile=${pwfile}`, '--lc-messages=C'];
     const child = spawn(join(binDir, 'initdb'), args, { ...asUser(runAs), stdio: ['ignore', 'ignore', 'pipe'] });
+    track(child, 'SIGTERM');
+    // Stopped during a first start: initdb ends and removes what it made; the next start initialises again.
+    const forget = onAbort(cluster.signal, () => child.kill('SIGTERM'));
     let errors = '';
     child.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
     const code = await new Promise<number | null>((resolve, reject) => {
       child.once('error', reject);
       child.once('close', resolve);
-    });
+    }).finally(forget);
+    cluster.signal?.throwIfAborted();
     if (code !== 0) throw new Error(`initdb failed (exit ${code}): ${errors.trim()}`);
   } finally {
     rmSync(secretDir, { recursive: true, force: true });
@@ -108,12 +143,16 @@ export async function initCluster(cluster: Cluster & { admin: Role; auth: 'scram
 }
 
 /** Starts the server on `port` and resolves once it accepts connections; a server that ends first rejects with its last words. */
-export async function startServer(cluster: Cluster & { port: number; flags: string[] }): Promise<RunningServer> {
+export async function startServer(cluster: Cluster & { port: number; flags: string[]; signal?: AbortSignal }): Promise<RunningServer> {
   const { binDir, pgDir, runAs } = cluster;
+  cluster.signal?.throwIfAborted();
   const child = spawn(join(binDir, 'postgres'), ['-D', pgDir, '-p', String(cluster.port), ...cluster.flags], {
     ...asUser(runAs),
     stdio: ['ignore', 'ignore', 'pipe'],
   });
+  track(child, 'SIGINT');
+  // Stopped while it starts: a fast shutdown, and the start fails with the stop's reason.
+  const forget = onAbort(cluster.signal, () => child.kill('SIGINT'));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let output = '';
   let timer: NodeJS.Timeout | undefined;
@@ -128,12 +167,14 @@ export async function startServer(cluster: Cluster & { port: number; flags: stri
       }, READY_POLL_MS);
       child.once('error', reject);
       child.once('exit', (code, signal) => {
+        if (cluster.signal?.aborted) return reject(cluster.signal.reason);
         const words = [output.trim(), existsSync(pgDir) ? logTail(pgDir).trim() : ''].filter(Boolean).join('\n');
         reject(new Error(`PostgreSQL ended while starting (${code ?? signal}): ${words.slice(-2000)}`));
       });
     });
   } finally {
     clearInterval(timer);
+    forget();
   }
   return {
     pid: child.pid!,

@@ -89,7 +89,13 @@ export async function startEmbedded(options: {
   relocationDir?: string;
   /** The package's binaries (tests give a copy of them out of reach). */
   nativeDir?: string;
+  /**
+   * Aborted when the process is asked to stop during its start: initdb or the starting server
+   * is ended, a server already started is stopped, and the start rejects with the reason.
+   */
+  signal?: AbortSignal;
 }): Promise<EmbeddedDb> {
+  const { signal } = options;
   // Absolute: PostgreSQL runs elsewhere than in our working directory, as another user.
   const dataDir = resolve(options.dataDir);
   const database = options.database ?? 'gateway';
@@ -124,8 +130,10 @@ export async function startEmbedded(options: {
   const runAs = postgresOsUser();
   const relocationDir = options.relocationDir ?? RELOCATION_DIR;
   const pgDir = placeCluster(dataDir, runAs, relocationDir, log);
+  signal?.throwIfAborted();
   const binDir = placeBinaries(options.nativeDir ?? (await packageNativeDir()), runAs, relocationDir, log);
   const port = options.port ?? (await freePort());
+  signal?.throwIfAborted();
   // An initdb that did not finish (interrupted first start) left a directory nothing can use:
   // it holds no data yet, so it is made again. Data dirs of earlier builds have no marker but
   // no credentials file either, and are complete.
@@ -137,16 +145,18 @@ export async function startEmbedded(options: {
   const fresh = !existsSync(join(pgDir, 'PG_VERSION'));
   const credentials = ensureCredentials(dataDir, fresh);
   const cluster = { binDir, pgDir, runAs };
-  if (fresh) await initCluster({ ...cluster, admin: credentials.admin, auth: 'scram-sha-256' });
+  if (fresh) log(`First start: initialising the PostgreSQL cluster in ${pgDir}`);
+  if (fresh) await initCluster({ ...cluster, admin: credentials.admin, auth: 'scram-sha-256', signal });
   // From here the cluster is whole (new, or an earlier build's, which has no marker yet).
   writeFileSync(join(pgDir, INITIALISED_FILE), '');
   writeHba(pgDir);
-  const server = await startServer({ ...cluster, port, flags: SERVER_FLAGS });
+  const server = await startServer({ ...cluster, port, flags: SERVER_FLAGS, signal });
   writeFileSync(join(dataDir, OWNER_FILE), String(process.pid));
   try {
     // Resumable: roles and database are brought to what they must be whatever an earlier,
     // interrupted start left (initdb done, database not yet created, ...).
     await ensureRoles(credentials, port, database);
+    signal?.throwIfAborted();
   } catch (error) {
     await server.stop();
     throw error;

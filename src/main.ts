@@ -14,7 +14,7 @@ import { openDatabase } from './database';
 import { createContext } from './runtime';
 import { failInterruptedStagings, sweepInterruptedStagings } from './services/import';
 import { prepareIdleScheduling } from '../db/run-only-when-idle';
-import { runUntilSignalled } from './lifecycle';
+import { runUntilSignalled, type Start } from './lifecycle';
 
 /**
  * Without GATEWAY_REGISTRY_URL the simulated registry runs in this process (mediu sandbox), so
@@ -56,32 +56,58 @@ async function bindPort(config: Config): Promise<{ server: Server; serve: (fetch
   return { server, serve: (fetch) => (listener = getRequestListener(fetch)) };
 }
 
-async function start() {
+const start: Start = async (signal, bound) => {
   const config = parseConfig(process.env);
+  bound(config.GATEWAY_SHUTDOWN_S * 1000);
   consola.level = { debug: 4, info: 3, warn: 2, error: 1 }[config.GATEWAY_LOG_LEVEL];
   // The worker child reads the same settings: refuse them here rather than let it crash-loop.
   if (config.GATEWAY_RUN_WORKER) assertWorkerSettings(config);
   const http = await bindPort(config);
   try {
-    return await startBehind(config, http);
+    return await startBehind(config, http, signal);
   } catch (error) {
+    // The port is free again at once, whatever else the start had got to.
+    http.server.closeAllConnections();
     http.server.close();
     throw error;
   }
-}
+};
 
-async function startBehind(config: Config, http: Awaited<ReturnType<typeof bindPort>>) {
-  const { server } = http;
+async function startBehind(config: Config, http: Awaited<ReturnType<typeof bindPort>>, signal: AbortSignal) {
   // While this process is small: the helper is forked once, now.
   prepareIdleScheduling();
   const secretKey = resolveSecretKey(config, (m) => consola.warn(m));
-  const database = await openDatabase(config, (m) => consola.info(m));
-  const ctx = createContext({ config, databaseUrl: database.url, secretKey, processName: 'server', poolSize: config.GATEWAY_DB_POOL });
-  const interrupted = (ids: number[]) => consola.warn(`Imports left staging by a lost connection or a stopped process, now failed: ${ids.join(', ')}`);
-  const atStart = await failInterruptedStagings(ctx);
-  if (atStart.length > 0) interrupted(atStart);
+  // The long steps of a first start (root relocation, initdb, the database's first start, the
+  // migrations) end when `signal` aborts; what they started is stopped (src/lifecycle.ts).
+  const database = await openDatabase(config, (m) => consola.info(m), signal);
+  let ctx: ReturnType<typeof createContext> | undefined;
+  let registry: Awaited<ReturnType<typeof startRegistry>> | undefined;
+  try {
+    signal.throwIfAborted();
+    ctx = createContext({ config, databaseUrl: database.url, secretKey, processName: 'server', poolSize: config.GATEWAY_DB_POOL });
+    const atStart = await failInterruptedStagings(ctx);
+    if (atStart.length > 0) interrupted(atStart);
+    registry = await startRegistry(config);
+    signal.throwIfAborted();
+  } catch (error) {
+    await registry?.sim?.close();
+    await ctx?.close();
+    await database.stop();
+    throw error;
+  }
+  return startServing(config, http, { database, ctx, registry, secretKey });
+}
+
+const interrupted = (ids: number[]) => consola.warn(`Imports left staging by a lost connection or a stopped process, now failed: ${ids.join(', ')}`);
+
+async function startServing(
+  config: Config,
+  http: Awaited<ReturnType<typeof bindPort>>,
+  started: { database: Awaited<ReturnType<typeof openDatabase>>; ctx: ReturnType<typeof createContext>; registry: Awaited<ReturnType<typeof startRegistry>>; secretKey: string },
+) {
+  const { server } = http;
+  const { database, ctx, registry, secretKey } = started;
   const sweep = sweepInterruptedStagings(ctx, config.GATEWAY_IMPORT_SWEEP_S * 1000, interrupted);
-  const registry = await startRegistry(config);
   let worker: SupervisedWorker | undefined;
   if (config.GATEWAY_RUN_WORKER) {
     // The child shares this database and key; it must not start an embedded database itself.

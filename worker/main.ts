@@ -6,7 +6,7 @@ import { openDatabase } from '../src/database';
 import { createWorkerContext } from './context';
 import { startWorker } from './runner';
 import { assertWorkerSettings } from './settings';
-import { runUntilSignalled } from '../src/lifecycle';
+import { runUntilSignalled, type Start } from '../src/lifecycle';
 import { runningSimulator, simulatorFile } from './registry/sim-discovery';
 
 async function sandboxRegistryUrl(config: Config): Promise<string> {
@@ -19,14 +19,15 @@ async function sandboxRegistryUrl(config: Config): Promise<string> {
   return fallback;
 }
 
-async function start() {
+const start: Start = async (signal, bound) => {
   const config = parseConfig(process.env);
+  bound(config.GATEWAY_SHUTDOWN_S * 1000);
   consola.level = { debug: 4, info: 3, warn: 2, error: 1 }[config.GATEWAY_LOG_LEVEL];
   assertWorkerSettings(config);
   const secretKey = resolveSecretKey(config, (m) => consola.warn(m));
   // With DATABASE_URL (always, under `npm start`) this only checks migrations; alone, it
   // attaches to the embedded PostgreSQL of the data dir, or starts it.
-  const database = await openDatabase(config, (m) => consola.info(m));
+  const database = await openDatabase(config, (m) => consola.info(m), signal);
   // Alone and without a registry address (the sandbox), it talks to the simulator running for
   // the data dir, whichever process runs it and whatever port it took.
   const registryUrl = config.GATEWAY_REGISTRY_URL ?? (await sandboxRegistryUrl(config));
@@ -39,7 +40,7 @@ async function start() {
     await ctx.close();
     await database.stop();
   };
-}
+};
 
 const USAGE = `Usage:
   npm run worker     the worker alone (npm start already runs one beside the server)
