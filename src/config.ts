@@ -94,7 +94,8 @@ export const Config = z.object({
   // statement running longer is cancelled; a transaction idle longer ends its session.
   GATEWAY_DB_STATEMENT_TIMEOUT_S: z.coerce.number().int().min(0).default(0),
   GATEWAY_DB_IDLE_TX_TIMEOUT_S: z.coerce.number().int().min(0).default(0),
-  // SIGTERM or Ctrl-C: the whole stop (requests, stagings, worker, database) takes at most this.
+  // SIGTERM or Ctrl-C: the whole stop (requests, stagings, worker, database) takes at most this,
+  // during the start as well (initdb, the database's first start, the migrations are ended).
   GATEWAY_SHUTDOWN_S: z.coerce.number().positive().default(30),
   // A background staging shares the rest of its file with a worker thread once it has staged
   // this many rows itself (0: never): on two cores, the rest of a large file stages about 1.5
