@@ -31,7 +31,8 @@ export async function freePort(): Promise<number> {
 const OWNER_FILE = 'gateway-owner.pid';
 const INITIALISED_FILE = 'gateway-initdb-done';
 
-const alive = (pid: number) => {
+/** Whether process `pid` exists (one of another user counts). */
+export const alive = (pid: number) => {
   try {
     process.kill(pid, 0);
     return true;

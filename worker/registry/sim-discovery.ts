@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { SimFaults } from './sim-state';
+import { alive } from '../../db/embedded';
 import { startSimulator } from './simulator';
 
 // The sandbox's processes find each other through the data dir: the simulated registry, in
@@ -17,15 +18,6 @@ interface Recorded {
 }
 
 export const simulatorFile = (dataDir: string) => join(resolve(dataDir), FILE);
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-};
 
 function readRecorded(dataDir: string): Recorded | undefined {
   try {
