@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { maxSubmissionJsonBytes } from './domain/submission-input';
+import { parseProxyEntry } from './http/client-address';
 
 const bool = (fallback: boolean) =>
   z
@@ -92,7 +93,8 @@ export const Config = z.object({
   // statement running longer is cancelled; a transaction idle longer ends its session.
   GATEWAY_DB_STATEMENT_TIMEOUT_S: z.coerce.number().int().min(0).default(0),
   GATEWAY_DB_IDLE_TX_TIMEOUT_S: z.coerce.number().int().min(0).default(0),
-  // SIGTERM or Ctrl-C: the whole stop (requests, stagings, worker, database) takes at most this.
+  // SIGTERM or Ctrl-C: the whole stop (requests, stagings, worker, database) takes at most this,
+  // during the start as well (initdb, the database's first start, the migrations are ended).
   GATEWAY_SHUTDOWN_S: z.coerce.number().positive().default(30),
   // A background staging shares the rest of its file with a worker thread once it has staged
   // this many rows itself (0: never): on two cores, the rest of a large file stages about 1.5
@@ -103,10 +105,30 @@ export const Config = z.object({
   GATEWAY_IMPORT_SWEEP_S: z.coerce.number().int().positive().default(30),
   GATEWAY_RUN_WORKER: bool(true),
   // Abuse limits (README, Security): failed authentications per client address and minute,
-  // requests per API key and minute (0: no limit), and whether X-Forwarded-For is believed.
+  // requests per API key and minute (0: no limit).
   GATEWAY_AUTH_FAILURES_PER_MIN: z.coerce.number().int().positive().default(20),
   GATEWAY_KEY_REQUESTS_PER_MIN: z.coerce.number().int().min(0).default(6000),
-  GATEWAY_TRUST_PROXY: bool(false),
+  // The reverse proxies in front (docs/operations-proxy.md), comma-separated addresses or CIDR
+  // blocks: only a connection from one of them has its X-Forwarded-For believed as the client's
+  // address (src/http/client-address.ts). Unset: no proxy, every peer is the client.
+  GATEWAY_TRUSTED_PROXIES: z
+    .string()
+    .optional()
+    .transform((v) =>
+      (v ?? '')
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter(Boolean),
+    )
+    .superRefine((entries, check) => {
+      for (const entry of entries) {
+        const parsed = parseProxyEntry(entry);
+        if (typeof parsed === 'string') check.addIssue({ code: 'custom', message: parsed });
+      }
+    }),
+  // /metrics and /healthz's details (docs/operations-proxy.md): besides callers on this machine,
+  // anyone presenting `Authorization: Bearer <this>`. Unset: this machine only.
+  GATEWAY_METRICS_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
   // The cost budget of each account (http/cost-budget.ts), on each server: costly requests (a
   // body over GATEWAY_COSTLY_BODY_KB, a page over 100 rows, an export, a pattern search, a save
   // that re-classifies held rows) in flight at once per account and for the server, and the
@@ -122,8 +144,8 @@ export const Config = z.object({
   GATEWAY_HEADERS_TIMEOUT_S: z.coerce.number().int().positive().default(10),
   GATEWAY_KEEPALIVE_TIMEOUT_S: z.coerce.number().int().positive().default(5),
   GATEWAY_MAX_CONNECTIONS: z.coerce.number().int().positive().default(1000),
-  // Open connections of one client address (behind GATEWAY_TRUST_PROXY: requests in progress
-  // of one forwarded address), so that one address cannot hold the server's connections.
+  // Open connections of one client address (from a trusted proxy: requests in progress of one
+  // forwarded address), so that one address cannot hold the server's connections.
   GATEWAY_MAX_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().positive().default(50),
   // How long a body may keep the server waiting for it, plus a second per kilobyte received:
   // a body sent a byte at a time is cut well before GATEWAY_REQUEST_TIMEOUT_S.
@@ -170,12 +192,21 @@ function contradictions(config: Config): string[] {
 
 export class ConfigError extends Error {}
 
+/** Settings of earlier releases that are refused rather than ignored, each with what replaces it. */
+const REPLACED: Record<string, string> = {
+  GATEWAY_TRUST_PROXY: 'înlocuit de GATEWAY_TRUSTED_PROXIES (adresele proxy-urilor din față, de exemplu 127.0.0.1); cookie-urile sunt Secure după GATEWAY_PUBLIC_URL (https://...)',
+};
+
 export function parseConfig(env: Record<string, string | undefined>): Config {
   // An empty value is a mistake (`PORT=` would listen on a random port), not "unset": refuse it.
   const empty = Object.keys(Config.shape).filter((name) => env[name] !== undefined && env[name]!.trim() === '');
   const result = Config.safeParse(env);
-  if (empty.length || !result.success) {
+  const replaced = Object.keys(REPLACED).some((name) => env[name] !== undefined);
+  if (empty.length || replaced || !result.success) {
     const lines = [
+      ...Object.keys(REPLACED)
+        .filter((name) => env[name] !== undefined)
+        .map((name) => `  ${name}: ${REPLACED[name]}`),
       ...empty.map((name) => `  ${name}: este setat gol; dați o valoare sau scoateți-l din mediu`),
       ...(result.success ? [] : result.error.issues.filter((i) => !empty.includes(String(i.path[0]))).map((i) => `  ${i.path.join('.')}: ${i.message}`)),
     ];
@@ -189,6 +220,11 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
 /** `sandbox` when the built-in simulated registry is used, `productie` otherwise. */
 export function environmentName(config: Pick<Config, 'GATEWAY_REGISTRY_URL'>): 'sandbox' | 'productie' {
   return config.GATEWAY_REGISTRY_URL ? 'productie' : 'sandbox';
+}
+
+/** Whether clients reach the gateway over HTTPS (GATEWAY_PUBLIC_URL says so): cookies are Secure, HSTS is sent. */
+export function servedOverHttps(config: Pick<Config, 'GATEWAY_PUBLIC_URL'>): boolean {
+  return config.GATEWAY_PUBLIC_URL?.toLowerCase().startsWith('https://') ?? false;
 }
 
 /** The address the integration examples show: GATEWAY_PUBLIC_URL without a trailing slash, or this host's loopback and port. */

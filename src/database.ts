@@ -11,26 +11,34 @@ import { databaseConnection, explainConnectionError } from './database-connectio
  * here, or attached to when the server already runs it). Migrations are applied either way,
  * without the statement timeout: an index built on a large table may take longer.
  */
-export async function openDatabase(config: Config, log: (message: string) => void): Promise<{ url: string; stop: () => Promise<void> }> {
+export async function openDatabase(config: Config, log: (message: string) => void, signal?: AbortSignal): Promise<{ url: string; stop: () => Promise<void> }> {
   let url = config.DATABASE_URL;
   let stop = async () => {};
   // TLS settings are checked (and the CA file read) before anything is started.
   const ssl = url ? databaseConnection(config, url).ssl : undefined;
   if (!url) {
     preserveExitCode();
-    const embedded = await startEmbedded({ dataDir: config.GATEWAY_DATA_DIR, onLog: log });
+    const embedded = await startEmbedded({ dataDir: config.GATEWAY_DATA_DIR, onLog: log, signal });
     url = embedded.url;
     stop = embedded.stop;
     log(`Embedded PostgreSQL in ${embedded.pgDir}`);
   }
   const { sql, close } = createDb(url, { max: 2, connection: { ssl } });
+  // Stopped during the migrations: their connections are cut, so the transaction rolls back at once.
+  const cut = () => void sql.end({ timeout: 0 });
+  signal?.addEventListener('abort', cut, { once: true });
   try {
     const applied = await migrate(sql);
+    signal?.throwIfAborted();
     if (applied.length) log(`Applied migrations: ${applied.join(', ')}`);
     if (config.DATABASE_URL) await assertKeepsSessions(sql);
   } catch (error) {
+    // A database this process started is not left running by a start that failed.
+    await stop();
+    signal?.throwIfAborted();
     throw explainConnectionError(error);
   } finally {
+    signal?.removeEventListener('abort', cut);
     await close();
   }
   return { url, stop };

@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import type { AppContext } from '../context';
-import { clientAddress, maskAddress } from './auth';
+import { maskAddress } from './auth';
+import { clientAddress } from './client-address';
 import { windowCounter } from './rate-limit';
 
 const MINUTE_MS = 60_000;
@@ -27,7 +28,7 @@ export function createBodyRefusals(ctx: AppContext) {
   const max = ctx.config.GATEWAY_AUTH_FAILURES_PER_MIN;
 
   return function refuseBody(c: Context, fault: BodyFault): BodyRefusal {
-    const address = clientAddress(c, ctx.config.GATEWAY_TRUST_PROXY);
+    const address = clientAddress(c, ctx.config);
     const hit = perAddress.hit(address);
     const journal = (event: string, level: 'info' | 'warn', data: Record<string, unknown>) =>
       ctx.journal.write({ event, level, requestId: c.get('requestId') as string, data: { adresa: maskAddress(address), ...data } });

@@ -23,7 +23,7 @@ export function deploymentEnv(databaseUrl: string, registryUrl: string, extra: R
     GATEWAY_SECRET_KEY: TEST_SECRET,
     GATEWAY_REGISTRY_URL: registryUrl,
     GATEWAY_REQUIRE_API_KEY: 'true',
-    GATEWAY_TRUST_PROXY: 'true',
+    GATEWAY_TRUSTED_PROXIES: '127.0.0.1',
     GATEWAY_SCRYPT_N: '1024',
     GATEWAY_LOG_LEVEL: 'info',
     ...extra,

@@ -14,7 +14,7 @@ let clockOffsetMs = 0;
 
 beforeAll(async () => {
   t = await startTestApp(
-    { GATEWAY_SCRYPT_N: String(SCRYPT_N), GATEWAY_LOGIN_FAILURES_PER_EMAIL: '10', GATEWAY_TRUST_PROXY: 'true' },
+    { GATEWAY_SCRYPT_N: String(SCRYPT_N), GATEWAY_LOGIN_FAILURES_PER_EMAIL: '10', GATEWAY_TRUSTED_PROXIES: '127.0.0.1' },
     { clock: () => new Date(Date.now() + clockOffsetMs) },
   );
   accountId = await t.createAccount();

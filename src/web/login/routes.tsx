@@ -4,7 +4,8 @@ import type { AppContext } from '../../context';
 import { HashQueueFull } from '../../crypto/hash-gate';
 import type { RequestErrorCode } from '../../errors';
 import { statusOf } from '../../http/status';
-import { clientAddress, maskAddress } from '../../http/auth';
+import { maskAddress } from '../../http/auth';
+import { clientAddress } from '../../http/client-address';
 import { checkCredentials, closeSession, findSession, normalEmail, openSession, type SessionUser } from '../../services/users/sessions';
 import type { WebEnv } from '../env';
 import { readForm } from '../form';
@@ -62,7 +63,7 @@ export function loginRoutes(ctx: AppContext) {
     if (!fromOwnSite(c) || !sameToken(_csrf, formCookie) || !formTokens.valid(formCookie)) {
       return page(c, { email, error: { cod: 'NEAUTORIZAT_CSRF' } });
     }
-    const address = clientAddress(c, ctx.config.GATEWAY_TRUST_PROXY);
+    const address = clientAddress(c, ctx.config);
     const normal = normalEmail(email);
     const deviceCookie = readWebCookie(c, ctx, DEVICE_COOKIE, DEVICE_COOKIE_MAX_LENGTH);
     const device = devices.deviceFor(deviceCookie, normal);
