@@ -2,7 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../../db/embedded';
+import { reservePort } from './ports';
 import { TEST_SECRET } from './app';
 import { FAST_WORKER_ENV, waitFor } from './worker';
 
@@ -52,7 +52,7 @@ export interface GatewayProcess {
  * a server answers /healthz with its own answer, a worker says so on its output.
  */
 export async function spawnGateway(kind: 'server' | 'worker', name: string, env: Record<string, string>): Promise<GatewayProcess> {
-  const port = env.PORT ?? String(await freePort());
+  const port = env.PORT ?? String(await reservePort());
   const dataDir = mkdtempSync(join(tmpdir(), `gateway-${name}-`));
   const child = spawn(process.execPath, [kind === 'server' ? 'dist/main.js' : 'dist/worker.js'], {
     cwd: ROOT,

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../db/embedded';
+import { reservePort } from '../helpers/ports';
 import { TEST_SECRET } from '../helpers/app';
 import { useTestDatabase } from '../helpers/db';
 import { waitFor } from '../helpers/worker';
@@ -32,7 +32,7 @@ function readmeBlock(marker: string): string {
 
 describe.skipIf(missingPrograms('the README examples', { curl: 'curl' }).length > 0)('README examples', () => {
   it('the import flow, run literally: captures its ids, keeps the suggested mapping, commits every row', async () => {
-    const [port, simPort] = [await freePort(), await freePort()];
+    const [port, simPort] = [await reservePort(), await reservePort()];
     const env = { PATH: process.env.PATH!, HOME: process.env.HOME ?? '/root', DATABASE_URL: db.url, GATEWAY_SECRET_KEY: TEST_SECRET };
     const server = spawn(process.execPath, ['dist/main.js'], {
       cwd: ROOT,
