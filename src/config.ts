@@ -86,7 +86,7 @@ export const Config = z.object({
   // claim and a login each hold one for a moment, the tasks and sends share the rest (LISTEN
   // has one of its own).
   GATEWAY_WORKER_DB_POOL: z.coerce.number().int().min(3).optional(),
-  // A managed PostgreSQL (README, Several servers): the PEM file of the CA that signed the
+  // A managed PostgreSQL (docs/operations.md): the PEM file of the CA that signed the
   // database's certificate, for DATABASE_URL's sslmode=verify-full (read at start).
   GATEWAY_DB_CA_FILE: z.string().min(1).optional(),
   // Asked of every connection at its start (0: the database's or role's own setting): a
@@ -103,7 +103,7 @@ export const Config = z.object({
   // database connection (a failover) or its process: failInterruptedStagings, beside the start.
   GATEWAY_IMPORT_SWEEP_S: z.coerce.number().int().positive().default(30),
   GATEWAY_RUN_WORKER: bool(true),
-  // Abuse limits (README, Security): failed authentications per client address and minute,
+  // Abuse limits (docs/operations.md, Security): failed authentications per client address and minute,
   // requests per API key and minute (0: no limit), and whether X-Forwarded-For is believed.
   GATEWAY_AUTH_FAILURES_PER_MIN: z.coerce.number().int().positive().default(20),
   GATEWAY_KEY_REQUESTS_PER_MIN: z.coerce.number().int().min(0).default(6000),
@@ -129,7 +129,7 @@ export const Config = z.object({
   // How long a body may keep the server waiting for it, plus a second per kilobyte received:
   // a body sent a byte at a time is cut well before GATEWAY_REQUEST_TIMEOUT_S.
   GATEWAY_BODY_TIMEOUT_S: z.coerce.number().int().positive().default(10),
-  // Dashboard sign-in (README, Dashboard): a session ends after this many idle minutes; failed
+  // Dashboard sign-in (docs/dashboard.md): a session ends after this many idle minutes; failed
   // sign-ins per e-mail address in 15 minutes; scrypt's cost N for new password hashes (the
   // OWASP value, ~1 s on 2 cores; lower only in tests: existing hashes keep their own N).
   GATEWAY_SESSION_IDLE_MIN: z.coerce.number().int().positive().default(60),

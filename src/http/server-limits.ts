@@ -41,7 +41,7 @@ export function serverOptions(config: Pick<Limits, 'GATEWAY_REQUEST_TIMEOUT_S' |
  * kept-alive socket is closed, connections past the cap are refused (Node closes them at
  * once), and so are those of one client address past its own cap. Behind a trusted proxy every
  * connection is the proxy's: there the cap counts each forwarded address's requests in
- * progress, and the proxy answers for the connections themselves (README, Security).
+ * progress, and the proxy answers for the connections themselves (docs/operations.md, Security).
  *
  * Called once the server has its request listener: the listener is put behind these checks.
  */
