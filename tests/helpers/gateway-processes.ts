@@ -86,7 +86,8 @@ export async function spawnGateway(kind: 'server' | 'worker', name: string, env:
       const res = await fetch(`${url}/healthz`).catch(() => undefined);
       return (res && 'database' in ((await res.json()) as object)) || undefined;
     },
-    30_000,
+    // Four processes starting at once on a loaded two-core machine took over 30 s (migrations, JIT).
+    60_000,
     `${name} to start`,
   );
   return { name, child, url, exited, output: () => out, running };
