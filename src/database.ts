@@ -52,6 +52,6 @@ export async function openDatabase(config: Config, log: (message: string) => voi
 export async function assertKeepsSessions(sql: Pick<Sql, 'reserve'>): Promise<void> {
   if (await keepsSessions(sql)) return;
   throw new ConfigError(
-    'Invalid configuration:\n  DATABASE_URL: its connections do not keep their session (a pooler in transaction mode, such as PgBouncer with pool_mode=transaction?). Servers and workers hold session advisory locks and the worker LISTENs: give them PostgreSQL directly or a pooler in session mode (README, Several servers and workers on one database).',
+    'Invalid configuration:\n  DATABASE_URL: its connections do not keep their session (a pooler in transaction mode, such as PgBouncer with pool_mode=transaction?). Servers and workers hold session advisory locks and the worker LISTENs: give them PostgreSQL directly or a pooler in session mode (docs/operations.md, Several servers and workers on one database).',
   );
 }

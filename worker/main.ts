@@ -44,7 +44,7 @@ const start: Start = async (signal, bound) => {
 
 const USAGE = `Usage:
   npm run worker     the worker alone (npm start already runs one beside the server)
-  Settings: the same environment as the server (README, Settings): DATABASE_URL or
+  Settings: the same environment as the server (docs/settings.md): DATABASE_URL or
   GATEWAY_DATA_DIR, GATEWAY_SECRET_KEY, GATEWAY_REGISTRY_URL, GATEWAY_WORKER_*.`;
 
 if (process.argv.includes('--help') || process.argv.includes('-h')) process.stdout.write(`${USAGE}\n`);

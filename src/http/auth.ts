@@ -1,9 +1,8 @@
-import { and, eq, isNull } from 'drizzle-orm';
 import type { Context, MiddlewareHandler } from 'hono';
-import { apiKeys } from '../../db/schema';
 import type { AppContext, Actor } from '../context';
+import type { JournalEventName } from '../journal/events';
 import { DEFAULT_ACCOUNT_ID } from '../domain/accounts';
-import { sha256Hex } from '../crypto/hash';
+import { activeKey, keyHashOf } from '../services/accounts/key-check';
 import { clientAddress } from './client-address';
 import { errorResponse } from './envelope';
 import type { AppEnv } from './env';
@@ -52,7 +51,7 @@ export function apiKeyAuth(ctx: AppContext): MiddlewareHandler<AppEnv> {
   function refuse(c: Context<AppEnv>, motiv: 'cheie_lipsa' | 'cheie_invalida') {
     const address = clientAddress(c, ctx.config);
     const hit = failures.hit(address);
-    const journal = (event: string, data: Record<string, unknown>) =>
+    const journal = (event: JournalEventName, data: Record<string, unknown>) =>
       ctx.journal.write({ event, level: 'warn', requestId: c.get('requestId'), data: { adresa: maskAddress(address), ...data } });
     if (hit.previous > maxFailures) journal('api_auth_esuat_rezumat', { esecuri: hit.previous, fereastra_s: MINUTE_MS / 1000 });
     if (hit.count === 1) journal('api_auth_esuat', { motiv, path: c.req.path });
@@ -65,11 +64,8 @@ export function apiKeyAuth(ctx: AppContext): MiddlewareHandler<AppEnv> {
     const now = Date.now();
     const hit = cache.get(hash);
     if (hit && now - hit.at < CACHE_MS) return hit.actor;
-    const [row] = await ctx.db
-      .select({ id: apiKeys.id, accountId: apiKeys.accountId })
-      .from(apiKeys)
-      .where(and(eq(apiKeys.keyHash, hash), isNull(apiKeys.revokedAt)));
-    const actor: Actor | null = row ? { kind: 'key', accountId: row.accountId, keyId: row.id } : null;
+    const key = await activeKey(ctx.db, hash);
+    const actor: Actor | null = key ? { kind: 'key', accountId: key.accountId, keyId: key.keyId } : null;
     if (cache.size >= CACHE_MAX) cache.clear();
     cache.set(hash, { at: now, actor });
     return actor;
@@ -82,7 +78,8 @@ export function apiKeyAuth(ctx: AppContext): MiddlewareHandler<AppEnv> {
       c.set('actor', { kind: 'dev', accountId: DEFAULT_ACCOUNT_ID });
       return next();
     }
-    const actor = key.length <= 200 ? await lookup(sha256Hex(key)) : null;
+    const hash = keyHashOf(key);
+    const actor = hash === null ? null : await lookup(hash);
     if (actor?.kind !== 'key') return refuse(c, 'cheie_invalida');
     if (maxPerKey > 0) {
       const hit = perKey.hit(String(actor.keyId));

@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import type { AppContext } from '../context';
+import type { JournalEventName } from '../journal/events';
 import { maskAddress } from './auth';
 import { clientAddress } from './client-address';
 import { windowCounter } from './rate-limit';
@@ -30,7 +31,7 @@ export function createBodyRefusals(ctx: AppContext) {
   return function refuseBody(c: Context, fault: BodyFault): BodyRefusal {
     const address = clientAddress(c, ctx.config);
     const hit = perAddress.hit(address);
-    const journal = (event: string, level: 'info' | 'warn', data: Record<string, unknown>) =>
+    const journal = (event: JournalEventName, level: 'info' | 'warn', data: Record<string, unknown>) =>
       ctx.journal.write({ event, level, requestId: c.get('requestId') as string, data: { adresa: maskAddress(address), ...data } });
     if (hit.previous > max) journal('corp_ilizibil_rezumat', 'warn', { refuzuri: hit.previous, fereastra_s: MINUTE_MS / 1000 });
     if (hit.count === 1) {

@@ -2,7 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../../db/embedded';
+import { reservePort } from './ports';
 import { TEST_SECRET } from './app';
 import { FAST_WORKER_ENV, waitFor } from './worker';
 
@@ -53,7 +53,7 @@ export interface GatewayProcess {
  * checkout whose dist/ runs: this one, or an earlier release's (old-release.ts).
  */
 export async function spawnGateway(kind: 'server' | 'worker', name: string, env: Record<string, string>, root = ROOT): Promise<GatewayProcess> {
-  const port = env.PORT ?? String(await freePort());
+  const port = env.PORT ?? String(await reservePort());
   const dataDir = mkdtempSync(join(tmpdir(), `gateway-${name}-`));
   const child = spawn(process.execPath, [kind === 'server' ? 'dist/main.js' : 'dist/worker.js'], {
     cwd: root,
@@ -87,7 +87,8 @@ export async function spawnGateway(kind: 'server' | 'worker', name: string, env:
       const res = await fetch(`${url}/healthz`).catch(() => undefined);
       return (res && 'database' in ((await res.json()) as object)) || undefined;
     },
-    30_000,
+    // Four processes starting at once on a loaded two-core machine took over 30 s (migrations, JIT).
+    60_000,
     `${name} to start`,
   );
   return { name, child, url, exited, output: () => out, running };

@@ -6,7 +6,7 @@ export const FAST_SCRYPT = { GATEWAY_SCRYPT_N: '1024' };
 export const PASSWORD = 'parola-de-test-lunga';
 const ORIGIN = 'http://localhost';
 
-/** Every form the dashboard answers (`grep -rn "app.post" src/web`); the ids are placeholders. */
+/** Every form the dashboard answers (tests/integration/web-routes.test.ts holds it to the app's routes); the ids are placeholders. */
 export const WEB_FORM_PATHS = [
   '/login',
   '/logout',
@@ -32,6 +32,7 @@ export const WEB_FORM_PATHS = [
   '/_import/1/mapare-operatie',
   '/_import/1/rand/1/editeaza',
   '/_import/1/rand/1/revizuire',
+  '/_import/1/rand/1/deoparte',
   '/_import/1/confirma',
   '/integrare/test-cheie',
 ];

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../db/embedded';
+import { reservePort } from '../helpers/ports';
 import { TEST_SECRET } from '../helpers/app';
 import { useTestDatabase } from '../helpers/db';
 import { csvFile, HEADER, uploadTo } from '../helpers/import-files';
@@ -34,7 +34,7 @@ interface Server {
 }
 
 async function startServer(): Promise<Server> {
-  const [port, simPort] = [await freePort(), await freePort()];
+  const [port, simPort] = [await reservePort(), await reservePort()];
   const env = {
     PATH: process.env.PATH!,
     HOME: process.env.HOME ?? '/root',

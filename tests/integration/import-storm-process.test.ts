@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { freePort, startEmbedded } from '../../db/embedded';
+import { startEmbedded } from '../../db/embedded';
+import { reservePort } from '../helpers/ports';
 import { parseConfig } from '../../src/config';
 import { generateApiKey } from '../../src/crypto/hash';
 import { TEST_SECRET } from '../helpers/app';
@@ -15,13 +16,13 @@ import { alive, waitFor } from '../helpers/worker';
 // against the built server on its own embedded database and a small pool, while a fifth
 // account lists its submissions; then SIGTERM while two more stage. Nothing hangs, every
 // upload is answered at once (admitted, or 429/503 with Retry-After), the admitted ones are
-// staged whole, the other account is served throughout, memory stays within the README's
+// staged whole, the other account is served throughout, memory stays within docs/settings.md's
 // budget, and the stop ends the server and its database in time. The figures are printed;
 // `npm run bench:uploads` measures them on their own.
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const DEFAULTS = parseConfig({ GATEWAY_SECRET_KEY: TEST_SECRET });
-/** README: a deployment needs ~150 MB, plus 300 MB per upload it takes at once. */
+/** docs/settings.md (GATEWAY_IMPORT_UPLOADS_MAX): a deployment needs ~150 MB, plus 300 MB per upload it takes at once. */
 const BUDGET_MB = 150 + 300 * DEFAULTS.GATEWAY_IMPORT_UPLOADS_MAX;
 let dir: string;
 
@@ -34,7 +35,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 it('20 uploads at once of the largest file on a pool of 4: answered at once, the other account served, memory bounded, SIGTERM stops it all', async () => {
   const dataDir = join(dir, 'data');
-  const [port, simPort] = [await freePort(), await freePort()];
+  const [port, simPort] = [await reservePort(), await reservePort()];
   const child = spawn(process.execPath, ['dist/main.js'], {
     cwd: ROOT,
     env: {

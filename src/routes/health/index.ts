@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { type Context, Hono } from 'hono';
 import type { AppContext } from '../../context';
 import { fromThisMachine } from '../../http/client-address';
+import { REGISTRY_TOKEN_TTL_S } from '../../domain/registry-token';
 import { DATABASE_RETRY_AFTER_S, isDatabaseUnavailable } from '../../http/database-down';
 import { errorResponse } from '../../http/envelope';
 import type { AppEnv } from '../../http/env';
@@ -91,8 +92,8 @@ export function healthRoutes(ctx: AppContext) {
         (SELECT max(last_registry_login) FROM worker_state) AS last_registry_login,
         (SELECT count(*)::int FROM submissions WHERE status = 'queued') AS queue_size,
         (SELECT count(*)::int FROM submissions WHERE status = 'sending') AS sending,
-        -- The spec's availability indicator: a registry login within the token's 30-hour life.
-        coalesce((SELECT max(last_registry_login) > now() - interval '30 hours' FROM worker_state), false) AS registry_available`;
+        -- The spec's availability indicator: a registry login within the token's life.
+        coalesce((SELECT max(last_registry_login) > now() - make_interval(secs => ${REGISTRY_TOKEN_TTL_S}) FROM worker_state), false) AS registry_available`;
     // Every worker of the deployment seen in the last hour, whichever server started it.
     const workers = await ctx.sql<{ worker_id: string; heartbeat_at: string; alive: boolean }[]>`
         SELECT worker_id, heartbeat_at, heartbeat_at > now() - make_interval(secs => ${WORKER_ALIVE_S}) AS alive

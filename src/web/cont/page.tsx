@@ -1,3 +1,4 @@
+import { REGISTRY_TOKEN_HOURS } from '../../domain/registry-token';
 import type { AccountAlerts } from '../../services/accounts/alerts';
 import type { AccountOverview } from '../../services/accounts/overview';
 import type { SessionUser } from '../../services/users/sessions';
@@ -64,7 +65,7 @@ export function ContPage({
           <dt>Sesiunea la registru</dt>
           <dd>
             {overview.registrySessionLive
-              ? `activă (ultima autentificare la ${showInstant(overview.lastRegistryLogin)}, valabilă 30 de ore)`
+              ? `activă (ultima autentificare la ${showInstant(overview.lastRegistryLogin)}, valabilă ${REGISTRY_TOKEN_HOURS} de ore)`
               : overview.lastRegistryLogin
                 ? `inactivă (ultima autentificare reușită la ${showInstant(overview.lastRegistryLogin)}); se reînnoiește la următoarea trimitere`
                 : 'nicio autentificare încă'}
