@@ -71,56 +71,79 @@ const POINTS: Point[] = [
     : []),
 ];
 
+/** The server from source on a data dir, in its own process group as a terminal starts it; `said` resolves when its output matches. */
+function launch(data: string, port: number) {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src', 'main.ts')], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      PORT: String(port),
+      GATEWAY_DATA_DIR: data,
+      GATEWAY_SECRET_KEY: TEST_SECRET,
+      GATEWAY_SIM_PORT: '0',
+      GATEWAY_SHUTDOWN_S: String(SHUTDOWN_S),
+      GATEWAY_WORKER_SHUTDOWN_S: '2',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  children.push(child);
+  let out = '';
+  const waiting: Array<{ pattern: RegExp; resolve: () => void }> = [];
+  const listen = (d: Buffer) => {
+    out += d.toString();
+    for (const w of waiting) if (w.pattern.test(out)) w.resolve();
+  };
+  child.stdout!.on('data', listen);
+  child.stderr!.on('data', listen);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const said = (pattern: RegExp) => Promise.race([new Promise<void>((resolve) => waiting.push({ pattern, resolve })), exited]);
+  return { child, out: () => out, exited, said };
+}
+
+/** The exit code, or 'hung' past GATEWAY_SHUTDOWN_S and two seconds. */
+const exitOf = (run: ReturnType<typeof launch>) => Promise.race([run.exited, new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), (SHUTDOWN_S + 2) * 1000))]);
+
+const interruptedInInitdb: string[] = [];
+
 describe('a signal during a first start', () => {
   for (const point of POINTS) {
     const when = `${point.after ?? 0} ms after ${point.at ? `"${point.at.source}"` : 'the spawn'}`;
     it(`${point.signal} ${when}${point.relocated ? ' (cluster relocated, as root)' : ''}: exits 0 within GATEWAY_SHUTDOWN_S, the port free, no PostgreSQL left`, async () => {
       const data = dataDir(point.relocated ?? false);
       const port = await freePort();
-      const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src', 'main.ts')], {
-        cwd: ROOT,
-        env: {
-          PATH: process.env.PATH,
-          HOME: process.env.HOME,
-          PORT: String(port),
-          GATEWAY_DATA_DIR: data,
-          GATEWAY_SECRET_KEY: TEST_SECRET,
-          GATEWAY_SIM_PORT: '0',
-          GATEWAY_SHUTDOWN_S: String(SHUTDOWN_S),
-          GATEWAY_WORKER_SHUTDOWN_S: '2',
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-        detached: true,
-      });
-      children.push(child);
-      let out = '';
-      const said = new Promise<void>((resolve) => {
-        const listen = (d: Buffer) => {
-          out += d.toString();
-          if (point.at?.test(out)) resolve();
-        };
-        child.stdout!.on('data', listen);
-        child.stderr!.on('data', listen);
-      });
-      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-      if (point.at) await Promise.race([said, exited]);
+      const run = launch(data, port);
+      if (point.at) await run.said(point.at);
       await new Promise((resolve) => setTimeout(resolve, point.after ?? 0));
-      expect(child.exitCode, `ended before the signal:\n${out}`).toBeNull();
+      expect(run.child.exitCode, `ended before the signal:\n${run.out()}`).toBeNull();
       const sentAt = Date.now();
-      if (point.signal === 'SIGINT') process.kill(-child.pid!, 'SIGINT');
-      else child.kill('SIGTERM');
-      const code = await Promise.race([exited, new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), (SHUTDOWN_S + 2) * 1000))]);
+      if (point.signal === 'SIGINT') process.kill(-run.child.pid!, 'SIGINT');
+      else run.child.kill('SIGTERM');
+      const code = await exitOf(run);
       const tookMs = Date.now() - sentAt;
       // Before Node has loaded the program, the signal's default action ends it: nothing was started.
-      if (point.at === null && child.signalCode === point.signal) expect(out).toBe('');
-      else expect(code, `after ${tookMs} ms:\n${out}`).toBe(0);
+      if (point.at === null && run.child.signalCode === point.signal) expect(run.out()).toBe('');
+      else expect(code, `after ${tookMs} ms:\n${run.out()}`).toBe(0);
       expect(tookMs).toBeLessThan(SHUTDOWN_S * 1000);
       expect(await portIsFree(port)).toBe(true);
       // The PostgreSQL it started (if it got that far) ends with it: a fast shutdown takes a moment.
       const deadline = Date.now() + 5_000;
       while (postmaster(data) !== undefined && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
-      expect(postmaster(data), out).toBeUndefined();
+      expect(postmaster(data), run.out()).toBeUndefined();
       if (point.relocated && existsSync(join(data, 'pg-location'))) rmSync(join(clusterDir(data), '..'), { recursive: true, force: true });
+      else if (point.at === INITDB) interruptedInInitdb.push(data);
     }, 60_000);
   }
+
+  it('the next start on a data dir interrupted during initdb starts whole, and stops on SIGTERM', async () => {
+    const data = interruptedInInitdb.at(-1);
+    expect(data).toBeDefined();
+    const port = await freePort();
+    const run = launch(data!, port);
+    await run.said(/Gateway listening/);
+    expect(run.out()).toMatch(/Gateway listening/);
+    run.child.kill('SIGTERM');
+    expect(await exitOf(run), run.out()).toBe(0);
+  }, 90_000);
 });
