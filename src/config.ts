@@ -40,6 +40,10 @@ export const Config = z.object({
         : [],
     )
     .pipe(z.array(z.string().refine((k) => Buffer.from(k, 'base64').length === 32, 'each must be base64 of 32 bytes'))),
+  // The passphrase backup archives are encrypted under (`npm run backup`, `restore`), or a file
+  // that holds it (the file wins); never a command-line argument, which other users can read.
+  GATEWAY_BACKUP_PASSPHRASE: z.string().optional(),
+  GATEWAY_BACKUP_PASSPHRASE_FILE: z.string().min(1).optional(),
   GATEWAY_DATA_DIR: z.string().min(1).default('./.data'),
   GATEWAY_REGISTRY_URL: z.string().url().optional(),
   GATEWAY_SIM_USERS: z.string().default('demo:demo'),

@@ -11,7 +11,12 @@ import { databaseConnection, explainConnectionError } from './database-connectio
  * here, or attached to when the server already runs it). Migrations are applied either way,
  * without the statement timeout: an index built on a large table may take longer.
  */
-export async function openDatabase(config: Config, log: (message: string) => void): Promise<{ url: string; stop: () => Promise<void> }> {
+export async function openDatabase(
+  config: Config,
+  log: (message: string) => void,
+  // `false` for the tools that must see the database as it is (backup, restore).
+  options: { migrate?: boolean } = {},
+): Promise<{ url: string; stop: () => Promise<void> }> {
   let url = config.DATABASE_URL;
   let stop = async () => {};
   // TLS settings are checked (and the CA file read) before anything is started.
@@ -25,7 +30,7 @@ export async function openDatabase(config: Config, log: (message: string) => voi
   }
   const { sql, close } = createDb(url, { max: 2, connection: { ssl } });
   try {
-    const applied = await migrate(sql);
+    const applied = options.migrate === false ? [] : await migrate(sql);
     if (applied.length) log(`Applied migrations: ${applied.join(', ')}`);
     if (config.DATABASE_URL) await assertKeepsSessions(sql);
   } catch (error) {

@@ -9,7 +9,7 @@ import { createApp } from './app';
 import { ConfigError, environmentName, parseConfig, type Config } from './config';
 import { assertWorkerSettings } from '../worker/settings';
 import { limitServer, serverOptions } from './http/server-limits';
-import { resolveSecretKey } from './crypto/secret-key';
+import { openMasterKey } from './crypto/master-keys';
 import { openDatabase } from './database';
 import { createContext } from './runtime';
 import { failInterruptedStagings, sweepInterruptedStagings } from './services/import';
@@ -77,8 +77,12 @@ async function startBehind(config: Config, http: Awaited<ReturnType<typeof bindP
   const { server } = http;
   // While this process is small: the helper is forked once, now.
   prepareIdleScheduling();
-  const secretKey = resolveSecretKey(config, (m) => consola.warn(m));
   const database = await openDatabase(config, (m) => consola.info(m));
+  // After the database: a key is generated only for a database that holds nothing encrypted.
+  const secretKey = await openMasterKey(config, database.url, (m) => consola.warn(m)).catch(async (error: unknown) => {
+    await database.stop();
+    throw error;
+  });
   const ctx = createContext({ config, databaseUrl: database.url, secretKey, processName: 'server', poolSize: config.GATEWAY_DB_POOL });
   const interrupted = (ids: number[]) => consola.warn(`Imports left staging by a lost connection or a stopped process, now failed: ${ids.join(', ')}`);
   const atStart = await failInterruptedStagings(ctx);
