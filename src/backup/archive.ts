@@ -71,7 +71,8 @@ export interface ArchiveWriter {
 /** Writes to `<path>.partial`, renamed to `path` by `close`, so a half-written file never looks like a backup. */
 export async function createArchive(path: string, passphrase: string): Promise<ArchiveWriter> {
   const partial = `${path}.partial`;
-  const file = await open(partial, 'wx', 0o600);
+  // A .partial left by a backup that was killed is written over.
+  const file = await open(partial, 'w', 0o600);
   const salt = randomBytes(16).toString('base64');
   const key = await deriveKey(passphrase, { ...SCRYPT, salt });
   const header: Header = { kdf: 'scrypt', ...SCRYPT, salt, check: passphraseCheck(key).toString('base64') };

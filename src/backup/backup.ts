@@ -1,3 +1,5 @@
+import { Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { Sql } from '../../db/client';
 import { createArchive } from './archive';
 import type { BackupHeader, TableEnd } from './format';
@@ -23,10 +25,19 @@ export async function takeBackup(sql: Sql, path: string, passphrase: string, now
         await archive.frame('T', JSON.stringify({ name, columns }));
         const digest = tableDigest();
         const rows = await tx.unsafe(`COPY ${quoteIdent(name)} (${columns.map(quoteIdent).join(', ')}) TO STDOUT`).readable();
-        for await (const chunk of rows as AsyncIterable<Buffer>) {
-          digest.update(chunk);
-          await archive.frame('D', chunk);
-        }
+        // postgres.js pauses its socket when the stream's buffer is full and resumes it from the
+        // stream's read(); when the end of the COPY came while paused, nothing reads again and
+        // the query's completion waits on the paused socket forever. Its read() resumes it.
+        rows.once('end', () => (rows as unknown as { _read: (n: number) => void })._read(0));
+        await pipeline(
+          rows,
+          new Writable({
+            write(chunk: Buffer, _encoding, done) {
+              digest.update(chunk);
+              archive.frame('D', chunk).then(() => done(), done);
+            },
+          }),
+        );
         const end = { name, ...digest.end() };
         await archive.frame('E', JSON.stringify(end));
         ends.push(end);

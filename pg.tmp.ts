@@ -1,0 +1,17 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import postgres from 'postgres';
+import { startEmbedded } from './db/embedded';
+import { migrate } from './db/migrate';
+const dir = mkdtempSync(join(tmpdir(), 'pgdev-'));
+const pg = await startEmbedded({ dataDir: dir });
+const admin = postgres(pg.adminUrl, { max: 1, onnotice: () => {} });
+await admin.unsafe('CREATE DATABASE b1'); await admin.unsafe('CREATE DATABASE b2');
+const u1 = pg.adminUrl.replace(/\/postgres/, '/b1');
+const s1 = postgres(u1, { max: 2, onnotice: () => {} });
+await migrate(s1);
+await s1`INSERT INTO app_events (event, data) SELECT 'istoric', jsonb_build_object('n', g, 'text', repeat('x', 200)) FROM generate_series(1, 150000) g`;
+console.log(u1);
+process.on('SIGTERM', async () => { await pg.stop(); process.exit(0); });
+setInterval(() => {}, 1000);
