@@ -47,7 +47,7 @@ beforeAll(async () => {
   await h.app.sql`INSERT INTO registry_sessions (account_id, epoch, token_enc, login_id, expires_at, worker_id)
                   VALUES (${accountId}, 0, ${h.app.keyring.encrypt('token-sesiune')}, 'l1', now() + interval '1 hour', 'w0')`;
   await h.app.sql`INSERT INTO master_keys (key_id) VALUES (${h.app.keyring.currentKeyId}) ON CONFLICT DO NOTHING`;
-  await h.app.sql`INSERT INTO app_events (event, data) SELECT 'istoric', jsonb_build_object('n', g, 'text', repeat('x', 200)) FROM generate_series(1, 150000) g`;
+  await h.app.sql`INSERT INTO app_events (event, data) SELECT 'istoric', jsonb_build_object('n', g, 'text', repeat('x', 200)) FROM generate_series(1, 60000) g`;
 }, 120_000);
 
 afterAll(async () => {
@@ -163,7 +163,7 @@ describe('backup under write load, restored into an empty database', () => {
       await sourceSql.end();
       await targetSql.end();
     }
-  }, 180_000);
+  }, 300_000);
 
   it('restore refuses a database that holds anything, and changes nothing in it', async () => {
     const archive = join(dir, 'refuse.backup');
