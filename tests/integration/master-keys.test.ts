@@ -112,7 +112,7 @@ describe('npm run rotate-key', () => {
     const api = apiClient(createApp(server), server);
     let writing = true;
     const writes = (async () => {
-      for (let i = 0; writing; i++) {
+      while (writing) {
         const res = await api.call('POST', '/v1/conturi/reg-creds', { key: apiKey, body: { username: 'demo', password: 'demo' } });
         if (res.status >= 500) throw new Error(`write failed: ${res.status}`);
       }
