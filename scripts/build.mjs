@@ -25,6 +25,9 @@ const result = await build({
     accounts: 'src/cli/accounts.ts',
     keys: 'src/cli/keys.ts',
     users: 'src/cli/users.ts',
+    backup: 'src/cli/backup.ts',
+    restore: 'src/cli/restore.ts',
+    'rotate-key': 'src/cli/rotate-key.ts',
     // The import's rest thread (src/services/import/rest-thread.ts), loaded from beside main.js.
     'import-rest-thread': 'src/services/import/rest-thread-entry.ts',
   },

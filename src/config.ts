@@ -42,6 +42,10 @@ export const Config = z.object({
         : [],
     )
     .pipe(z.array(z.string().refine((k) => Buffer.from(k, 'base64').length === 32, 'each must be base64 of 32 bytes'))),
+  // The passphrase backup archives are encrypted under (`npm run backup`, `restore`), or a file
+  // that holds it (the file wins); never a command-line argument, which other users can read.
+  GATEWAY_BACKUP_PASSPHRASE: z.string().optional(),
+  GATEWAY_BACKUP_PASSPHRASE_FILE: z.string().min(1).optional(),
   GATEWAY_DATA_DIR: z.string().min(1).default('./.data'),
   GATEWAY_REGISTRY_URL: z.string().url().optional(),
   GATEWAY_SIM_USERS: z.string().default('demo:demo'),
@@ -269,6 +273,12 @@ export const SETTING_DOCS: Record<keyof Config, { group: SettingGroup; doc: stri
     shown: 'none',
     doc: 'Comma-separated earlier master keys, kept to decrypt what they encrypted (key rotation: every ciphertext names its key id).',
   },
+  GATEWAY_BACKUP_PASSPHRASE: {
+    group: 'server',
+    shown: 'none',
+    doc: 'The passphrase `npm run backup` encrypts archives under and `npm run restore` decrypts them with (docs/operations-backup.md); never a command-line argument, which other users of the machine can read.',
+  },
+  GATEWAY_BACKUP_PASSPHRASE_FILE: { group: 'server', shown: 'none', doc: 'A file holding that passphrase (it wins over `GATEWAY_BACKUP_PASSPHRASE`).' },
   GATEWAY_REGISTRY_URL: { group: 'worker', doc: 'The registry. Unset: the simulated registry, `mediu` = `sandbox`; set: `mediu` = `productie`.' },
   GATEWAY_LOG_LEVEL: { group: 'server', doc: 'Console verbosity (`debug`, `info`, `warn`, `error`).' },
   GATEWAY_SHUTDOWN_S: {

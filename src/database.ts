@@ -11,7 +11,14 @@ import { databaseConnection, explainConnectionError } from './database-connectio
  * here, or attached to when the server already runs it). Migrations are applied either way,
  * without the statement timeout: an index built on a large table may take longer.
  */
-export async function openDatabase(config: Config, log: (message: string) => void, signal?: AbortSignal): Promise<{ url: string; stop: () => Promise<void> }> {
+export async function openDatabase(
+  config: Config,
+  log: (message: string) => void,
+  // `migrate: false` for the tools that must see the database as it is (backup, restore); `signal`
+  // ends a first start's long steps (src/lifecycle.ts).
+  options: { migrate?: boolean; signal?: AbortSignal } = {},
+): Promise<{ url: string; stop: () => Promise<void> }> {
+  const { signal } = options;
   let url = config.DATABASE_URL;
   let stop = async () => {};
   // TLS settings are checked (and the CA file read) before anything is started.
@@ -28,7 +35,7 @@ export async function openDatabase(config: Config, log: (message: string) => voi
   const cut = () => void sql.end({ timeout: 0 });
   signal?.addEventListener('abort', cut, { once: true });
   try {
-    const applied = await migrate(sql);
+    const applied = options.migrate === false ? [] : await migrate(sql);
     signal?.throwIfAborted();
     if (applied.length) log(`Applied migrations: ${applied.join(', ')}`);
     if (config.DATABASE_URL) await assertKeepsSessions(sql);

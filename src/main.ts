@@ -9,7 +9,7 @@ import { createApp } from './app';
 import { ConfigError, environmentName, parseConfig, type Config } from './config';
 import { assertWorkerSettings } from '../worker/settings';
 import { limitServer, serverOptions } from './http/server-limits';
-import { resolveSecretKey } from './crypto/secret-key';
+import { openMasterKey } from './crypto/master-keys';
 import { openDatabase } from './database';
 import { createContext } from './runtime';
 import { failInterruptedStagings, sweepInterruptedStagings } from './services/import';
@@ -76,13 +76,15 @@ const start: Start = async (signal, bound) => {
 async function startBehind(config: Config, http: Awaited<ReturnType<typeof bindPort>>, signal: AbortSignal) {
   // While this process is small: the helper is forked once, now.
   prepareIdleScheduling();
-  const secretKey = resolveSecretKey(config, (m) => consola.warn(m));
   // The long steps of a first start (root relocation, initdb, the database's first start, the
   // migrations) end when `signal` aborts; what they started is stopped (src/lifecycle.ts).
-  const database = await openDatabase(config, (m) => consola.info(m), signal);
+  const database = await openDatabase(config, (m) => consola.info(m), { signal });
   let ctx: ReturnType<typeof createContext> | undefined;
   let registry: Awaited<ReturnType<typeof startRegistry>> | undefined;
+  let secretKey: string;
   try {
+    // After the database: a key is generated only for a database that holds nothing encrypted.
+    secretKey = await openMasterKey(config, database.url, (m) => consola.warn(m));
     signal.throwIfAborted();
     ctx = createContext({ config, databaseUrl: database.url, secretKey, processName: 'server', poolSize: config.GATEWAY_DB_POOL });
     const atStart = await failInterruptedStagings(ctx);

@@ -1,7 +1,7 @@
 // `npm run worker`, or the child process that `npm start` runs beside the server.
 import { consola } from 'consola';
 import { type Config, parseConfig } from '../src/config';
-import { resolveSecretKey } from '../src/crypto/secret-key';
+import { openMasterKey } from '../src/crypto/master-keys';
 import { openDatabase } from '../src/database';
 import { createWorkerContext } from './context';
 import { startWorker } from './runner';
@@ -24,10 +24,13 @@ const start: Start = async (signal, bound) => {
   bound(config.GATEWAY_SHUTDOWN_S * 1000);
   consola.level = { debug: 4, info: 3, warn: 2, error: 1 }[config.GATEWAY_LOG_LEVEL];
   assertWorkerSettings(config);
-  const secretKey = resolveSecretKey(config, (m) => consola.warn(m));
   // With DATABASE_URL (always, under `npm start`) this only checks migrations; alone, it
   // attaches to the embedded PostgreSQL of the data dir, or starts it.
-  const database = await openDatabase(config, (m) => consola.info(m), signal);
+  const database = await openDatabase(config, (m) => consola.info(m), { signal });
+  const secretKey = await openMasterKey(config, database.url, (m) => consola.warn(m)).catch(async (error: unknown) => {
+    await database.stop();
+    throw error;
+  });
   // Alone and without a registry address (the sandbox), it talks to the simulator running for
   // the data dir, whichever process runs it and whatever port it took.
   const registryUrl = config.GATEWAY_REGISTRY_URL ?? (await sandboxRegistryUrl(config));
