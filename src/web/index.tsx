@@ -14,6 +14,7 @@ import { loginRoutes } from './login/routes';
 import { mapariRoutes } from './mapari/routes';
 import { errorNotice } from './notice';
 import { integrareRoutes } from './integrare/routes';
+import { vehiculRoutes } from './vehicul/routes';
 import { formRefusal, guardForm } from './form';
 import { allowUpload, importRoutes, isUpload, UPLOAD_PATH } from './import/routes';
 import { webHeaders } from './security';
@@ -26,7 +27,7 @@ import { webNotFound } from './not-found';
  * Every path the dashboard answers; the middleware is bound to these, never to /v1 or /healthz.
  * `/mapari/*` matches `/mapari` too: a path listed twice would run its middleware twice.
  */
-const SIGNED_IN_PATHS = ['/', '/mapari/*', '/jurnal', '/cont/*', '/integrare/*', '/_fragments/*', '/trimitere/*', '/trimiteri/*', '/import/*', '/_import/*'];
+const SIGNED_IN_PATHS = ['/', '/mapari/*', '/jurnal', '/cont/*', '/integrare/*', '/_fragments/*', '/trimitere/*', '/trimiteri/*', '/import/*', '/_import/*', '/vehicul/*'];
 const WEB_PATHS = [...SIGNED_IN_PATHS, '/login', '/logout', '/static/*'];
 
 /** Whether a route path is the dashboard's (HTML for a browser), not the JSON API's the OpenAPI document describes. */
@@ -72,6 +73,7 @@ export function webRoutes(ctx: AppContext, refuseBody: RefuseBody) {
   app.route('/', contRoutes(ctx));
   app.route('/', importRoutes(ctx, refuseBody));
   app.route('/', integrareRoutes(ctx));
+  app.route('/', vehiculRoutes(ctx));
   const missingPage = webNotFound(ctx);
   app.onError((error, c) => {
     // A page the browser opens (an address typed, a link, Back) gets the 404 page every unknown path gets; htmx's fragments keep their notice.
