@@ -152,9 +152,9 @@ export function VehiclePage({ user, csrfToken, alerts, history }: { user: Sessio
                 </span>
               </figcaption>
               {/* On a phone the chart keeps a readable size and scrolls in its own box, never the page. */}
-              <div class="odo-scroll" tabindex={0} role="region" aria-label="Graficul kilometrajului; pe un ecran îngust se derulează lateral">
+              <section class="odo-scroll" tabindex={0} aria-label="Graficul kilometrajului; pe un ecran îngust se derulează lateral">
                 <OdometerChart points={points} labelledBy="grafic-titlu" />
-              </div>
+              </section>
               <OdometerTable points={points} id="grafic-valori" />
             </figure>
           ) : null}
