@@ -112,6 +112,16 @@ async function parseOnce(bytes: Buffer): Promise<number> {
   return performance.now() - started;
 }
 
+/** The same table read by dbffile (records as objects, iconv-lite), from its path: what our reader is weighed against. */
+async function dbffileOnce(path: string): Promise<number> {
+  const started = performance.now();
+  const table = await DBFFile.open(path, { encoding: 'cp1250' });
+  let rows = 0;
+  for await (const _ of table) rows++;
+  if (rows !== ROWS) throw new Error(`dbffile read ${rows} rows`);
+  return performance.now() - started;
+}
+
 /** The read, each data row then classified as the upload does (mapping suggested for the header, the account's resolution). */
 async function parseAndClassifyOnce(ctx: AppContext, bytes: Buffer): Promise<number> {
   const started = performance.now();
@@ -251,6 +261,8 @@ async function main() {
       const bytes = readFileSync(path);
       const parseMs = await medianOfThree(() => parseOnce(bytes));
       const classifyMs = await medianOfThree(() => parseAndClassifyOnce(ctx, bytes));
+      if (label === 'dbf')
+        console.log(`dbf    read by dbffile (median of three) ${((await medianOfThree(() => dbffileOnce(path))) / 1000).toFixed(2)} s, by ours ${(parseMs / 1000).toFixed(2)} s`);
       resetPeak(server.pid!);
       const run = await uploadToPreview(port, key.plain, bytes, `prestatii.${label}`);
       const peak = peakRss(server.pid!);

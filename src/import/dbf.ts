@@ -167,10 +167,19 @@ function memoBytes(memo: Memo, block: number, where: () => string): Buffer | nul
 
 const julianDayEpoch = 2_440_588; // 1970-01-01
 
+const isDigit = (b: number) => b >= 0x30 && b <= 0x39;
+
 function isoDate(buffer: Buffer, at: number): string | null {
-  const text = buffer.toString('latin1', at, at + 8).trim();
-  if (text === '' || /^0+$/.test(text)) return null;
-  return /^\d{8}$/.test(text) ? `${text.slice(0, 4)}-${text.slice(4, 6)}-${text.slice(6, 8)}` : text;
+  let digits = true;
+  let blank = true;
+  for (let i = at; i < at + 8; i++) {
+    const b = buffer[i]!;
+    digits &&= isDigit(b);
+    blank &&= b === 0x20 || b === 0x30 || b === 0;
+  }
+  if (blank) return null;
+  if (digits) return `${buffer.toString('latin1', at, at + 4)}-${buffer.toString('latin1', at + 4, at + 6)}-${buffer.toString('latin1', at + 6, at + 8)}`;
+  return buffer.toString('latin1', at, at + 8).trim();
 }
 
 interface Reading {
@@ -194,9 +203,11 @@ function cellOf({ buffer, decode, memo, table }: Reading, field: Field, start: n
     case 'N':
     case 'F': {
       const text = buffer.toString('latin1', at, end).trim();
-      if (text === '' || /^\*+$/.test(text) || text === '.') return null;
+      if (text === '') return null;
       const n = Number(text);
-      return Number.isFinite(n) ? n : text;
+      if (Number.isFinite(n)) return n;
+      // An overflowed value (****) or a lone point: empty, as the program shows it.
+      return text[0] === '*' || text === '.' ? null : text;
     }
     case 'D':
       return isoDate(buffer, at);
@@ -235,13 +246,15 @@ function cellOf({ buffer, decode, memo, table }: Reading, field: Field, start: n
 
 async function* records(reading: Reading): AsyncGenerator<SheetRow> {
   const { buffer, header } = reading;
+  // Only a memo or a character field longer than a cell may hold too long a text.
+  const mayBeLong = header.fields.some((f) => f.type === 'M' || f.length > MAX_CELL_CHARS);
   yield { line: 0, cells: header.fields.map((f) => f.name) };
   for (let r = 0; r < header.records; r++) {
     const start = header.headerLength + r * header.recordLength;
     // '*' marks a deleted record (DELETE without PACK): never a visit.
     if (buffer[start] === 0x2a) continue;
     const cells = header.fields.map((f) => cellOf(reading, f, start, r + 1));
-    const long = cells.findIndex((c) => typeof c === 'string' && c.length > MAX_CELL_CHARS);
+    const long = mayBeLong ? cells.findIndex((c) => typeof c === 'string' && c.length > MAX_CELL_CHARS) : -1;
     if (long !== -1) {
       throw new AppError(
         'IMPORT_CELULA_PREA_LUNGA',

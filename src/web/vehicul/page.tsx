@@ -4,7 +4,7 @@ import { MAX_VEHICLE_RECORDS, type VehicleHistory, type VehicleRecord } from '..
 import { Layout } from '../layout';
 import { countOf, showDate, showInstant } from '../ui/format';
 import { StatusChip } from '../ui/status-chip';
-import { chartPoints, OdometerChart, OdometerTable } from './chart';
+import { chartPoints, OdometerChart, OdometerTable, showKm } from './chart';
 
 /** A vehicle's page address: the VIN as it is stored, escaped for a path. */
 export const vehicleHref = (vin: string) => `/vehicul/${encodeURIComponent(vin)}`;
@@ -19,7 +19,7 @@ export function VinLink({ vin }: { vin: string }) {
   );
 }
 
-const km = (n: number | null) => (n === null ? '—' : `${n.toLocaleString('ro-RO')} km`);
+const km = (n: number | null) => (n === null ? '—' : showKm(n));
 
 function Odometer({ r }: { r: VehicleRecord }) {
   return (
