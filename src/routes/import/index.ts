@@ -26,7 +26,7 @@ import { ColumnMappingBody, CommitBody, ExportFailedQuery, PreviewQuery, RowEdit
 import { journalActor } from '../../journal/actor';
 import { CHOSEN_CODE_PAGES, chosenCodePage } from '../../import/code-pages';
 
-/** Reads the multipart upload: one file in `file`, optional `sheet` fields naming the sheets to stage. */
+/** Reads the multipart upload: one file in `file`, optional `sheet` fields naming the sheets to stage, an optional `codepage` for a .dbf table. */
 async function readUpload(
   c: Context<AppEnv>,
 ): Promise<{ ok: true; name: string; bytes: Buffer; sheets: string[]; codePage: number | undefined } | { ok: false; response: Response }> {
