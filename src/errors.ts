@@ -125,6 +125,18 @@ const REQUEST_ERRORS = {
     fix: 'Salvați fișierul ca „CSV UTF-8”; sunt acceptate și UTF-16 cu BOM și Windows-1250 / ISO-8859-2.',
   },
   IMPORT_FISIER_CORUPT: { problema: 'Fișierul nu poate fi citit.', fix: 'Deschideți-l în aplicația de calcul tabelar și salvați-l din nou ca xlsx sau csv.' },
+  IMPORT_DBF_CORUPT: {
+    problema: 'Tabela .dbf nu poate fi citită: antetul ei nu corespunde conținutului.',
+    fix: 'Deschideți tabela în programul ei, refaceți-o (PACK sau COPY TO într-o tabelă nouă) și încărcați-o din nou; cu câmpuri memo, încărcați tabela și fișierul .fpt / .dbt împreună, într-o arhivă zip.',
+  },
+  IMPORT_DBF_MEMO: {
+    problema: 'Tabela .dbf are câmpuri memo, dar fișierul lor nu a fost încărcat.',
+    fix: 'Puneți într-o arhivă zip tabela (.dbf) și fișierul memo cu același nume (.fpt la FoxPro, .dbt la dBase / Clipper) și încărcați arhiva.',
+  },
+  IMPORT_DBF_CODARE: {
+    problema: 'Pagina de cod a tabelei .dbf nu este una pe care o citim.',
+    fix: 'Alegeți la încărcare pagina de cod a programului (de obicei Windows-1250 sau DOS 852) și încărcați tabela din nou.',
+  },
   IMPORT_PREA_MULTE_RANDURI: { problema: 'Fișierul are prea multe rânduri.', fix: 'Împărțiți fișierul în mai multe fișiere mai mici.' },
   IMPORT_PREA_MULTE_COLOANE: { problema: 'Fișierul are prea multe coloane.', fix: 'Exportați doar coloanele necesare prezentării.' },
   IMPORT_CELULA_PREA_LUNGA: {

@@ -14,6 +14,7 @@ import { loginRoutes } from './login/routes';
 import { mapariRoutes } from './mapari/routes';
 import { errorNotice } from './notice';
 import { integrareRoutes } from './integrare/routes';
+import { vehiculRoutes } from './vehicul/routes';
 import { formRefusal, guardForm } from './form';
 import { allowUpload, importRoutes, isUpload, UPLOAD_PATH } from './import/routes';
 import { webHeaders } from './security';
@@ -66,7 +67,7 @@ function isPageRequest(c: Context): boolean {
  */
 export function webRoutes(ctx: AppContext, refuseBody: RefuseBody) {
   // The screens behind a session, and those open to anyone (sign-in, the assets).
-  const signedInScreens = [coadaRoutes(ctx), mapariRoutes(ctx), jurnalRoutes(ctx), contRoutes(ctx), importRoutes(ctx, refuseBody), integrareRoutes(ctx)];
+  const signedInScreens = [coadaRoutes(ctx), mapariRoutes(ctx), jurnalRoutes(ctx), contRoutes(ctx), importRoutes(ctx, refuseBody), integrareRoutes(ctx), vehiculRoutes(ctx)];
   const login = loginRoutes(ctx);
   const assets = staticRoutes();
   const signedInPaths = routePatterns(signedInScreens);

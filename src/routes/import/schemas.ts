@@ -1,3 +1,4 @@
+import { CHOSEN_CODE_PAGES } from '../../import/code-pages';
 import { z } from 'zod';
 import { IMPORT_FIELDS, type ImportField } from '../../domain/import-header';
 import { ROW_STATES } from '../../domain/import-state';
@@ -55,7 +56,17 @@ export const UploadForm = {
     type: 'object',
     required: ['file'],
     properties: {
-      file: { type: 'string', format: 'binary', description: 'Fișierul xlsx sau csv (unul singur).' },
+      file: {
+        type: 'string',
+        format: 'binary',
+        description: 'Fișierul xlsx, csv sau tabela .dbf (dBase, FoxPro, Clipper); o tabelă cu câmpuri memo, într-o arhivă zip cu fișierul ei .fpt / .dbt.',
+      },
+      codepage: {
+        type: 'string',
+        enum: ['', ...CHOSEN_CODE_PAGES.map((c) => String(c.codePage))],
+        default: '',
+        description: 'Doar pentru .dbf: pagina de cod a textului, în locul celei din antetul tabelei (gol: cea din antet).',
+      },
       // No sheet by default: "Try it out" would otherwise send Swagger UI's sample "string" as a sheet's name.
       sheet: {
         type: 'array',

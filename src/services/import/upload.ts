@@ -199,6 +199,7 @@ export async function createImportBatch({
   filename,
   bytes,
   sheets: chosen,
+  codePage,
   requestId,
 }: {
   ctx: AppContext;
@@ -208,15 +209,24 @@ export async function createImportBatch({
   filename: string | null;
   bytes: Buffer;
   sheets: string[];
+  /** A .dbf table's code page chosen by the clerk, over its header's. */
+  codePage?: number;
   requestId: string;
 }) {
-  const file: UploadedFile = { bytes, chosen, limits: importLimits(ctx.config) };
+  const file: UploadedFile = { bytes, chosen, limits: { ...importLimits(ctx.config), ...(codePage === undefined ? {} : { codePage }) } };
   const source = await openSpreadsheet(bytes, file.limits);
   const unknown = chosen.filter((name) => !source.sheets.some((s) => s.name === name));
   if (unknown.length > 0) {
     throw new AppError('IMPORT_FOAIE', `O foaie aleasă în câmpul sheet nu există în fișier; foile fișierului: ${source.sheets.map((s) => s.name).join(', ')}.`);
   }
-  const fileMeta: FileMeta = { kind: source.kind, encoding: source.encoding ?? null, delimiter: source.delimiter ?? null, date1904: source.date1904, size: bytes.length };
+  const fileMeta: FileMeta = {
+    kind: source.kind,
+    encoding: source.encoding ?? null,
+    delimiter: source.delimiter ?? null,
+    date1904: source.date1904,
+    size: bytes.length,
+    ...(source.dbf ? { dbf: source.dbf } : {}),
+  };
   const accountId = actor.accountId;
   const walk = walkFile(source, chosen);
   // The upload's one connection, taken with its place; the rest of a long file is staged on

@@ -3,6 +3,7 @@ import { CodeSelect, keyedId } from '../ui/code-select';
 import { countOf, showDate } from '../ui/format';
 import { IN_TURN } from './in-turn';
 import { clipped } from './labels';
+import { VinLink } from '../vehicul/page';
 
 const rows = (n: number) => countOf(n, 'un rând', 'rânduri');
 
@@ -45,7 +46,7 @@ function ReviewRow({ batchId, row }: { batchId: number; row: ImportRowRecord }) 
   return (
     <li>
       <p>
-        Linia {row.line ?? row.rowIndex}: <span class="mono">{values.vin}</span>, {values.odometruFinal?.toLocaleString('ro-RO')} km la{' '}
+        Linia {row.line ?? row.rowIndex}: <VinLink vin={values.vin ?? ''} />, {values.odometruFinal?.toLocaleString('ro-RO')} km la{' '}
         {values.dataPrestatie ? showDate(values.dataPrestatie) : '—'}; înregistrat anterior: <strong>{row.review?.odometru.toLocaleString('ro-RO')} km</strong> la{' '}
         {row.review?.data ? showDate(row.review.data) : '—'}.
       </p>

@@ -7,6 +7,7 @@ import { isFormFile } from '../../http/multipart';
 import { RETRY_AFTER_S, uploadRefusal } from '../../http/upload-admission';
 import { journalActor } from '../../journal/actor';
 import { createImportBatch } from '../../services/import';
+import { chosenCodePage } from '../../import/code-pages';
 import type { WebEnv } from '../env';
 import { admitLargeForm, readForm, refuseForm } from '../form';
 import { errorNotice, notice } from '../notice';
@@ -40,12 +41,14 @@ export function uploadRoutes(ctx: AppContext, refuseBody: RefuseBody) {
       if (refused) return refused;
       const fields = await readForm(c);
       const file = fields.file;
-      if (!isFormFile(file)) return errorNotice(c, 'FORMULAR_INVALID', 'Alegeți un fișier xlsx sau csv (unul singur).');
+      if (!isFormFile(file)) return errorNotice(c, 'FORMULAR_INVALID', 'Alegeți un fișier xlsx, csv sau dbf (unul singur).');
       const sheet = typeof fields.foaie === 'string' ? fields.foaie.trim() : '';
       if (sheet.length > MAX_SHEET) return errorNotice(c, 'FORMULAR_INVALID', 'Numele foii are cel mult 200 de caractere.');
+      const codePage = chosenCodePage(typeof fields.codepage === 'string' ? fields.codepage : undefined);
+      if (codePage === null) return errorNotice(c, 'FORMULAR_INVALID', 'Alegeți pagina de cod din listă.');
       const { bytes } = file;
       const filename = replaceUnstorable(file.filename.slice(0, 255)) || null;
-      const batch = await createImportBatch({ ctx, actor, admission, filename, bytes, sheets: sheet ? [sheet] : [], requestId: c.get('requestId') });
+      const batch = await createImportBatch({ ctx, actor, admission, filename, bytes, sheets: sheet ? [sheet] : [], codePage, requestId: c.get('requestId') });
       ctx.journal.write({
         event: 'web_import',
         requestId: c.get('requestId'),
