@@ -140,6 +140,25 @@ export const Config = z.object({
     .min(1024)
     .refine((n) => (n & (n - 1)) === 0, 'must be a power of 2')
     .default(2 ** 17),
+  // People (docs/accounts-and-people.md). Sign-up of a new workshop: `open` or `closed`; unset,
+  // open in the sandbox (no GATEWAY_REGISTRY_URL) and closed otherwise (signupOpen). Sign-up
+  // attempts per client address and hour.
+  GATEWAY_SIGNUP: z.enum(['closed', 'open']).optional(),
+  GATEWAY_SIGNUP_PER_HOUR: z.coerce.number().int().positive().default(5),
+  // Requests for a password-reset e-mail per client address and hour (and as many per e-mail address).
+  GATEWAY_RESET_PER_HOUR: z.coerce.number().int().positive().default(5),
+  // The SMTP server that e-mails invitations and reset links: smtp://user:pass@host:587 (STARTTLS,
+  // required: add ?requireTLS=false only for a server on this machine) or smtps://…:465 (TLS).
+  // Unset: no e-mail; links are shown once to the administrator to pass on.
+  GATEWAY_SMTP_URL: z
+    .string()
+    .url()
+    .refine((v) => /^smtps?:\/\//i.test(v), 'must be an smtp:// or smtps:// address')
+    .optional(),
+  // The sender of those e-mails, e.g. "Gateway prezentări <gateway@service.ro>".
+  GATEWAY_MAIL_FROM: z.string().min(3).optional(),
+  // A PEM file of the CA that signed the SMTP server's certificate, when it is not a public one.
+  GATEWAY_SMTP_CA_FILE: z.string().min(1).optional(),
   GATEWAY_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   // Worker and registry client (docs/worker.md explains each).
   GATEWAY_REGISTRY_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
@@ -166,6 +185,10 @@ function contradictions(config: Config): string[] {
   if (config.GATEWAY_SHUTDOWN_S < config.GATEWAY_WORKER_SHUTDOWN_S + 10) {
     found.push('  GATEWAY_SHUTDOWN_S: trebuie să fie cel puțin GATEWAY_WORKER_SHUTDOWN_S + 10 (oprirea așteaptă workerul, apoi baza de date)');
   }
+  if (config.GATEWAY_SMTP_URL && !config.GATEWAY_MAIL_FROM) found.push('  GATEWAY_MAIL_FROM: este necesar când GATEWAY_SMTP_URL este setat (expeditorul e-mailurilor)');
+  if (config.GATEWAY_SMTP_URL && !config.GATEWAY_PUBLIC_URL) {
+    found.push('  GATEWAY_PUBLIC_URL: este necesar când GATEWAY_SMTP_URL este setat (adresa din linkurile trimise pe e-mail)');
+  }
   return found;
 }
 
@@ -190,6 +213,11 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
 /** `sandbox` when the built-in simulated registry is used, `productie` otherwise. */
 export function environmentName(config: Pick<Config, 'GATEWAY_REGISTRY_URL'>): 'sandbox' | 'productie' {
   return config.GATEWAY_REGISTRY_URL ? 'productie' : 'sandbox';
+}
+
+/** Whether a new workshop may sign up: GATEWAY_SIGNUP, or by default only in the sandbox. */
+export function signupOpen(config: Pick<Config, 'GATEWAY_SIGNUP' | 'GATEWAY_REGISTRY_URL'>): boolean {
+  return (config.GATEWAY_SIGNUP ?? (environmentName(config) === 'sandbox' ? 'open' : 'closed')) === 'open';
 }
 
 /** The address the integration examples show: GATEWAY_PUBLIC_URL without a trailing slash, or this host's loopback and port. */

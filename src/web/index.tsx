@@ -8,6 +8,11 @@ import { DATABASE_DOWN_CAUSE, DATABASE_RETRY_AFTER_S, isDatabaseUnavailable } fr
 import { reportUnexpected } from '../http/unexpected';
 import { coadaRoutes } from './coada/routes';
 import { contRoutes } from './cont/routes';
+import { devicesRoutes } from './cont/devices-routes';
+import { peopleRoutes } from './cont/people-routes';
+import { linkRoutes } from './links/routes';
+import { signupRoutes } from './signup/routes';
+import { createMailer } from '../services/mail/mailer';
 import type { WebEnv } from './env';
 import { jurnalRoutes } from './jurnal/routes';
 import { loginRoutes } from './login/routes';
@@ -27,7 +32,9 @@ import { webNotFound } from './not-found';
  * `/mapari/*` matches `/mapari` too: a path listed twice would run its middleware twice.
  */
 const SIGNED_IN_PATHS = ['/', '/mapari/*', '/jurnal', '/cont/*', '/integrare/*', '/_fragments/*', '/trimitere/*', '/trimiteri/*', '/import/*', '/_import/*'];
-const WEB_PATHS = [...SIGNED_IN_PATHS, '/login', '/logout', '/static/*'];
+/** The forms shown before a session exists: sign-in, sign-up, "Am uitat parola", a link's password. */
+const PUBLIC_FORM_PATHS = ['/login', '/logout', '/inregistrare', '/parola-uitata', '/parola-noua', '/invitatie'];
+const WEB_PATHS = [...SIGNED_IN_PATHS, ...PUBLIC_FORM_PATHS, '/static/*'];
 
 /** Whether a route path is the dashboard's (HTML for a browser), not the JSON API's the OpenAPI document describes. */
 export function isDashboardPath(path: string): boolean {
@@ -52,9 +59,10 @@ function isPageRequest(c: Context): boolean {
  */
 export function webRoutes(ctx: AppContext, refuseBody: RefuseBody) {
   const app = new Hono<WebEnv>();
+  const mailer = createMailer(ctx.config);
   for (const path of WEB_PATHS) app.use(path, webHeaders);
   app.use(UPLOAD_PATH, allowUpload(ctx));
-  for (const path of [...SIGNED_IN_PATHS, '/login', '/logout']) {
+  for (const path of [...SIGNED_IN_PATHS, ...PUBLIC_FORM_PATHS]) {
     // Before the session check, so the redirect to /login is not kept either.
     app.use(path, noStore);
     // The browser's upload reads its (large) body only once signed in and admitted (import/upload-routes.tsx).
@@ -70,6 +78,10 @@ export function webRoutes(ctx: AppContext, refuseBody: RefuseBody) {
   app.route('/', mapariRoutes(ctx));
   app.route('/', jurnalRoutes(ctx));
   app.route('/', contRoutes(ctx));
+  app.route('/', peopleRoutes(ctx, mailer));
+  app.route('/', devicesRoutes(ctx));
+  app.route('/', signupRoutes(ctx));
+  app.route('/', linkRoutes(ctx, mailer));
   app.route('/', importRoutes(ctx, refuseBody));
   app.route('/', integrareRoutes(ctx));
   const missingPage = webNotFound(ctx);
