@@ -31,7 +31,12 @@ async function readPassword(): Promise<string> {
 /** The options; an unknown one (a password given as an argument, say) is a usage error. */
 function parseOptions(args: string[]) {
   try {
-    return parseArgs({ args, options: { account: { type: 'string' }, email: { type: 'string' }, role: { type: 'string' }, admin: { type: 'boolean' } }, allowPositionals: true, strict: true });
+    return parseArgs({
+      args,
+      options: { account: { type: 'string' }, email: { type: 'string' }, role: { type: 'string' }, admin: { type: 'boolean' } },
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (error) {
     throw new UsageError(`${(error as Error).message}\n${USAGE}`);
   }

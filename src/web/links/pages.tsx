@@ -64,7 +64,7 @@ export function ChoosePasswordPage({ csrfToken, token, link, error }: { csrfToke
             ? `Ați fost invitat(ă) ca ${link.role ? ROLE_NAMES[link.role] : 'funcționar'}. Alegeți parola cu care veți intra.`
             : 'După schimbare, celelalte sesiuni deschise cu această adresă se închid.'}
         </p>
-        {error && !error.field ? <Notice kind="error" cod={error.cod} cauza={error.cauza} /> : null}
+        {error ? error.field ? <Notice kind="error" cod="FORMULAR_INVALID" /> : <Notice kind="error" cod={error.cod} cauza={error.cauza} /> : null}
         <input type="hidden" name="_csrf" value={csrfToken} />
         <input type="hidden" name="t" value={token} />
         <div class="field">

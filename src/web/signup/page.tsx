@@ -24,7 +24,8 @@ export function SignUpPage({ csrfToken, values = {}, error }: { csrfToken: strin
       <form method="post" action="/inregistrare" class="login form" novalidate>
         <h1>Înregistrați service-ul</h1>
         <p>Creați contul service-ului; deveniți administratorul lui și vă puteți invita apoi colegii.</p>
-        {error ? <Notice kind="error" cod={error.cod} cauza={error.field ? undefined : error.cauza} /> : null}
+        {/* A refused field is named beside it; the notice above says to look there. */}
+        {error ? error.field ? <Notice kind="error" cod="FORMULAR_INVALID" /> : <Notice kind="error" cod={error.cod} cauza={error.cauza} /> : null}
         <input type="hidden" name="_csrf" value={csrfToken} />
         <Field id="nume" name="nume" label="Numele service-ului" value={values.nume} autocomplete="organization" maxlength={200} required autofocus error={on('nume')} />
         <Field
