@@ -31,9 +31,15 @@ export function createMailer(config: Pick<Config, 'GATEWAY_SMTP_URL' | 'GATEWAY_
   const url = config.GATEWAY_SMTP_URL;
   if (!url || !config.GATEWAY_MAIL_FROM || !mailConfigured(config)) return null;
   const ca = config.GATEWAY_SMTP_CA_FILE ? readFileSync(config.GATEWAY_SMTP_CA_FILE, 'utf8') : undefined;
+  const address = new URL(url);
+  const secure = address.protocol === 'smtps:';
   const transport = createTransport({
-    url,
-    requireTLS: true,
+    // Read here, not by nodemailer's `url` option: with it, the `tls` options below were dropped.
+    host: address.hostname,
+    port: address.port ? Number(address.port) : secure ? 465 : 587,
+    secure,
+    auth: address.username ? { user: decodeURIComponent(address.username), pass: decodeURIComponent(address.password) } : undefined,
+    requireTLS: address.searchParams.get('requireTLS') !== 'false',
     tls: { minVersion: 'TLSv1.2', ...(ca ? { ca } : {}) },
     connectionTimeout: TIMEOUT_MS,
     greetingTimeout: TIMEOUT_MS,
