@@ -248,7 +248,13 @@ describe('with SMTP (STARTTLS)', () => {
       authOptional: true,
       allowInsecureAuth: true,
       logger: false,
-      onData: (stream, _s, done) => stream.on('end', () => (delivered++, done())).resume(),
+      onData: (stream, _s, done) => {
+        stream.on('end', () => {
+          delivered++;
+          done();
+        });
+        stream.resume();
+      },
     });
     await new Promise<void>((resolve) => cleartext.listen(0, '127.0.0.1', resolve));
     const plain = await startTestApp({
