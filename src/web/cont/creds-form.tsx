@@ -34,7 +34,7 @@ export function Credentials({ overview, alerts, csrfToken, editable }: { overvie
       <p>
         {overview.hasCreds
           ? `Setate${overview.credsSetAt ? ` la ${showInstant(overview.credsSetAt)}` : ''}. Nu se afișează niciodată; le puteți înlocui sau șterge.`
-          : 'Nesetate: trimiterile așteaptă până le salvați.'}
+          : `Nesetate: trimiterile așteaptă până le ${editable ? 'salvați' : 'salvează administratorul contului'}.`}
       </p>
       <p>
         Ultima autentificare la registru: <LastLoginLine login={overview.lastLoginAttempt} />
