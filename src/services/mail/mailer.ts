@@ -14,9 +14,6 @@ export interface Mailer {
   send(mail: Mail): Promise<void>;
 }
 
-/** Whether links are e-mailed (else shown once to the administrator). */
-export const mailConfigured = (config: Pick<Config, 'GATEWAY_SMTP_URL' | 'GATEWAY_MAIL_FROM'>): boolean => Boolean(config.GATEWAY_SMTP_URL && config.GATEWAY_MAIL_FROM);
-
 /** Long enough for a slow server, short enough that an administrator's form does not hang. */
 const TIMEOUT_MS = 15_000;
 
@@ -29,7 +26,7 @@ const TIMEOUT_MS = 15_000;
  */
 export function createMailer(config: Pick<Config, 'GATEWAY_SMTP_URL' | 'GATEWAY_MAIL_FROM' | 'GATEWAY_SMTP_CA_FILE'>): Mailer | null {
   const url = config.GATEWAY_SMTP_URL;
-  if (!url || !config.GATEWAY_MAIL_FROM || !mailConfigured(config)) return null;
+  if (!url || !config.GATEWAY_MAIL_FROM) return null;
   const ca = config.GATEWAY_SMTP_CA_FILE ? readFileSync(config.GATEWAY_SMTP_CA_FILE, 'utf8') : undefined;
   const address = new URL(url);
   const secure = address.protocol === 'smtps:';

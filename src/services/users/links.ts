@@ -8,7 +8,7 @@ import { hashPassword } from '../../crypto/password';
 import { AppError, ConflictError, NotFoundError } from '../../errors';
 import { journalActor } from '../../journal/actor';
 import { isRole, requireRole, type Role } from '../roles';
-import type { SessionUser } from './sessions';
+import { type SessionUser, userActor } from './sessions';
 import { byEmail, checkEmail, checkPassword, EMAIL_TAKEN } from './users';
 
 // Single-use links (db/schema/web-users.ts, web_user_links): an invitation sets a colleague's
@@ -222,7 +222,12 @@ export async function acceptInvitation({ ctx, token, password, requestId }: { ct
     return { userId: row.id, accountId: link.accountId, email: link.email, admin: false, role, invitationId: link.id };
   });
   const { invitationId, ...sessionUser } = user;
-  ctx.journal.write({ event: 'invitatie_acceptata', requestId, accountId: user.accountId, data: { invitatie_id: invitationId, user_id: user.userId } });
+  ctx.journal.write({
+    event: 'invitatie_acceptata',
+    requestId,
+    accountId: user.accountId,
+    data: { invitatie_id: invitationId, user_id: user.userId, ...journalActor(userActor(sessionUser)) },
+  });
   return sessionUser;
 }
 
@@ -246,6 +251,6 @@ export async function completeReset({ ctx, token, password, requestId }: { ctx: 
       .where(and(eq(webUserLinks.userId, row.userId), eq(webUserLinks.kind, 'resetare'), isNull(webUserLinks.usedAt), isNull(webUserLinks.cancelledAt)));
     return { user: { ...row, role: readRole(row.role) }, ended: sessions.length };
   });
-  ctx.journal.write({ event: 'resetare_folosita', requestId, accountId: user.accountId, data: { user_id: user.userId, sesiuni_inchise: ended } });
+  ctx.journal.write({ event: 'resetare_folosita', requestId, accountId: user.accountId, data: { user_id: user.userId, sesiuni_inchise: ended, ...journalActor(userActor(user)) } });
   return user;
 }

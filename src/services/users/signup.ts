@@ -3,7 +3,8 @@ import type { AppContext } from '../../context';
 import { readCui } from '../../domain/cui';
 import { hashPassword } from '../../crypto/password';
 import { AppError, ConflictError } from '../../errors';
-import type { SessionUser } from './sessions';
+import { journalActor } from '../../journal/actor';
+import { type SessionUser, userActor } from './sessions';
 import { checkEmail, checkPassword } from './users';
 
 export interface SignUpInput {
@@ -42,6 +43,6 @@ export async function signUp({ ctx, input, requestId }: { ctx: AppContext; input
     if (!row) throw new AppError('CONFLICT_STARE', EMAIL_NOT_USABLE, 'email');
     return { userId: row.id, accountId: account.id, email, admin: false, role: 'administrator' as const };
   });
-  ctx.journal.write({ event: 'cont_inregistrat', requestId, accountId: user.accountId, data: { user_id: user.userId, actor: `utilizator:${user.userId}` } });
+  ctx.journal.write({ event: 'cont_inregistrat', requestId, accountId: user.accountId, data: { user_id: user.userId, ...journalActor(userActor(user)) } });
   return user;
 }
