@@ -165,6 +165,25 @@ export const Config = z.object({
     .min(1024)
     .refine((n) => (n & (n - 1)) === 0, 'must be a power of 2')
     .default(2 ** 17),
+  // People (docs/accounts-and-people.md). Sign-up of a new workshop: `open` or `closed`; unset,
+  // open in the sandbox (no GATEWAY_REGISTRY_URL) and closed otherwise (signupOpen). Sign-up
+  // attempts per client address and hour.
+  GATEWAY_SIGNUP: z.enum(['closed', 'open']).optional(),
+  GATEWAY_SIGNUP_PER_HOUR: z.coerce.number().int().positive().default(5),
+  // Requests for a password-reset e-mail per client address and hour (and as many per e-mail address).
+  GATEWAY_RESET_PER_HOUR: z.coerce.number().int().positive().default(5),
+  // The SMTP server that e-mails invitations and reset links: smtp://user:pass@host:587 (STARTTLS,
+  // required: add ?requireTLS=false only for a server on this machine) or smtps://…:465 (TLS).
+  // Unset: no e-mail; links are shown once to the administrator to pass on.
+  GATEWAY_SMTP_URL: z
+    .string()
+    .url()
+    .refine((v) => /^smtps?:\/\//i.test(v), 'must be an smtp:// or smtps:// address')
+    .optional(),
+  // The sender of those e-mails, e.g. "Gateway prezentări <gateway@service.ro>".
+  GATEWAY_MAIL_FROM: z.string().min(3).optional(),
+  // A PEM file of the CA that signed the SMTP server's certificate, when it is not a public one.
+  GATEWAY_SMTP_CA_FILE: z.string().min(1).optional(),
   GATEWAY_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   // Worker and registry client (docs/worker.md explains each).
   GATEWAY_REGISTRY_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
@@ -190,6 +209,10 @@ function contradictions(config: Config): string[] {
   }
   if (config.GATEWAY_SHUTDOWN_S < config.GATEWAY_WORKER_SHUTDOWN_S + 10) {
     found.push('  GATEWAY_SHUTDOWN_S: trebuie să fie cel puțin GATEWAY_WORKER_SHUTDOWN_S + 10 (oprirea așteaptă workerul, apoi baza de date)');
+  }
+  if (config.GATEWAY_SMTP_URL && !config.GATEWAY_MAIL_FROM) found.push('  GATEWAY_MAIL_FROM: este necesar când GATEWAY_SMTP_URL este setat (expeditorul e-mailurilor)');
+  if (config.GATEWAY_SMTP_URL && !config.GATEWAY_PUBLIC_URL) {
+    found.push('  GATEWAY_PUBLIC_URL: este necesar când GATEWAY_SMTP_URL este setat (adresa din linkurile trimise pe e-mail)');
   }
   return found;
 }
@@ -229,6 +252,11 @@ export function environmentName(config: Pick<Config, 'GATEWAY_REGISTRY_URL'>): '
 /** Whether clients reach the gateway over HTTPS (GATEWAY_PUBLIC_URL says so): cookies are Secure, HSTS is sent. */
 export function servedOverHttps(config: Pick<Config, 'GATEWAY_PUBLIC_URL'>): boolean {
   return config.GATEWAY_PUBLIC_URL?.toLowerCase().startsWith('https://') ?? false;
+}
+
+/** Whether a new workshop may sign up: GATEWAY_SIGNUP, or by default only in the sandbox. */
+export function signupOpen(config: Pick<Config, 'GATEWAY_SIGNUP' | 'GATEWAY_REGISTRY_URL'>): boolean {
+  return (config.GATEWAY_SIGNUP ?? (environmentName(config) === 'sandbox' ? 'open' : 'closed')) === 'open';
 }
 
 /** The address the integration examples show: GATEWAY_PUBLIC_URL without a trailing slash, or this host's loopback and port. */
@@ -360,6 +388,20 @@ export const SETTING_DOCS: Record<keyof Config, { group: SettingGroup; doc: stri
     group: 'dashboard',
     doc: "scrypt's cost N for new password hashes (OWASP's 2^17, r = 8, p = 1): about 0.5 s and 128 MiB per hash here. Lower it only for tests; a hash keeps its own N, so raising it later leaves passwords valid.",
   },
+  GATEWAY_SIGNUP: {
+    group: 'dashboard',
+    shown: '`open` in the sandbox, `closed` otherwise',
+    doc: 'Whether a new workshop may sign up from the sign-in page (`open`, `closed`): docs/accounts-and-people.md.',
+  },
+  GATEWAY_SIGNUP_PER_HOUR: { group: 'dashboard', doc: 'Sign-up attempts one client address may make per hour.' },
+  GATEWAY_RESET_PER_HOUR: { group: 'dashboard', doc: 'Requests for a password-reset e-mail per client address and hour, and as many per e-mail address.' },
+  GATEWAY_SMTP_URL: {
+    group: 'dashboard',
+    shown: 'none',
+    doc: 'The SMTP server that e-mails invitations and reset links: `smtp://user:pass@host:587` (STARTTLS, required) or `smtps://…:465` (TLS). Unset: no e-mail; the administrator is shown each link once to pass on.',
+  },
+  GATEWAY_MAIL_FROM: { group: 'dashboard', shown: 'none', doc: 'The sender of those e-mails, e.g. `Gateway prezentări <gateway@service.ro>`; required with `GATEWAY_SMTP_URL`.' },
+  GATEWAY_SMTP_CA_FILE: { group: 'dashboard', shown: 'none', doc: "A PEM file of the CA that signed the SMTP server's certificate, when it is not a public one." },
   GATEWAY_IMPORT_MAX_ROWS: { group: 'import', doc: 'Data rows one file may hold; past it 413 `IMPORT_PREA_MULTE_RANDURI`.' },
   GATEWAY_IMPORT_MAX_UNCOMPRESSED_BYTES: {
     group: 'import',

@@ -84,7 +84,19 @@ const REQUEST_ERRORS = {
   },
   AUTENTIFICARE_ESUATA: {
     problema: 'E-mailul sau parola nu sunt corecte.',
-    fix: 'Verificați datele și încercați din nou; dacă ați uitat parola, cereți administratorului o parolă nouă.',
+    fix: 'Verificați datele și încercați din nou; dacă ați uitat parola, folosiți „Am uitat parola” sau cereți administratorului contului un link de resetare.',
+  },
+  INTERZIS: {
+    problema: 'Rolul dvs. în cont nu permite această acțiune.',
+    fix: 'Cereți administratorului contului să o facă sau să vă schimbe rolul (Cont → Oameni).',
+  },
+  LINK_INVALID: {
+    problema: 'Linkul nu mai este valabil.',
+    fix: 'Un link se folosește o singură dată și expiră; cereți administratorului contului unul nou sau folosiți „Am uitat parola”.',
+  },
+  INREGISTRARE_INCHISA: {
+    problema: 'Înregistrarea conturilor noi este închisă pe acest gateway.',
+    fix: 'Cereți operatorului gateway-ului un cont, sau administratorului contului service-ului o invitație.',
   },
   NEAUTORIZAT_CSRF: { problema: 'Cererea nu a putut fi verificată (lipsește jetonul de siguranță sau vine de pe alt site).', fix: 'Reîncărcați pagina și repetați acțiunea.' },
   EROARE_INTERNA: { problema: 'A apărut o eroare neprevăzută.', fix: 'Reîncercați; dacă persistă, trimiteți request_id echipei de suport.' },

@@ -121,6 +121,8 @@ function nextDiscards() {
  * every turn while they arrived, added to each turn another account's request waits for.
  */
 export async function discardBody(c: Context, maxBytes: number): Promise<void> {
+  // A form the CSRF check already read (a dashboard post refused by the cost budget) has nothing left to drop.
+  if (c.req.raw.bodyUsed || c.req.raw.body?.locked) return;
   const incoming = nodeRequest(c);
   if (!incoming) return void (await c.req.raw.body?.cancel());
   let size = 0;

@@ -8,6 +8,11 @@ import { DATABASE_DOWN_CAUSE, DATABASE_RETRY_AFTER_S, isDatabaseUnavailable } fr
 import { reportUnexpected } from '../http/unexpected';
 import { coadaRoutes } from './coada/routes';
 import { contRoutes } from './cont/routes';
+import { devicesRoutes } from './cont/devices-routes';
+import { peopleRoutes } from './cont/people-routes';
+import { linkRoutes } from './links/routes';
+import { signupRoutes } from './signup/routes';
+import { createMailer } from '../services/mail/mailer';
 import type { WebEnv } from './env';
 import { jurnalRoutes } from './jurnal/routes';
 import { loginRoutes } from './login/routes';
@@ -67,11 +72,23 @@ function isPageRequest(c: Context): boolean {
  */
 export function webRoutes(ctx: AppContext, refuseBody: RefuseBody) {
   // The screens behind a session, and those open to anyone (sign-in, the assets).
-  const signedInScreens = [coadaRoutes(ctx), mapariRoutes(ctx), jurnalRoutes(ctx), contRoutes(ctx), importRoutes(ctx, refuseBody), integrareRoutes(ctx), vehiculRoutes(ctx)];
-  const login = loginRoutes(ctx);
+  const mailer = createMailer(ctx.config);
+  const signedInScreens = [
+    coadaRoutes(ctx),
+    mapariRoutes(ctx),
+    jurnalRoutes(ctx),
+    contRoutes(ctx),
+    peopleRoutes(ctx, mailer),
+    devicesRoutes(ctx),
+    importRoutes(ctx, refuseBody),
+    integrareRoutes(ctx),
+    vehiculRoutes(ctx),
+  ];
+  // The forms shown before a session exists: sign-in, sign-up, "Am uitat parola", a link's password.
+  const publicScreens = [loginRoutes(ctx), signupRoutes(ctx), linkRoutes(ctx, mailer)];
   const assets = staticRoutes();
   const signedInPaths = routePatterns(signedInScreens);
-  const formPaths = [...signedInPaths, ...routePatterns([login])];
+  const formPaths = [...signedInPaths, ...routePatterns(publicScreens)];
   dashboardPatterns = [...formPaths, ...routePatterns([assets])];
 
   const app = new Hono<WebEnv>();
@@ -88,7 +105,7 @@ export function webRoutes(ctx: AppContext, refuseBody: RefuseBody) {
     app.use(path, withAlerts(ctx));
   }
   app.route('/', assets);
-  app.route('/', login);
+  for (const screen of publicScreens) app.route('/', screen);
   for (const screen of signedInScreens) app.route('/', screen);
   const missingPage = webNotFound(ctx);
   app.onError((error, c) => {
