@@ -115,6 +115,8 @@ interface Answer {
   ms: number;
 }
 
+const quieted = new WeakSet<object>();
+
 /** One request on a kept-alive socket; the answer read whole (an export to its last byte) and dropped. */
 function send(agent: Agent, base: URL, method: string, path: string, headers: Record<string, string>, body?: Buffer): Promise<Answer> {
   const started = performance.now();
@@ -142,7 +144,10 @@ function send(agent: Agent, base: URL, method: string, path: string, headers: Re
     });
     req.on('error', reject);
     // A refused body's socket may be closed by the server while the rest is being written: the answer has been read.
-    req.on('socket', (socket) => socket.on('error', () => undefined));
+    req.on('socket', (socket) => {
+      if (!quieted.has(socket)) socket.on('error', () => undefined);
+      quieted.add(socket);
+    });
     req.end(body);
   });
 }
