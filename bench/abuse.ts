@@ -166,9 +166,15 @@ interface Attack {
 async function runAttack(attack: Attack, untilMs: number): Promise<Answer[]> {
   if (attack.run) return attack.run(untilMs);
   const answers: Answer[] = [];
+  const agents: Agent[] = [];
+  // The window ends on time: a request still in flight then (an export paced to the account's share) is cut.
+  const end = setTimeout(() => {
+    for (const agent of agents) agent.destroy();
+  }, untilMs - performance.now());
   await Promise.all(
     Array.from({ length: CLIENTS }, async (_, i) => {
       const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+      agents.push(agent);
       try {
         while (performance.now() < untilMs) {
           const a = await attack.once!(agent, i).catch((): Answer => ({ status: 0, cod: 'connection', retryAfter: null, ms: 0 }));
@@ -180,6 +186,7 @@ async function runAttack(attack: Attack, untilMs: number): Promise<Answer[]> {
       }
     }),
   );
+  clearTimeout(end);
   return answers;
 }
 
