@@ -115,6 +115,8 @@ interface Answer {
   ms: number;
 }
 
+const quieted = new WeakSet<object>();
+
 /** One request on a kept-alive socket; the answer read whole (an export to its last byte) and dropped. */
 function send(agent: Agent, base: URL, method: string, path: string, headers: Record<string, string>, body?: Buffer): Promise<Answer> {
   const started = performance.now();
@@ -142,7 +144,10 @@ function send(agent: Agent, base: URL, method: string, path: string, headers: Re
     });
     req.on('error', reject);
     // A refused body's socket may be closed by the server while the rest is being written: the answer has been read.
-    req.on('socket', (socket) => socket.on('error', () => undefined));
+    req.on('socket', (socket) => {
+      if (!quieted.has(socket)) socket.on('error', () => undefined);
+      quieted.add(socket);
+    });
     req.end(body);
   });
 }
@@ -161,9 +166,15 @@ interface Attack {
 async function runAttack(attack: Attack, untilMs: number): Promise<Answer[]> {
   if (attack.run) return attack.run(untilMs);
   const answers: Answer[] = [];
+  const agents: Agent[] = [];
+  // The window ends on time: a request still in flight then (an export paced to the account's share) is cut.
+  const end = setTimeout(() => {
+    for (const agent of agents) agent.destroy();
+  }, untilMs - performance.now());
   await Promise.all(
     Array.from({ length: CLIENTS }, async (_, i) => {
       const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+      agents.push(agent);
       try {
         while (performance.now() < untilMs) {
           const a = await attack.once!(agent, i).catch((): Answer => ({ status: 0, cod: 'connection', retryAfter: null, ms: 0 }));
@@ -175,6 +186,7 @@ async function runAttack(attack: Attack, untilMs: number): Promise<Answer[]> {
       }
     }),
   );
+  clearTimeout(end);
   return answers;
 }
 
