@@ -154,7 +154,7 @@ describe('npm run rotate-key', () => {
       // Import rows (and their VIN key) read with the new key alone.
       const shown = await preview({ ...t, ...apiClient(createApp(app), app) }, apiKey, batchId);
       expect(shown.total_rows).toBe(13);
-      expect(shown.rows[0]!.values).toMatchObject({ nr_inm: 'B-20-ROT' });
+      expect(shown.rows[0]!.values).toMatchObject({ vin: 'WDB1234561A800000', nrInm: 'B20ROT' });
       // Credentials too: the record queued under the old key is sent.
       await waitFor(async () => (await h.row(queuedId)).status === 'sent' || undefined, 20_000, 'the queued record to be sent');
     } finally {
