@@ -7,9 +7,12 @@ export const FAST_SCRYPT = { GATEWAY_SCRYPT_N: '1024' };
 export const PASSWORD = 'parola-de-test-lunga';
 const ORIGIN = 'http://localhost';
 
+/** The forms shown before a session exists, each with its own signed form token (web/login/public-form.ts). */
+export const PUBLIC_FORM_PATHS = ['/login', '/inregistrare', '/parola-uitata', '/parola-noua', '/invitatie'];
+
 /** Every form the dashboard answers (tests/integration/web-routes.test.ts holds it to the app's routes); the ids are placeholders. */
 export const WEB_FORM_PATHS = [
-  '/login',
+  ...PUBLIC_FORM_PATHS,
   '/logout',
   '/mapari',
   '/mapari/sugestii',

@@ -4,7 +4,7 @@ import { parseConfig } from '../../src/config';
 import { createContext } from '../../src/runtime';
 import { failInterruptedStagings } from '../../src/services/import/staging-failure';
 import { createImportStagings, LEASE_SPACE, type ImportStagings } from '../../src/services/import/stagings';
-import { json, startTestApp, TEST_SECRET, type TestApp } from '../helpers/app';
+import { json, startTestApp, TEST_SECRET, type TestApp, WITHOUT_COST_BUDGET } from '../helpers/app';
 import { csvFile, HEADER, upload, workbookParts, xlsxFile, zipFile, type Grid } from '../helpers/import-files';
 import { preview, serial, settled, type Preview } from '../helpers/import-flow';
 
@@ -22,7 +22,7 @@ let original: ImportStagings;
 
 beforeAll(async () => {
   // Past 256 rows of a background staging, a chunk thread shares the rest (as it is free).
-  t = await startTestApp({ GATEWAY_IMPORT_FIRST_ROWS: String(FIRST_ROWS), GATEWAY_IMPORT_MAX_ROWS: String(MAX_ROWS), GATEWAY_IMPORT_THREAD_AFTER: '256' });
+  t = await startTestApp({ ...WITHOUT_COST_BUDGET, GATEWAY_IMPORT_FIRST_ROWS: String(FIRST_ROWS), GATEWAY_IMPORT_MAX_ROWS: String(MAX_ROWS), GATEWAY_IMPORT_THREAD_AFTER: '256' });
   original = t.ctx.importStagings;
   accountId = await t.createAccount();
   key = await t.createKey(accountId);
