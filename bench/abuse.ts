@@ -34,7 +34,7 @@ import { createDb } from '../db/client';
 import { generateApiKey } from '../src/crypto/hash';
 import { createUser } from '../src/services/users/users';
 import { workbookParts, zipFile } from '../tests/helpers/import-files';
-import { rssMb } from '../tests/helpers/upload-storm';
+import { latencies, rssMb } from '../tests/helpers/upload-storm';
 import { startServerProcess } from './server';
 
 const ATTACK_S = Number(process.env.BENCH_ATTACK_S ?? 8);
@@ -46,19 +46,6 @@ const IMAGE_BYTES = 10 * 1024 * 1024;
 const PASSWORD = 'parola-de-bench-lunga';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-interface Latencies {
-  n: number;
-  p50: number;
-  p95: number;
-  max: number;
-}
-
-function latencies(ms: number[]): Latencies {
-  const sorted = [...ms].sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
-  return { n: sorted.length, p50: at(0.5), p95: at(0.95), max: sorted.at(-1) ?? 0 };
-}
 
 // Account B's client runs on a thread of its own, so that what it measures is the server, not
 // this process's event loop sending 14 MB bodies.
