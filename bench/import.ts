@@ -1,4 +1,6 @@
-// npm run bench:import — a 100,000-row workshop export as xlsx and as csv. For each, in one run:
+// npm run bench:import — a 100,000-row workshop export as xlsx, as csv and as the .dbf table of a
+// desktop program (FoxPro for Windows, code page 1250, written by dbffile). BENCH_FORMATS=csv,dbf
+// runs only those. For each, in one run:
 // (1) the time to read it alone with the chosen reader (src/import, in this process; the median
 // of three reads); (2) the same read with every row classified through the API's own per-row
 // path (the median of three); (3) over HTTP, the time from upload to the first page of the
@@ -12,6 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DBFFile } from 'dbffile';
 import ExcelJS from 'exceljs';
 import postgres from 'postgres';
 import { startEmbedded } from '../db/embedded';
@@ -65,12 +68,58 @@ function writeCsv(path: string) {
   writeFileSync(path, `\ufeff${lines.join('\r\n')}\r\n`);
 }
 
+/** The same rows as a FoxPro table in 1250 (its language driver byte 0xC8), field names of ten letters as xBase allows. */
+async function writeDbf(path: string) {
+  const table = await DBFFile.create(
+    path,
+    [
+      { name: 'VIN', type: 'C', size: 17 },
+      { name: 'NR_INM', type: 'C', size: 10 },
+      { name: 'DATA', type: 'D', size: 8 },
+      { name: 'KM_INTRARE', type: 'N', size: 9, decimalPlaces: 0 },
+      { name: 'KM_IESIRE', type: 'N', size: 9, decimalPlaces: 0 },
+      { name: 'COD_OP', type: 'C', size: 40 },
+      { name: 'DENUMIRE', type: 'C', size: 60 },
+    ],
+    { fileVersion: 0x03, encoding: 'cp1250' },
+  );
+  for (let start = 0; start < ROWS; start += 10_000) {
+    const records = [];
+    for (let i = start; i < Math.min(ROWS, start + 10_000); i++) {
+      const r = row(i);
+      records.push({
+        VIN: r.vin,
+        NR_INM: r.plate.replaceAll('-', ''),
+        DATA: new Date(2025, 2, r.day),
+        KM_INTRARE: r.initial,
+        KM_IESIRE: r.final,
+        COD_OP: r.codes,
+        DENUMIRE: r.names.replace('ț', 'ţ'),
+      });
+    }
+    await table.appendRecords(records);
+  }
+  const bytes = readFileSync(path);
+  bytes[29] = 0xc8;
+  writeFileSync(path, bytes);
+}
+
 async function parseOnce(bytes: Buffer): Promise<number> {
   const started = performance.now();
   const sheet = await openSpreadsheet(bytes, READ_LIMITS);
   let rows = 0;
   for (const s of sheet.sheets) for await (const _ of sheet.rows(s.name)) rows++;
   if (rows !== ROWS + 1) throw new Error(`read ${rows} rows`);
+  return performance.now() - started;
+}
+
+/** The same table read by dbffile (records as objects, iconv-lite), from its path: what our reader is weighed against. */
+async function dbffileOnce(path: string): Promise<number> {
+  const started = performance.now();
+  const table = await DBFFile.open(path, { encoding: 'cp1250' });
+  let rows = 0;
+  for await (const _ of table) rows++;
+  if (rows !== ROWS) throw new Error(`dbffile read ${rows} rows`);
   return performance.now() - started;
 }
 
@@ -187,8 +236,11 @@ async function main() {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-import-'));
   const xlsxPath = join(dataDir, 'prestatii.xlsx');
   const csvPath = join(dataDir, 'prestatii.csv');
-  await writeXlsx(xlsxPath);
-  writeCsv(csvPath);
+  const dbfPath = join(dataDir, 'prestatii.dbf');
+  const formats = (process.env.BENCH_FORMATS ?? 'xlsx,csv,dbf').split(',');
+  if (formats.includes('xlsx')) await writeXlsx(xlsxPath);
+  if (formats.includes('csv')) writeCsv(csvPath);
+  if (formats.includes('dbf')) await writeDbf(dbfPath);
 
   const pg = await startEmbedded({ dataDir });
   const sql = postgres(pg.url, { max: 2, onnotice: () => {} });
@@ -221,10 +273,14 @@ async function main() {
     for (const [label, path] of [
       ['xlsx', xlsxPath],
       ['csv', csvPath],
+      ['dbf', dbfPath],
     ] as const) {
+      if (!formats.includes(label)) continue;
       const bytes = readFileSync(path);
       const parseMs = await medianOfThree(() => parseOnce(bytes));
       const classifyMs = await medianOfThree(() => parseAndClassifyOnce(ctx, bytes));
+      if (label === 'dbf')
+        console.log(`dbf    read by dbffile (median of three) ${((await medianOfThree(() => dbffileOnce(path))) / 1000).toFixed(2)} s, by ours ${(parseMs / 1000).toFixed(2)} s`);
       resetPeak(server.pid!);
       const stagers = childrenOf(server.pid!);
       const before = { server: cpuMs(server.pid!), stagers: stagers.map(cpuMs) };

@@ -16,11 +16,19 @@ function serverScript(built: boolean): string[] {
 }
 
 /**
- * The product's server (`src/main.ts`) as a child process on `databaseUrl`, without a worker
- * and with the stager it runs beside it (a child of its own), answering /healthz. `nodeArgs` go before the script (e.g. --cpu-prof). Benchmarks measure
+ * The product's server (`src/main.ts`) as a child process on `databaseUrl`, without a worker (unless `worker`)
+ * and with the stager it runs beside it (a child of its own), answering /healthz. `nodeArgs` go
+ * before the script (e.g. --cpu-prof). Benchmarks measure
  * it over real HTTP, as a client would.
  */
-export async function startServerProcess(options: { databaseUrl: string; dataDir: string; nodeArgs?: string[]; built?: boolean }): Promise<{
+export async function startServerProcess(options: {
+  databaseUrl: string;
+  dataDir: string;
+  nodeArgs?: string[];
+  built?: boolean;
+  worker?: boolean;
+  env?: Record<string, string>;
+}): Promise<{
   port: number;
   child: ChildProcess;
   stop: () => Promise<void>;
@@ -33,11 +41,13 @@ export async function startServerProcess(options: { databaseUrl: string; dataDir
       DATABASE_URL: options.databaseUrl,
       PORT: String(port),
       GATEWAY_SECRET_KEY: randomBytes(32).toString('base64'),
-      GATEWAY_RUN_WORKER: 'false',
+      GATEWAY_RUN_WORKER: options.worker ? 'true' : 'false',
+      GATEWAY_SIM_PORT: '0',
       GATEWAY_DATA_DIR: options.dataDir,
       GATEWAY_LOG_LEVEL: 'warn',
       // The benchmarks measure throughput: no per-key request limit, unless BENCH_KEY_LIMIT sets one (its cost measured).
       GATEWAY_KEY_REQUESTS_PER_MIN: process.env.BENCH_KEY_LIMIT ?? '0',
+      ...options.env,
     },
     stdio: ['ignore', 'inherit', 'inherit'],
   });

@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { clusterDir, packageNativeDir, placeBinaries, placeCluster, postgresOsUser, RELOCATION_DIR } from './embedded-placement';
 import { ensureCredentials, ensureRoles, readCredentials, roleUrl, writeHba } from './embedded-roles';
-import { initCluster, startServer } from './embedded-server';
+import { initCluster, LOG_FLAGS, startServer } from './embedded-server';
 
 export interface EmbeddedDb {
   /** The product's connection: the app role (not a superuser), its own database. */
@@ -31,7 +31,8 @@ export async function freePort(): Promise<number> {
 const OWNER_FILE = 'gateway-owner.pid';
 const INITIALISED_FILE = 'gateway-initdb-done';
 
-const alive = (pid: number) => {
+/** Whether process `pid` exists (one of another user counts). */
+export const alive = (pid: number) => {
   try {
     process.kill(pid, 0);
     return true;
@@ -71,8 +72,8 @@ async function stopPostmaster(pid: number): Promise<void> {
   for (let i = 0; i < 300 && alive(pid); i++) await new Promise((resolve) => setTimeout(resolve, 100));
 }
 
-/** Loopback only, SCRAM for new passwords. */
-const SERVER_FLAGS = ['-c', 'listen_addresses=127.0.0.1', '-c', 'password_encryption=scram-sha-256'];
+/** Loopback only, SCRAM for new passwords, its own log kept (embedded-server.ts LOG_FLAGS). */
+const SERVER_FLAGS = ['-c', 'listen_addresses=127.0.0.1', '-c', 'password_encryption=scram-sha-256', ...LOG_FLAGS];
 
 /**
  * Starts (or attaches to) the embedded PostgreSQL of `dataDir` (kept in `<dataDir>/pg`, or
@@ -89,7 +90,13 @@ export async function startEmbedded(options: {
   relocationDir?: string;
   /** The package's binaries (tests give a copy of them out of reach). */
   nativeDir?: string;
+  /**
+   * Aborted when the process is asked to stop during its start: initdb or the starting server
+   * is ended, a server already started is stopped, and the start rejects with the reason.
+   */
+  signal?: AbortSignal;
 }): Promise<EmbeddedDb> {
+  const { signal } = options;
   // Absolute: PostgreSQL runs elsewhere than in our working directory, as another user.
   const dataDir = resolve(options.dataDir);
   const database = options.database ?? 'gateway';
@@ -124,8 +131,10 @@ export async function startEmbedded(options: {
   const runAs = postgresOsUser();
   const relocationDir = options.relocationDir ?? RELOCATION_DIR;
   const pgDir = placeCluster(dataDir, runAs, relocationDir, log);
+  signal?.throwIfAborted();
   const binDir = placeBinaries(options.nativeDir ?? (await packageNativeDir()), runAs, relocationDir, log);
   const port = options.port ?? (await freePort());
+  signal?.throwIfAborted();
   // An initdb that did not finish (interrupted first start) left a directory nothing can use:
   // it holds no data yet, so it is made again. Data dirs of earlier builds have no marker but
   // no credentials file either, and are complete.
@@ -137,16 +146,18 @@ export async function startEmbedded(options: {
   const fresh = !existsSync(join(pgDir, 'PG_VERSION'));
   const credentials = ensureCredentials(dataDir, fresh);
   const cluster = { binDir, pgDir, runAs };
-  if (fresh) await initCluster({ ...cluster, admin: credentials.admin, auth: 'scram-sha-256' });
+  if (fresh) log(`First start: initialising the PostgreSQL cluster in ${pgDir}`);
+  if (fresh) await initCluster({ ...cluster, admin: credentials.admin, auth: 'scram-sha-256', signal });
   // From here the cluster is whole (new, or an earlier build's, which has no marker yet).
   writeFileSync(join(pgDir, INITIALISED_FILE), '');
   writeHba(pgDir);
-  const server = await startServer({ ...cluster, port, flags: SERVER_FLAGS });
+  const server = await startServer({ ...cluster, port, flags: SERVER_FLAGS, signal });
   writeFileSync(join(dataDir, OWNER_FILE), String(process.pid));
   try {
     // Resumable: roles and database are brought to what they must be whatever an earlier,
     // interrupted start left (initdb done, database not yet created, ...).
     await ensureRoles(credentials, port, database);
+    signal?.throwIfAborted();
   } catch (error) {
     await server.stop();
     throw error;

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { routePath } from 'hono/route';
-import { publicBaseUrl } from './config';
+import { jsonBodyLimit, publicBaseUrl, servedOverHttps } from './config';
 import type { AppContext } from './context';
 import { AppError } from './errors';
 import { apiKeyAuth } from './http/auth';
@@ -11,7 +11,7 @@ import { admitApiUpload, RETRY_AFTER_S } from './http/upload-admission';
 import { databaseDown, isDatabaseUnavailable } from './http/database-down';
 import { errorResponse, notFound } from './http/envelope';
 import type { AppEnv } from './http/env';
-import { noSniff } from './http/headers';
+import { noSniff, strictTransport } from './http/headers';
 import { requestId } from './http/request-id';
 import { reportUnexpected } from './http/unexpected';
 import { rejectUnstorableUrl } from './http/validate';
@@ -31,6 +31,7 @@ export function createApp(ctx: AppContext) {
   const app = new Hono<AppEnv>();
   const refuseBody = createBodyRefusals(ctx);
   app.use(requestId);
+  app.use(strictTransport(servedOverHttps(ctx.config)));
   app.use(rejectUnstorableUrl);
   app.use(async (c, next) => {
     const started = performance.now();
@@ -54,7 +55,7 @@ export function createApp(ctx: AppContext) {
   // After authentication: nobody without a key makes the server read a body.
   app.use(
     '/v1/*',
-    limitBody({ json: ctx.config.GATEWAY_MAX_JSON_BYTES, upload: ctx.config.GATEWAY_MAX_BODY_BYTES }, (c, maxBytes) =>
+    limitBody({ json: jsonBodyLimit(ctx.config), upload: ctx.config.GATEWAY_MAX_BODY_BYTES }, (c, maxBytes) =>
       errorResponse(c, 'PREA_MARE', `Corpul cererii depășește ${maxBytes} octeți.`),
     ),
   );

@@ -6,6 +6,7 @@ import type { Journal } from './journal/journal';
 import type { WindowSync } from './http/window-sync';
 import type { Metrics } from './metrics';
 import type { UploadGate } from './services/import';
+import type { Role } from './services/roles';
 import type { NomenclatorCache } from './services/operations/nomenclator-cache';
 import type { OperationsLoader } from './services/operations/context';
 import type { InsertBatcher } from './services/submissions/insert-batcher';
@@ -32,10 +33,14 @@ export interface AppContext {
 
 /**
  * Who acts, built once per request by the transport's middleware and handed to services:
- * an API key, a signed-in web user (an admin also sees every account's journal), or
- * development mode (no key required: account 1).
+ * an API key, a signed-in web user (an operator's `admin` also sees every account's journal;
+ * `role` is theirs within the account, services/roles.ts), or development mode (no key
+ * required: account 1).
  */
-export type Actor = { kind: 'key'; accountId: number; keyId: number } | { kind: 'user'; accountId: number; userId: number; admin: boolean } | { kind: 'dev'; accountId: number };
+export type Actor =
+  | { kind: 'key'; accountId: number; keyId: number }
+  | { kind: 'user'; accountId: number; userId: number; admin: boolean; role?: Role }
+  | { kind: 'dev'; accountId: number };
 
 /** How an attestation or the journal names the actor. */
 export function actorLabel(actor: Actor): string {

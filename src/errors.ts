@@ -30,6 +30,10 @@ const SUBMISSION_ERRORS = {
     problema: 'Textul depășește lungimea permisă de API.',
     fix: 'Scurtați denumirea operației la cel mult 500 de caractere (în fișier sau corectând rândul).',
   },
+  PREA_MULTE_PRESTATII: {
+    problema: 'Rândul are mai multe operații decât acceptă API-ul.',
+    fix: 'Împărțiți operațiile pe mai multe rânduri, cel mult 200 pe rând (în fișier sau corectând rândul).',
+  },
   COD_NEMAPAT: {
     problema: 'Există operații fără corespondent în nomenclatorul registrului.',
     fix: 'Asociați codurile în editorul de mapări (sau prin POST /v1/mapari), apoi retrimiteți.',
@@ -80,7 +84,19 @@ const REQUEST_ERRORS = {
   },
   AUTENTIFICARE_ESUATA: {
     problema: 'E-mailul sau parola nu sunt corecte.',
-    fix: 'Verificați datele și încercați din nou; dacă ați uitat parola, cereți administratorului o parolă nouă.',
+    fix: 'Verificați datele și încercați din nou; dacă ați uitat parola, folosiți „Am uitat parola” sau cereți administratorului contului un link de resetare.',
+  },
+  INTERZIS: {
+    problema: 'Rolul dvs. în cont nu permite această acțiune.',
+    fix: 'Cereți administratorului contului să o facă sau să vă schimbe rolul (Cont → Oameni).',
+  },
+  LINK_INVALID: {
+    problema: 'Linkul nu mai este valabil.',
+    fix: 'Un link se folosește o singură dată și expiră; cereți administratorului contului unul nou sau folosiți „Am uitat parola”.',
+  },
+  INREGISTRARE_INCHISA: {
+    problema: 'Înregistrarea conturilor noi este închisă pe acest gateway.',
+    fix: 'Cereți operatorului gateway-ului un cont, sau administratorului contului service-ului o invitație.',
   },
   NEAUTORIZAT_CSRF: { problema: 'Cererea nu a putut fi verificată (lipsește jetonul de siguranță sau vine de pe alt site).', fix: 'Reîncărcați pagina și repetați acțiunea.' },
   EROARE_INTERNA: { problema: 'A apărut o eroare neprevăzută.', fix: 'Reîncercați; dacă persistă, trimiteți request_id echipei de suport.' },
@@ -121,6 +137,18 @@ const REQUEST_ERRORS = {
     fix: 'Salvați fișierul ca „CSV UTF-8”; sunt acceptate și UTF-16 cu BOM și Windows-1250 / ISO-8859-2.',
   },
   IMPORT_FISIER_CORUPT: { problema: 'Fișierul nu poate fi citit.', fix: 'Deschideți-l în aplicația de calcul tabelar și salvați-l din nou ca xlsx sau csv.' },
+  IMPORT_DBF_CORUPT: {
+    problema: 'Tabela .dbf nu poate fi citită: antetul ei nu corespunde conținutului.',
+    fix: 'Deschideți tabela în programul ei, refaceți-o (PACK sau COPY TO într-o tabelă nouă) și încărcați-o din nou; cu câmpuri memo, încărcați tabela și fișierul .fpt / .dbt împreună, într-o arhivă zip.',
+  },
+  IMPORT_DBF_MEMO: {
+    problema: 'Tabela .dbf are câmpuri memo, dar fișierul lor nu a fost încărcat.',
+    fix: 'Puneți într-o arhivă zip tabela (.dbf) și fișierul memo cu același nume (.fpt la FoxPro, .dbt la dBase / Clipper) și încărcați arhiva.',
+  },
+  IMPORT_DBF_CODARE: {
+    problema: 'Pagina de cod a tabelei .dbf nu este una pe care o citim.',
+    fix: 'Alegeți la încărcare pagina de cod a programului (de obicei Windows-1250 sau DOS 852) și încărcați tabela din nou.',
+  },
   IMPORT_PREA_MULTE_RANDURI: { problema: 'Fișierul are prea multe rânduri.', fix: 'Împărțiți fișierul în mai multe fișiere mai mici.' },
   IMPORT_PREA_MULTE_COLOANE: { problema: 'Fișierul are prea multe coloane.', fix: 'Exportați doar coloanele necesare prezentării.' },
   IMPORT_CELULA_PREA_LUNGA: {

@@ -3,32 +3,29 @@ import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { consola } from 'consola';
 import { parseSimUsers } from '../worker/registry/sim-state';
-import { startSimulator, type Simulator } from '../worker/registry/simulator';
+import { sandboxRegistry, type SandboxRegistry } from '../worker/registry/sim-discovery';
 import { superviseWorker, type SupervisedWorker } from '../worker/spawn';
 import { createApp } from './app';
 import { ConfigError, environmentName, parseConfig, type Config } from './config';
 import { assertWorkerSettings } from '../worker/settings';
 import { limitServer, serverOptions } from './http/server-limits';
-import { resolveSecretKey } from './crypto/secret-key';
+import { openMasterKey } from './crypto/master-keys';
 import { openDatabase } from './database';
 import { createContext } from './runtime';
-import { runUntilSignalled } from './lifecycle';
+import { runUntilSignalled, type Start } from './lifecycle';
 
 /**
  * Without GATEWAY_REGISTRY_URL the simulated registry runs in this process (mediu sandbox), so
- * a fresh clone shows the whole flow; a worker started on its own finds it on GATEWAY_SIM_PORT.
+ * a fresh clone shows the whole flow, unless one already runs for the data dir (another
+ * server, `npm run registry:sim`): then that one. A worker started on its own finds it through
+ * the data dir (worker/registry/sim-discovery.ts).
  */
-async function startRegistry(config: Config): Promise<{ url: string; sim?: Simulator }> {
+async function startRegistry(config: Config): Promise<{ url: string; sim?: SandboxRegistry }> {
   if (config.GATEWAY_REGISTRY_URL) return { url: config.GATEWAY_REGISTRY_URL };
   const users = parseSimUsers(config.GATEWAY_SIM_USERS);
-  const sim = await startSimulator({ port: config.GATEWAY_SIM_PORT, users }).catch((error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EADDRINUSE') throw error;
-    // Another gateway (or a standalone simulator) holds the port: our own worker is told the
-    // address anyway, so any free port serves.
-    consola.warn(`GATEWAY_SIM_PORT ${config.GATEWAY_SIM_PORT} is in use; the simulated registry takes a free port`);
-    return startSimulator({ port: 0, users });
-  });
-  consola.info(`Simulated registry (sandbox) on ${sim.url}; logins: ${[...users.keys()].join(', ')} (GATEWAY_SIM_USERS)`);
+  const sim = await sandboxRegistry({ dataDir: config.GATEWAY_DATA_DIR, port: config.GATEWAY_SIM_PORT, users, log: (m) => consola.warn(m) });
+  if (sim.own) consola.info(`Simulated registry (sandbox) on ${sim.url}; logins: ${[...users.keys()].join(', ')} (GATEWAY_SIM_USERS)`);
+  else consola.info(`Simulated registry (sandbox): the one already running for this data dir, on ${sim.url}`);
   return { url: sim.url, sim };
 }
 
@@ -57,26 +54,53 @@ async function bindPort(config: Config): Promise<{ server: Server; serve: (fetch
   return { server, serve: (fetch) => (listener = getRequestListener(fetch)) };
 }
 
-async function start() {
+const start: Start = async (signal, bound) => {
   const config = parseConfig(process.env);
+  bound(config.GATEWAY_SHUTDOWN_S * 1000);
   consola.level = { debug: 4, info: 3, warn: 2, error: 1 }[config.GATEWAY_LOG_LEVEL];
   // The worker child reads the same settings: refuse them here rather than let it crash-loop.
   if (config.GATEWAY_RUN_WORKER) assertWorkerSettings(config);
   const http = await bindPort(config);
   try {
-    return await startBehind(config, http);
+    return await startBehind(config, http, signal);
   } catch (error) {
+    // The port is free again at once, whatever else the start had got to.
+    http.server.closeAllConnections();
     http.server.close();
     throw error;
   }
+};
+
+async function startBehind(config: Config, http: Awaited<ReturnType<typeof bindPort>>, signal: AbortSignal) {
+  // The long steps of a first start (root relocation, initdb, the database's first start, the
+  // migrations) end when `signal` aborts; what they started is stopped (src/lifecycle.ts).
+  const database = await openDatabase(config, (m) => consola.info(m), { signal });
+  let ctx: ReturnType<typeof createContext> | undefined;
+  let registry: Awaited<ReturnType<typeof startRegistry>> | undefined;
+  let secretKey: string;
+  try {
+    // After the database: a key is generated only for a database that holds nothing encrypted.
+    secretKey = await openMasterKey(config, database.url, (m) => consola.warn(m));
+    signal.throwIfAborted();
+    ctx = createContext({ config, databaseUrl: database.url, secretKey, processName: 'server', poolSize: config.GATEWAY_DB_POOL });
+    registry = await startRegistry(config);
+    signal.throwIfAborted();
+  } catch (error) {
+    await registry?.sim?.close();
+    await ctx?.close();
+    await database.stop();
+    throw error;
+  }
+  return startServing(config, http, { database, ctx, registry, secretKey });
 }
 
-async function startBehind(config: Config, http: Awaited<ReturnType<typeof bindPort>>) {
+async function startServing(
+  config: Config,
+  http: Awaited<ReturnType<typeof bindPort>>,
+  started: { database: Awaited<ReturnType<typeof openDatabase>>; ctx: ReturnType<typeof createContext>; registry: Awaited<ReturnType<typeof startRegistry>>; secretKey: string },
+) {
   const { server } = http;
-  const secretKey = resolveSecretKey(config, (m) => consola.warn(m));
-  const database = await openDatabase(config, (m) => consola.info(m));
-  const ctx = createContext({ config, databaseUrl: database.url, secretKey, processName: 'server', poolSize: config.GATEWAY_DB_POOL });
-  const registry = await startRegistry(config);
+  const { database, ctx, registry, secretKey } = started;
   let worker: SupervisedWorker | undefined;
   if (config.GATEWAY_RUN_WORKER) {
     // The child shares this database and key; it must not start an embedded database itself.

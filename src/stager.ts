@@ -5,9 +5,9 @@ import { readdirSync } from 'node:fs';
 import { hostname, setPriority } from 'node:os';
 import { consola } from 'consola';
 import { parseConfig } from './config';
-import { resolveSecretKey } from './crypto/secret-key';
+import { openMasterKey } from './crypto/master-keys';
 import { openDatabase } from './database';
-import { runUntilSignalled } from './lifecycle';
+import { runUntilSignalled, type Start } from './lifecycle';
 import { createContext } from './runtime';
 import { startStager } from './services/import';
 
@@ -30,14 +30,18 @@ function lowerOwnPriority(nice: number): void {
   }
 }
 
-async function start() {
+const start: Start = async (signal, bound) => {
   const config = parseConfig(process.env);
+  bound(config.GATEWAY_SHUTDOWN_S * 1000);
   consola.level = { debug: 4, info: 3, warn: 2, error: 1 }[config.GATEWAY_LOG_LEVEL];
   lowerOwnPriority(config.GATEWAY_STAGER_NICE);
-  const secretKey = resolveSecretKey(config, (m) => consola.warn(m));
   // With DATABASE_URL (always, under `npm start`) this only checks migrations; alone, it
   // attaches to the embedded PostgreSQL of the data dir, or starts it.
-  const database = await openDatabase(config, (m) => consola.info(m));
+  const database = await openDatabase(config, (m) => consola.info(m), { signal });
+  const secretKey = await openMasterKey(config, database.url, (m) => consola.warn(m)).catch(async (error: unknown) => {
+    await database.stop();
+    throw error;
+  });
   // The staging's transaction, its heartbeat, its progress, and LISTEN's own connection.
   const ctx = createContext({ config, databaseUrl: database.url, secretKey, processName: 'stager', poolSize: 4 });
   const id = `${hostname()}:${process.pid}`;
@@ -47,16 +51,16 @@ async function start() {
     // Within GATEWAY_SHUTDOWN_S, however starved of CPU (it runs last in line): a staging that
     // has not handed its file back by then leaves its claim to go stale, and another stager
     // takes the file up again.
-    const bound = new Promise<void>((resolve) => setTimeout(resolve, Math.max(config.GATEWAY_SHUTDOWN_S * 1000 - CLOSE_MS, 0)).unref());
-    await Promise.race([stager.stop(), bound]);
+    const late = new Promise<void>((resolve) => setTimeout(resolve, Math.max(config.GATEWAY_SHUTDOWN_S * 1000 - CLOSE_MS, 0)).unref());
+    await Promise.race([stager.stop(), late]);
     await Promise.race([ctx.close(), new Promise<void>((resolve) => setTimeout(resolve, CLOSE_MS).unref())]);
     await database.stop();
   };
-}
+};
 
 const USAGE = `Usage:
   npm run stager     a stager alone (npm start already runs GATEWAY_STAGERS of them beside the server)
-  Settings: the same environment as the server (README, Settings): DATABASE_URL or
+  Settings: the same environment as the server (docs/settings.md): DATABASE_URL or
   GATEWAY_DATA_DIR, GATEWAY_SECRET_KEY, GATEWAY_IMPORT_*.`;
 
 if (process.argv.includes('--help') || process.argv.includes('-h')) process.stdout.write(`${USAGE}\n`);

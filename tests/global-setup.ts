@@ -6,6 +6,7 @@ import type { TestProject } from 'vitest/node';
 import { startEmbedded } from '../db/embedded';
 import { preserveExitCode } from '../db/exit-code';
 import { migrate } from '../db/migrate';
+import { reservePort } from './helpers/ports';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -30,7 +31,7 @@ export default async function setup(project: TestProject) {
   } else {
     dataDir = mkdtempSync(join(tmpdir(), 'gateway-test-pg-'));
     // The superuser: each test file clones the template into a database of its own.
-    const embedded = await startEmbedded({ dataDir });
+    const embedded = await startEmbedded({ dataDir, port: await reservePort() });
     adminUrl = embedded.adminUrl;
     stop = embedded.stop;
   }

@@ -1,4 +1,5 @@
 import { ConfigError, type Config } from '../src/config';
+import { REGISTRY_TOKEN_TTL_S } from '../src/domain/registry-token';
 
 /** The worker's tuning, read from the one parsed configuration. */
 export interface WorkerSettings {
@@ -16,11 +17,9 @@ export interface WorkerSettings {
   credsRetryS: number;
   credsRetryMaxS: number;
   shutdownS: number;
-  /** How long a registry session is trusted when the registry does not say (about 30 hours). */
+  /** How long a registry session is trusted when the registry does not say (the token's life). */
   sessionTtlS: number;
 }
-
-export const SESSION_TTL_S = 30 * 60 * 60;
 
 export function workerSettings(config: Config): WorkerSettings {
   return {
@@ -34,7 +33,7 @@ export function workerSettings(config: Config): WorkerSettings {
     credsRetryS: config.GATEWAY_WORKER_CREDS_RETRY_S,
     credsRetryMaxS: 60 * 60,
     shutdownS: config.GATEWAY_WORKER_SHUTDOWN_S,
-    sessionTtlS: SESSION_TTL_S,
+    sessionTtlS: REGISTRY_TOKEN_TTL_S,
   };
 }
 

@@ -113,6 +113,8 @@ export const importUploads = pgTable(
     fileEnc: text('file_enc').notNull(),
     // The sheets the upload chose by name (none: the default choice).
     sheets: jsonb('sheets').notNull(),
+    // A .dbf table's code page chosen by the clerk, over its header's (none: the header's).
+    codePage: integer('code_page'),
     requestId: text('request_id'),
     queuedAt: timestamp('queued_at', { withTimezone: true }).notNull().defaultNow(),
     // The stager staging it and its last sign of life; a claim whose heartbeat is older than

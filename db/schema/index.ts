@@ -9,3 +9,4 @@ export * from './worker-state';
 export * from './web-users';
 export * from './registry-sessions';
 export * from './rate-windows';
+export * from './master-keys';

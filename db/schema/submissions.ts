@@ -51,6 +51,9 @@ export const submissions = pgTable(
     index('submissions_queued_idx').on(t.scopeAccountId, t.id).where(sql`${t.status} = 'queued'`),
     index('submissions_batch_idx').on(t.batchId),
     index('submissions_vin_idx').on(t.vin),
+    // A vehicle's page (/vehicul/{VIN}): one account's records of one VIN in date order, from
+    // the index alone to the rows themselves, however many other accounts serviced the VIN.
+    index('submissions_account_vin_idx').on(t.scopeAccountId, t.vin, t.dataPrestatie, t.id),
     // The dashboard: a search by plate, and the "De rezolvat" view (what waits for the
     // workshop, oldest first) without walking the rows already sent.
     index('submissions_nr_inm_idx').on(t.nrInm),

@@ -1,14 +1,19 @@
 import { parseArgs } from 'node:util';
 import { AppError } from '../errors';
-import { createUser, disableUser, listUsers, resetPassword } from '../services/users/users';
+import { isRole } from '../services/roles';
+import { createUser, disableUser, enableUser, listUsers, resetPassword } from '../services/users/users';
 import { runCli, say, UsageError } from './run';
 
 const USAGE = `Usage (the password is read from standard input, never from an argument):
-  npm run --silent users -- create --account <id> --email <email> [--admin]   prints the user id on its last line
+  npm run --silent users -- create --account <id> --email <email> [--role administrator|functionar] [--admin]
+                                                     prints the user id on its last line
   npm run --silent users -- list
   npm run --silent users -- reset-password <email>
   npm run --silent users -- disable <email>
-An admin sees every account's journal; a user sees only their account.`;
+  npm run --silent users -- enable <email>
+--role is the user's within the account (default administrator: manages its people, registry
+credentials and settings; a functionar imports, maps, corrects, requeues and deletes).
+--admin makes the operator's administrator, who sees every account's journal.`;
 
 /** The first line of standard input (a pipe, or typed at a terminal). */
 async function readPassword(): Promise<string> {
@@ -26,7 +31,12 @@ async function readPassword(): Promise<string> {
 /** The options; an unknown one (a password given as an argument, say) is a usage error. */
 function parseOptions(args: string[]) {
   try {
-    return parseArgs({ args, options: { account: { type: 'string' }, email: { type: 'string' }, admin: { type: 'boolean' } }, allowPositionals: true, strict: true });
+    return parseArgs({
+      args,
+      options: { account: { type: 'string' }, email: { type: 'string' }, role: { type: 'string' }, admin: { type: 'boolean' } },
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (error) {
     throw new UsageError(`${(error as Error).message}\n${USAGE}`);
   }
@@ -55,17 +65,19 @@ await runCli(USAGE, async ({ db }, argv, config) => {
   if (command === 'create') {
     const accountId = positiveInt(values.account, '--account');
     if (!values.email) throw new UsageError(`--email is required\n${USAGE}`);
+    const role = values.role ?? 'administrator';
+    if (!isRole(role)) throw new UsageError(`--role must be administrator or functionar\n${USAGE}`);
     const password = await readPassword();
     const id = await asUsage(
-      () => createUser(db, { accountId, email: values.email!, password, admin: values.admin ?? false, scryptN }),
+      () => createUser(db, { accountId, email: values.email!, password, admin: values.admin ?? false, role, scryptN }),
       `Account ${accountId} does not exist (create it with: npm run --silent accounts -- create --name <name>)`,
     );
-    say(`User ${id} created for account ${accountId}${values.admin ? ' (admin)' : ''}.`);
+    say(`User ${id} created for account ${accountId} (${role}${values.admin ? ', operator admin' : ''}).`);
     console.log(id);
   } else if (command === 'list') {
-    console.log('id\taccount\temail\tadmin\tcreated\tdisabled');
+    console.log('id\taccount\temail\trole\tadmin\tcreated\tdisabled');
     for (const u of await listUsers(db)) {
-      console.log([u.id, u.accountId, u.email, u.isAdmin ? 'da' : 'nu', u.createdAt.toISOString(), u.disabledAt?.toISOString() ?? ''].join('\t'));
+      console.log([u.id, u.accountId, u.email, u.role, u.isAdmin ? 'da' : 'nu', u.createdAt.toISOString(), u.disabledAt?.toISOString() ?? ''].join('\t'));
     }
   } else if (command === 'reset-password') {
     const email = positionals[0];
@@ -78,6 +90,11 @@ await runCli(USAGE, async ({ db }, argv, config) => {
     if (!email) throw new UsageError(USAGE);
     await asUsage(() => disableUser(db, email), 'No user has this e-mail address');
     say('User disabled; their sessions have ended.');
+  } else if (command === 'enable') {
+    const email = positionals[0];
+    if (!email) throw new UsageError(USAGE);
+    await asUsage(() => enableUser(db, email), 'No user has this e-mail address');
+    say('User enabled; they can sign in with their password again.');
   } else {
     throw new UsageError(USAGE);
   }

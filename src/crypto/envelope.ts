@@ -18,9 +18,16 @@ export interface Keyring {
    */
   deriveKey(purpose: string): Buffer;
   currentKeyId: string;
+  /** Whether this keyring holds the key of that id (current or old). */
+  knows(keyId: string): boolean;
 }
 
 export class DecryptError extends Error {}
+
+/** The id of the key a ciphertext of this envelope is under; undefined for anything else. */
+export function envelopeKeyId(token: string): string | undefined {
+  return /^v1\.([0-9a-f]{8})\./.exec(token)?.[1];
+}
 
 function keyId(key: Buffer): string {
   return createHash('sha256').update(key).digest('hex').slice(0, 8);
@@ -86,6 +93,7 @@ export function createKeyring(currentBase64: string, oldBase64: string[] = []): 
 
   return {
     currentKeyId: currentId,
+    knows: (id) => keys.has(id),
     encrypt: encryptBytes,
     decrypt: (token) => decryptBytes(token).toString('utf8'),
     encryptBytes,

@@ -96,12 +96,17 @@ export function parsePlateCell(value: CellValue | undefined): string {
 }
 
 /** Several operation codes in one cell, separated by `;` or `,` (codes never hold either). */
-export function splitCodes(value: CellValue | undefined): string[] {
-  return cellText(value)
-    .split(/[;,]/)
-    .map((code) => code.trim())
-    .filter(Boolean);
+export function splitCodes(value: CellValue | undefined, max = Number.POSITIVE_INFINITY): string[] {
+  const codes: string[] = [];
+  if (max <= 0) return codes;
+  // Stops at `max`: a cell of 32,767 characters is 16,000 one-letter codes, split whole at every reading.
+  for (const match of cellText(value).matchAll(CODE)) {
+    const code = match[0].trim();
+    if (code !== '' && codes.push(code) >= max) break;
+  }
+  return codes;
 }
+const CODE = /[^;,]+/g;
 
 /**
  * The names that go with `count` codes, paired by position. One code takes the whole cell

@@ -1,7 +1,7 @@
 import { contentError, type ContentError } from '../errors';
 import { parseDateCell, parseOdometerCell, parsePlateCell, parseVinCell, splitCodes, splitNames, type CellValue } from './import-cells';
 import { IMPORT_FIELDS, type ColumnMapping, type ImportField } from './import-header';
-import { TEXT_MAX, type PrestatieInput, type SubmissionInput } from './submission-input';
+import { MAX_PRESTATII, TEXT_MAX, type PrestatieInput, type SubmissionInput } from './submission-input';
 import { hasUnstorableChar, replaceUnstorable } from './text';
 
 /** A staged row's values by canonical field, before they are read as a submission. */
@@ -75,15 +75,21 @@ const CODE_MAX = TEXT_MAX.code;
 const NAME_MAX = TEXT_MAX.name;
 
 /** The content errors found in a row's cells (not by `validate`): the commit carries them into each visit's verdict. */
-export const CELL_ERROR_CODES: ReadonlySet<string> = new Set(['TEXT_NEPERMIS', 'TEXT_PREA_LUNG']);
+export const CELL_ERROR_CODES: ReadonlySet<string> = new Set(['TEXT_NEPERMIS', 'TEXT_PREA_LUNG', 'PREA_MULTE_PRESTATII']);
 
-/** The operations' codes and names as the row pairs them, before any bound. */
+/**
+ * The operations' codes and names as the row pairs them, at most MAX_PRESTATII (the API's bound;
+ * `tooMany` when the cells hold more): a cell of 32,767 characters of one-letter codes was 16,000
+ * operations, each classified at every preview and repeated three times in its answer.
+ */
 function itemTexts(values: FieldValues) {
-  const internal = splitCodes(values.cod_op_service);
-  const direct = splitCodes(values.cod_prestatie);
+  const direct = splitCodes(values.cod_prestatie, MAX_PRESTATII + 1);
+  const internal = splitCodes(values.cod_op_service, MAX_PRESTATII + 1 - direct.length);
+  const tooMany = direct.length + internal.length > MAX_PRESTATII;
+  if (tooMany) (internal.length > 0 ? internal : direct).pop();
   // Names describe the workshop's own codes; a file with registry codes only may name those.
   const named = internal.length > 0 ? internal.length : direct.length;
-  return { internal, direct, names: splitNames(values.denumire_op, named) };
+  return { internal, direct, tooMany, names: splitNames(values.denumire_op, named) };
 }
 
 const count = (n: number) => n.toLocaleString('ro-RO');
@@ -118,7 +124,10 @@ export function storableValues(values: FieldValues, mapping: ColumnMapping): { v
     clean[field] = replaceUnstorable(clean[field] as string);
     erori.push(contentError('TEXT_NEPERMIS', SUBMISSION_FIELD[field], `${where(field)} conține un caracter nepermis (NUL sau un surogat UTF-16 fără pereche).`));
   }
-  const { internal, direct, names } = itemTexts(values);
+  const { internal, direct, tooMany, names } = itemTexts(values);
+  if (tooMany) {
+    erori.push(contentError('PREA_MULTE_PRESTATII', 'prestatii', `Rândul are mai mult de ${MAX_PRESTATII} de operații; s-au păstrat primele ${MAX_PRESTATII}.`));
+  }
   const longName = names.find((n) => n.length > NAME_MAX);
   if (longName !== undefined) {
     erori.push(

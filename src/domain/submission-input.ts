@@ -9,6 +9,10 @@ import { z } from 'zod';
 /** The longest text each field may hold: the API refuses more (422), the import holds its row (import-row.ts). */
 export const TEXT_MAX = { code: 64, name: 500, vin: 100, nrInm: 100, dataPrestatie: 100, odometer: 32 } as const;
 
+/** Operations in one submission. */
+export const MAX_PRESTATII = 200;
+const CREDENTIALS_MAX = { username: 200, password: 500 } as const;
+
 const code = z.string().max(TEXT_MAX.code);
 const name = z.string().max(TEXT_MAX.name);
 
@@ -22,8 +26,8 @@ export const PrestatieInput = z.union([DirectItem, InternalItem]);
 export type PrestatieInput = z.infer<typeof PrestatieInput>;
 
 export const RegCredentials = z.object({
-  username: z.string().min(1).max(200),
-  password: z.string().min(1).max(500),
+  username: z.string().min(1).max(CREDENTIALS_MAX.username),
+  password: z.string().min(1).max(CREDENTIALS_MAX.password),
 });
 export type RegCredentials = z.infer<typeof RegCredentials>;
 
@@ -36,12 +40,33 @@ export const SubmissionInput = z.object({
   dataPrestatie: z.string().max(TEXT_MAX.dataPrestatie),
   odometruInitial: odometer.nullish(),
   odometruFinal: odometer.nullable(),
-  prestatii: z.array(PrestatieInput).max(200),
+  prestatii: z.array(PrestatieInput).max(MAX_PRESTATII),
   b64Image: z.string().optional(),
   reg_credentials: RegCredentials.nullish(),
   on_unmapped_error: z.boolean().nullish(),
 });
 export type SubmissionInput = z.infer<typeof SubmissionInput>;
+
+/** A character of a JSON string at its longest: `\uXXXX`. */
+const ESCAPED = 6;
+/** Keys, quotes and separators of one operation, and of the submission around them. */
+const ITEM_SYNTAX = 64;
+const SUBMISSION_SYNTAX = 512;
+/** Spaces between tokens and fields a newer client may add (dropped unread, never refused). */
+const SLACK = 64 * 1024;
+
+/**
+ * The longest JSON body a submission needs: its photo of `imageBytes` in base64, every other
+ * field at its longest with each character escaped, and SLACK. A longer body cannot be a
+ * submission the API would take, and is refused (413) as it arrives, before it is parsed.
+ */
+export function maxSubmissionJsonBytes(imageBytes: number): number {
+  const image = 4 * Math.ceil(imageBytes / 3);
+  // An item may name all three fields (a direct code with an operation's), each at its longest.
+  const item = ESCAPED * (2 * TEXT_MAX.code + TEXT_MAX.name) + ITEM_SYNTAX;
+  const scalars = TEXT_MAX.vin + TEXT_MAX.nrInm + TEXT_MAX.dataPrestatie + 2 * TEXT_MAX.odometer + CREDENTIALS_MAX.username + CREDENTIALS_MAX.password;
+  return image + MAX_PRESTATII * item + ESCAPED * scalars + SUBMISSION_SYNTAX + SLACK;
+}
 
 /** The dashboard's correction of a `needs_data` submission: the record's own fields, as typed in a form. */
 export const CorrectionInput = z.object({

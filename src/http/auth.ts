@@ -1,10 +1,9 @@
-import { and, eq, isNull } from 'drizzle-orm';
 import type { Context, MiddlewareHandler } from 'hono';
-import { apiKeys } from '../../db/schema';
 import type { AppContext, Actor } from '../context';
+import type { JournalEventName } from '../journal/events';
 import { DEFAULT_ACCOUNT_ID } from '../domain/accounts';
-import { sha256Hex } from '../crypto/hash';
-import { nodeRequest } from './body';
+import { activeKey, keyHashOf } from '../services/accounts/key-check';
+import { clientAddress } from './client-address';
 import { errorResponse } from './envelope';
 import type { AppEnv } from './env';
 import { windowCounter } from './rate-limit';
@@ -20,21 +19,6 @@ export function presentedKey(header: (name: string) => string | undefined): stri
   if (direct) return direct;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header('authorization') ?? '');
   return match?.[1];
-}
-
-/**
- * The client's address: the socket's peer, or (behind a proxy the operator trusts) the address
- * that proxy appended last to X-Forwarded-For. A request with no socket (tests) is 'local'.
- */
-export function clientAddress(c: Context, trustProxy: boolean): string {
-  const forwarded = trustProxy ? lastForwarded(c.req.header('x-forwarded-for')) : undefined;
-  return forwarded ?? nodeRequest(c)?.socket.remoteAddress ?? 'local';
-}
-
-/** The address a proxy appended last to X-Forwarded-For (the one it saw), if any. */
-export function lastForwarded(header: string | string[] | undefined): string | undefined {
-  const forwarded = [header ?? []].flat().join(',').split(',').at(-1)?.trim();
-  return forwarded ? forwarded.slice(0, 64) : undefined;
 }
 
 /** 203.0.113.7 → 203.0.113.x: enough to see a pattern in the journal, not to name a person. */
@@ -62,12 +46,12 @@ export function apiKeyAuth(ctx: AppContext): MiddlewareHandler<AppEnv> {
   const cache = new Map<string, { at: number; actor: Actor | null }>();
   const failures = windowCounter({ windowMs: MINUTE_MS, scope: 'api_auth_esecuri', sync: ctx.windows });
   const perKey = windowCounter({ windowMs: MINUTE_MS, scope: 'api_cheie', sync: ctx.windows });
-  const { GATEWAY_AUTH_FAILURES_PER_MIN: maxFailures, GATEWAY_KEY_REQUESTS_PER_MIN: maxPerKey, GATEWAY_TRUST_PROXY: trustProxy } = ctx.config;
+  const { GATEWAY_AUTH_FAILURES_PER_MIN: maxFailures, GATEWAY_KEY_REQUESTS_PER_MIN: maxPerKey } = ctx.config;
 
   function refuse(c: Context<AppEnv>, motiv: 'cheie_lipsa' | 'cheie_invalida') {
-    const address = clientAddress(c, trustProxy);
+    const address = clientAddress(c, ctx.config);
     const hit = failures.hit(address);
-    const journal = (event: string, data: Record<string, unknown>) =>
+    const journal = (event: JournalEventName, data: Record<string, unknown>) =>
       ctx.journal.write({ event, level: 'warn', requestId: c.get('requestId'), data: { adresa: maskAddress(address), ...data } });
     if (hit.previous > maxFailures) journal('api_auth_esuat_rezumat', { esecuri: hit.previous, fereastra_s: MINUTE_MS / 1000 });
     if (hit.count === 1) journal('api_auth_esuat', { motiv, path: c.req.path });
@@ -80,11 +64,8 @@ export function apiKeyAuth(ctx: AppContext): MiddlewareHandler<AppEnv> {
     const now = Date.now();
     const hit = cache.get(hash);
     if (hit && now - hit.at < CACHE_MS) return hit.actor;
-    const [row] = await ctx.db
-      .select({ id: apiKeys.id, accountId: apiKeys.accountId })
-      .from(apiKeys)
-      .where(and(eq(apiKeys.keyHash, hash), isNull(apiKeys.revokedAt)));
-    const actor: Actor | null = row ? { kind: 'key', accountId: row.accountId, keyId: row.id } : null;
+    const key = await activeKey(ctx.db, hash);
+    const actor: Actor | null = key ? { kind: 'key', accountId: key.accountId, keyId: key.keyId } : null;
     if (cache.size >= CACHE_MAX) cache.clear();
     cache.set(hash, { at: now, actor });
     return actor;
@@ -97,7 +78,8 @@ export function apiKeyAuth(ctx: AppContext): MiddlewareHandler<AppEnv> {
       c.set('actor', { kind: 'dev', accountId: DEFAULT_ACCOUNT_ID });
       return next();
     }
-    const actor = key.length <= 200 ? await lookup(sha256Hex(key)) : null;
+    const hash = keyHashOf(key);
+    const actor = hash === null ? null : await lookup(hash);
     if (actor?.kind !== 'key') return refuse(c, 'cheie_invalida');
     if (maxPerKey > 0) {
       const hit = perKey.hit(String(actor.keyId));

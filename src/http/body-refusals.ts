@@ -1,6 +1,8 @@
 import type { Context } from 'hono';
 import type { AppContext } from '../context';
-import { clientAddress, maskAddress } from './auth';
+import type { JournalEventName } from '../journal/events';
+import { maskAddress } from './auth';
+import { clientAddress } from './client-address';
 import { windowCounter } from './rate-limit';
 
 const MINUTE_MS = 60_000;
@@ -27,9 +29,9 @@ export function createBodyRefusals(ctx: AppContext) {
   const max = ctx.config.GATEWAY_AUTH_FAILURES_PER_MIN;
 
   return function refuseBody(c: Context, fault: BodyFault): BodyRefusal {
-    const address = clientAddress(c, ctx.config.GATEWAY_TRUST_PROXY);
+    const address = clientAddress(c, ctx.config);
     const hit = perAddress.hit(address);
-    const journal = (event: string, level: 'info' | 'warn', data: Record<string, unknown>) =>
+    const journal = (event: JournalEventName, level: 'info' | 'warn', data: Record<string, unknown>) =>
       ctx.journal.write({ event, level, requestId: c.get('requestId') as string, data: { adresa: maskAddress(address), ...data } });
     if (hit.previous > max) journal('corp_ilizibil_rezumat', 'warn', { refuzuri: hit.previous, fereastra_s: MINUTE_MS / 1000 });
     if (hit.count === 1) {

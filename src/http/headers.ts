@@ -34,6 +34,19 @@ export const noStore: MiddlewareHandler = async (c, next) => {
 };
 
 /**
+ * `Strict-Transport-Security` on every answer when the gateway is reached over HTTPS
+ * (GATEWAY_PUBLIC_URL https://...): a browser that once reached it goes on over TLS only. Not
+ * over plain HTTP on a LAN name, where it would lock the browser out of the only address there
+ * is. Without includeSubDomains: the gateway does not speak for the rest of its domain.
+ */
+export function strictTransport(https: boolean): MiddlewareHandler {
+  return async (c, next) => {
+    await next();
+    if (https) setOnAnswer(c, 'Strict-Transport-Security', 'max-age=31536000');
+  };
+}
+
+/**
  * The content security policy of our own pages (the dashboard, /docs): scripts, styles and
  * connections from this origin only, images also inline (`data:`), no framing, no plugins.
  */

@@ -2,7 +2,7 @@ import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } 
 import type { Socket } from 'node:net';
 import type { Config } from '../config';
 import type { RequestErrorCode } from '../errors';
-import { lastForwarded } from './auth';
+import { clientAddressOfRequest, isTrustedProxy } from './client-address';
 import { errorBody } from './envelope';
 import { statusOf } from './status';
 
@@ -14,7 +14,7 @@ type Limits = Pick<
   | 'GATEWAY_MAX_CONNECTIONS'
   | 'GATEWAY_MAX_CONNECTIONS_PER_ADDRESS'
   | 'GATEWAY_BODY_TIMEOUT_S'
-  | 'GATEWAY_TRUST_PROXY'
+  | 'GATEWAY_TRUSTED_PROXIES'
 >;
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
@@ -39,9 +39,10 @@ export function serverOptions(config: Pick<Limits, 'GATEWAY_REQUEST_TIMEOUT_S' |
  * What a slow or greedy client may hold: a request whose headers arrive too slowly is answered
  * 408 and closed, so is one whose body keeps the server waiting (watchBodies), an idle
  * kept-alive socket is closed, connections past the cap are refused (Node closes them at
- * once), and so are those of one client address past its own cap. Behind a trusted proxy every
- * connection is the proxy's: there the cap counts each forwarded address's requests in
- * progress, and the proxy answers for the connections themselves (README, Security).
+ * once), and so are those of one client address past its own cap. A connection from a trusted
+ * proxy (GATEWAY_TRUSTED_PROXIES) carries many clients: its requests count, each under its
+ * forwarded address, while in progress, and the proxy answers for the connections themselves
+ * (docs/operations-proxy.md).
  *
  * Called once the server has its request listener: the listener is put behind these checks.
  */
@@ -56,11 +57,11 @@ export function limitServer(server: Server, config: Limits): void {
   const retryAfter = { 'Retry-After': String(config.GATEWAY_KEEPALIVE_TIMEOUT_S) };
   const tooMany = answer('PREA_MULTE_CONEXIUNI', `Adresa are deja ${max} conexiuni deschise (GATEWAY_MAX_CONNECTIONS_PER_ADDRESS).`, retryAfter);
   const refused = new WeakSet<Socket>();
-  const perPeer = config.GATEWAY_TRUST_PROXY ? undefined : perKeyCounter(max);
-  const perForwarded = config.GATEWAY_TRUST_PROXY ? perKeyCounter(max) : undefined;
+  const perPeer = perKeyCounter(max);
+  const perForwarded = perKeyCounter(max);
 
   server.on('connection', (socket: Socket) => {
-    if (!perPeer) return;
+    if (isTrustedProxy(config, socket.remoteAddress)) return;
     const release = perPeer.enter(socket.remoteAddress ?? '');
     if (release) return void socket.once('close', release);
     refused.add(socket);
@@ -73,8 +74,8 @@ export function limitServer(server: Server, config: Limits): void {
   server.removeAllListeners('request');
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     if (refused.has(req.socket)) return void req.socket.destroy();
-    if (perForwarded) {
-      const release = perForwarded.enter(lastForwarded(req.headers['x-forwarded-for']) ?? req.socket.remoteAddress ?? '');
+    if (isTrustedProxy(config, req.socket.remoteAddress)) {
+      const release = perForwarded.enter(clientAddressOfRequest(config, req));
       if (!release) return void res.writeHead(tooMany.status, tooMany.headers).end(tooMany.body);
       res.once('close', release);
     }

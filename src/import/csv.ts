@@ -2,7 +2,7 @@ import { AppError } from '../errors';
 import { isUtf8 } from 'node:buffer';
 import { Readable } from 'node:stream';
 import { parse } from 'csv-parse';
-import { columnLetters, MAX_CELL_CHARS, type ImportLimits, type SheetRow, type Spreadsheet } from './types';
+import { columnLetters, MAX_CELL_CHARS, MAX_HEADER_CHARS, type ImportLimits, type SheetRow, type Spreadsheet } from './types';
 
 const encodingError = (cauza: string) => new AppError('IMPORT_CODARE', cauza);
 
@@ -85,9 +85,6 @@ export function detectDelimiter(text: string): string {
  * holds the whole record, so without this bound one long field held the event loop for seconds.
  */
 export const MAX_RECORD_BYTES = 4 * MAX_CELL_CHARS;
-
-/** The header line at most: the first rows are read before the upload answers, so a file without a newline is refused here. */
-export const MAX_HEADER_CHARS = 65_536;
 
 const tooLong = (cauza: string) => new AppError('IMPORT_CELULA_PREA_LUNGA', cauza);
 

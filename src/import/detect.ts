@@ -1,6 +1,7 @@
 import { AppError } from '../errors';
+import { looksLikeDbf } from './dbf';
 
-export type FileKind = 'zip' | 'cfb' | 'text';
+export type FileKind = 'zip' | 'cfb' | 'dbf' | 'text';
 
 const ZIP = [0x50, 0x4b];
 // OLE2 compound file: a password-protected xlsx (EncryptedPackage) or a legacy .xls.
@@ -23,6 +24,8 @@ const startsWith = (buffer: Buffer, bytes: number[]) => bytes.every((b, i) => bu
 export function sniffFile(buffer: Buffer): FileKind {
   if (buffer.length === 0) throw new AppError('IMPORT_FISIER_GOL', 'Fișierul încărcat are 0 octeți.');
   if (startsWith(buffer, ZIP)) return 'zip';
+  // Before text: a Visual FoxPro table begins with '0' (0x30), but its next bytes are a date no text has.
+  if (looksLikeDbf(buffer)) return 'dbf';
   if (startsWith(buffer, CFB)) {
     if (buffer.includes(Buffer.from('EncryptedPackage', 'utf16le'))) {
       throw new AppError('IMPORT_PAROLAT', 'Registrul de lucru este criptat cu o parolă de deschidere.');

@@ -1,7 +1,7 @@
 import { AppError } from '../errors';
 import { posix } from 'node:path';
 import type { CellValue } from '../domain/import-cells';
-import { columnLetters, MAX_CELL_CHARS, MAX_SHEET_NAME_CHARS, type ImportLimits, type SheetInfo, type SheetRow, type Spreadsheet } from './types';
+import { columnLetters, MAX_CELL_CHARS, MAX_ROW_CHARS, MAX_SHEET_NAME_CHARS, type ImportLimits, type SheetInfo, type SheetRow, type Spreadsheet } from './types';
 import { FillDown, mergeLimit, readMergedRanges } from './merged';
 import { collectXml, parseXml } from './xml';
 import { openArchive, type ZipArchive } from './zip';
@@ -132,6 +132,9 @@ async function* readSheet(zip: ZipArchive, sheet: SheetPart, strings: readonly s
   let text = '';
   let capture = false;
   let inPhonetic = false;
+  // What the rows hold, a shared string counted at each use: a few bytes of XML each, references to
+  // one string of 32,767 characters made a file of kilobytes gigabytes of rows to stage and show.
+  let sheetChars = 0;
   const where = () => `Celula din foaia „${sheet.name}”, rândul ${line}, coloana ${columnLetters(column)}`;
   yield* parseXml<SheetRow>(sheet.path, await zip.open(sheet.path), (emit) => ({
     open(name, a) {
@@ -165,6 +168,16 @@ async function* readSheet(zip: ZipArchive, sheet: SheetPart, strings: readonly s
         column += 1;
       } else if (name === 'row') {
         fill?.apply(line, cells);
+        let chars = 0;
+        for (const c of cells) if (typeof c === 'string') chars += c.length;
+        if (chars > MAX_ROW_CHARS)
+          throw tooLong(`Rândul ${line} al foii „${sheet.name}” are ${chars.toLocaleString('ro-RO')} de caractere (cel mult ${MAX_ROW_CHARS.toLocaleString('ro-RO')}).`);
+        sheetChars += chars;
+        if (sheetChars > limits.maxUncompressedBytes) {
+          throw tooLong(
+            `Celulele foii „${sheet.name}” au împreună, până la rândul ${line}, mai mult de ${limits.maxUncompressedBytes.toLocaleString('ro-RO')} de caractere (un text comun repetat este numărat la fiecare folosire).`,
+          );
+        }
         emit({ line, cells: Array.from(cells, (c) => c ?? null) });
       }
     },

@@ -11,6 +11,8 @@ const corrupt = (cauza: string) => new AppError('IMPORT_FISIER_CORUPT', cauza);
 /** An xlsx opened by its central directory: parts are inflated only when read, one at a time. */
 export interface ZipArchive {
   has(name: string): boolean;
+  /** The parts' names, as the central directory lists them. */
+  names(): string[];
   /**
    * A part's bytes as a stream, cut off (with an error) past its declared size or the archive's
    * budget. `chunkSize`: inflated in pieces of that size (fewer trips to the thread pool for a
@@ -71,6 +73,7 @@ export async function openArchive(buffer: Buffer, maxUncompressedBytes: number):
 
   return {
     has: (name) => byName.has(name),
+    names: () => [...byName.keys()],
     open: (name, options = {}) =>
       new Promise((resolve, reject) => {
         const entry = byName.get(name);

@@ -2,10 +2,12 @@ import type { Sql } from '../../db/client';
 import { isDatabaseUnavailable } from '../../db/unavailable';
 import { createFileSink } from './file-sink';
 import { describeError } from './describe-error';
+import type { JournalEventName } from './events';
 import { redact } from './redact';
 
 export interface JournalEvent {
-  event: string;
+  /** A name of the catalog (events.ts): the compiler refuses any other. */
+  event: JournalEventName;
   level?: 'debug' | 'info' | 'warn' | 'error';
   requestId?: string | null;
   accountId?: number | null;

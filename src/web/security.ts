@@ -16,6 +16,8 @@ export const webHeaders = secureHeaders({
   // Browsers ignore it (with a console error on every page) over plain HTTP on a LAN name,
   // where a workshop's gateway often runs; the pages open no other window anyway.
   crossOriginOpenerPolicy: false,
+  // Sent by the whole app, and only over HTTPS (http/headers.ts strictTransport).
+  strictTransportSecurity: false,
 });
 
 export function sameToken(given: string | undefined, expected: string): boolean {

@@ -1,15 +1,18 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { servedOverHttps } from '../config';
 import type { AppContext } from '../context';
 import { findSession, userActor } from '../services/users/sessions';
 import type { WebEnv } from './env';
 import { errorNotice } from './notice';
 import { fromOwnSite, isUnsafeMethod, presentedToken, sameToken } from './security';
 
-/** Over HTTPS (directly, or behind a proxy the operator trusts) cookies are `__Host-` and Secure. */
+/**
+ * Over HTTPS cookies are `__Host-` and Secure: when the public address is https (behind the
+ * TLS proxy, docs/operations-proxy.md), or the request itself came over TLS.
+ */
 function secure(c: Context, ctx: AppContext): boolean {
-  if (new URL(c.req.url).protocol === 'https:') return true;
-  return ctx.config.GATEWAY_TRUST_PROXY && c.req.header('x-forwarded-proto') === 'https';
+  return servedOverHttps(ctx.config) || new URL(c.req.url).protocol === 'https:';
 }
 
 const cookieName = (c: Context, ctx: AppContext, base: string) => (secure(c, ctx) ? `__Host-${base}` : base);

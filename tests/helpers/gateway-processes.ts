@@ -2,7 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../../db/embedded';
+import { reservePort } from './ports';
 import { TEST_SECRET } from './app';
 import { FAST_WORKER_ENV, waitFor } from './worker';
 
@@ -24,7 +24,7 @@ export function deploymentEnv(databaseUrl: string, registryUrl: string, extra: R
     GATEWAY_SECRET_KEY: TEST_SECRET,
     GATEWAY_REGISTRY_URL: registryUrl,
     GATEWAY_REQUIRE_API_KEY: 'true',
-    GATEWAY_TRUST_PROXY: 'true',
+    GATEWAY_TRUSTED_PROXIES: '127.0.0.1',
     GATEWAY_SCRYPT_N: '1024',
     GATEWAY_LOG_LEVEL: 'info',
     ...extra,
@@ -51,13 +51,14 @@ export interface GatewayProcess {
  * Starts `dist/main.js` (a server, on a free port unless `env.PORT` names one),
  * `dist/worker.js` or `dist/stager.js`, each with a data dir of its own (its logs), and
  * resolves once it started: a server answers /healthz with its own answer, a worker or a
- * stager says so on its output.
+ * stager says so on its output. `root` is the checkout whose dist/ runs: this one, or an
+ * earlier release's (old-release.ts).
  */
-export async function spawnGateway(kind: 'server' | 'worker' | 'stager', name: string, env: Record<string, string>): Promise<GatewayProcess> {
-  const port = env.PORT ?? String(await freePort());
+export async function spawnGateway(kind: 'server' | 'worker' | 'stager', name: string, env: Record<string, string>, root = ROOT): Promise<GatewayProcess> {
+  const port = env.PORT ?? String(await reservePort());
   const dataDir = mkdtempSync(join(tmpdir(), `gateway-${name}-`));
   const child = spawn(process.execPath, [`dist/${kind === 'server' ? 'main' : kind}.js`], {
-    cwd: ROOT,
+    cwd: root,
     env: {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
@@ -89,7 +90,8 @@ export async function spawnGateway(kind: 'server' | 'worker' | 'stager', name: s
       const res = await fetch(`${url}/healthz`).catch(() => undefined);
       return (res && 'database' in ((await res.json()) as object)) || undefined;
     },
-    30_000,
+    // Four processes starting at once on a loaded two-core machine took over 30 s (migrations, JIT).
+    60_000,
     `${name} to start`,
   );
   return { name, child, url, exited, output: () => out, running };
@@ -102,9 +104,11 @@ export async function stopGateway(p: GatewayProcess | undefined, signal: 'SIGKIL
   await p.exited;
 }
 
-/** A dashboard session over fetch: keeps the cookies, signs in with the login form's token. */
-export function webSession(base: string, forwardedFor: string) {
-  const cookies = new Map<string, string>();
+/**
+ * A dashboard session over fetch: keeps the cookies, signs in with the login form's token.
+ * `at(other)` is the same session (its cookies) on another server of the deployment.
+ */
+export function webSession(base: string, forwardedFor: string, cookies = new Map<string, string>()) {
   async function request(method: string, path: string, form?: Record<string, string>) {
     const headers: Record<string, string> = { 'X-Forwarded-For': forwardedFor, Origin: base };
     if (cookies.size > 0) headers.Cookie = [...cookies].map(([k, v]) => `${k}=${v}`).join('; ');
@@ -119,6 +123,7 @@ export function webSession(base: string, forwardedFor: string) {
   }
   return {
     get: (path: string) => request('GET', path),
+    at: (other: string) => webSession(other, forwardedFor, cookies),
     async login(email: string, password: string) {
       const page = await (await request('GET', '/login')).text();
       const csrf = /name="_csrf" value="([^"]+)"/.exec(page)?.[1] ?? '';

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
-import { freePort } from '../../db/embedded';
+import { reservePort } from './ports';
 import { startTestApp, type TestApp } from './app';
 import { browser, FAST_SCRYPT, makeUser } from './web';
 
@@ -10,7 +10,7 @@ import { browser, FAST_SCRYPT, makeUser } from './web';
  * shows point at it), and a signed-in dashboard user of a fresh account.
  */
 export async function startLiveGateway(env: Record<string, string> = {}) {
-  const port = await freePort();
+  const port = await reservePort();
   const base = `http://127.0.0.1:${port}`;
   const t: TestApp = await startTestApp({ ...FAST_SCRYPT, GATEWAY_PUBLIC_URL: base, ...env });
   const server = serve({ fetch: t.app.fetch, port, hostname: '127.0.0.1' });

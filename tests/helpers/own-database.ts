@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDb } from '../../db/client';
-import { freePort, startEmbedded, type EmbeddedDb } from '../../db/embedded';
+import { startEmbedded, type EmbeddedDb } from '../../db/embedded';
+import { reservePort } from './ports';
 import { migrate } from '../../db/migrate';
 
 export interface OwnDatabase {
@@ -22,7 +23,7 @@ export interface OwnDatabase {
  */
 export async function startOwnDatabase(): Promise<OwnDatabase> {
   const dataDir = mkdtempSync(join(tmpdir(), 'gateway-failover-pg-'));
-  const port = await freePort();
+  const port = await reservePort();
   let running: EmbeddedDb | undefined = await startEmbedded({ dataDir, port });
   const { sql, close } = createDb(running.url, { max: 1 });
   try {

@@ -61,7 +61,7 @@ export interface Latencies {
   max: number;
 }
 
-function latencies(ms: number[]): Latencies {
+export function latencies(ms: number[]): Latencies {
   const sorted = [...ms].sort((a, b) => a - b);
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
   return { n: sorted.length, p50: at(0.5), p95: at(0.95), max: sorted.at(-1) ?? 0 };

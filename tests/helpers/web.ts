@@ -1,3 +1,4 @@
+import type { Role } from '../../src/services/roles';
 import { createUser } from '../../src/services/users/users';
 import type { TestApp } from './app';
 
@@ -6,9 +7,12 @@ export const FAST_SCRYPT = { GATEWAY_SCRYPT_N: '1024' };
 export const PASSWORD = 'parola-de-test-lunga';
 const ORIGIN = 'http://localhost';
 
-/** Every form the dashboard answers (`grep -rn "app.post" src/web`); the ids are placeholders. */
+/** The forms shown before a session exists, each with its own signed form token (web/login/public-form.ts). */
+export const PUBLIC_FORM_PATHS = ['/login', '/inregistrare', '/parola-uitata', '/parola-noua', '/invitatie'];
+
+/** Every form the dashboard answers (tests/integration/web-routes.test.ts holds it to the app's routes); the ids are placeholders. */
 export const WEB_FORM_PATHS = [
-  '/login',
+  ...PUBLIC_FORM_PATHS,
   '/logout',
   '/mapari',
   '/mapari/sugestii',
@@ -27,11 +31,20 @@ export const WEB_FORM_PATHS = [
   '/cont/creds',
   '/cont/creds/sterge',
   '/cont/coduri-nemapate',
+  '/cont/oameni/invita',
+  '/cont/oameni/invitatii/1/anuleaza',
+  '/cont/oameni/1/rol',
+  '/cont/oameni/1/dezactiveaza',
+  '/cont/oameni/1/activeaza',
+  '/cont/oameni/1/resetare',
+  '/cont/sesiuni/1/inchide',
+  '/cont/sesiuni/inchide-celelalte',
   '/_import/incarca',
   '/_import/1/coloane',
   '/_import/1/mapare-operatie',
   '/_import/1/rand/1/editeaza',
   '/_import/1/rand/1/revizuire',
+  '/_import/1/rand/1/deoparte',
   '/_import/1/confirma',
   '/integrare/test-cheie',
 ];
@@ -39,9 +52,9 @@ export const WEB_FORM_PATHS = [
 /** The browser's upload: the one form whose body is read only after the session (web/import/routes.ts). */
 export const UPLOAD_FORM_PATH = '/_import/incarca';
 
-export async function makeUser(t: TestApp, accountId: number, options: { email?: string; admin?: boolean } = {}) {
+export async function makeUser(t: TestApp, accountId: number, options: { email?: string; admin?: boolean; role?: Role } = {}) {
   const email = options.email ?? `user${accountId}-${Math.random().toString(36).slice(2, 8)}@service.ro`;
-  const id = await createUser(t.ctx.db, { accountId, email, password: PASSWORD, admin: options.admin ?? false, scryptN: 1024 });
+  const id = await createUser(t.ctx.db, { accountId, email, password: PASSWORD, admin: options.admin ?? false, role: options.role, scryptN: 1024 });
   return { id, email };
 }
 

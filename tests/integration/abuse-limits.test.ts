@@ -40,8 +40,8 @@ describe('failed authentications per client address', () => {
     expect((await t.call('GET', '/v1/ping', { key })).status).toBe(200);
   });
 
-  it('X-Forwarded-For is not believed unless GATEWAY_TRUST_PROXY is set', async () => {
-    const proxied = await startTestApp({ GATEWAY_TRUST_PROXY: 'true', GATEWAY_AUTH_FAILURES_PER_MIN: '2' });
+  it('X-Forwarded-For is not believed unless the peer is in GATEWAY_TRUSTED_PROXIES', async () => {
+    const proxied = await startTestApp({ GATEWAY_TRUSTED_PROXIES: '127.0.0.1', GATEWAY_AUTH_FAILURES_PER_MIN: '2' });
     try {
       const from = (address: string) => proxied.call('GET', '/v1/ping', { key: 'gw_nope_xxxxxxxxxxxx', headers: { 'X-Forwarded-For': `10.9.9.9, ${address}` } });
       expect([(await from('198.51.100.1')).status, (await from('198.51.100.1')).status, (await from('198.51.100.1')).status]).toEqual([401, 401, 429]);

@@ -1,3 +1,4 @@
+import type { JournalEventName } from '../../src/journal/events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Actor } from '../../src/context';
 import { checkKey } from '../../src/services/accounts/key-check';
@@ -21,14 +22,14 @@ beforeAll(async () => {
   mine = await t.createAccount();
   theirs = await t.createAccount('Alt service');
   theirKey = await t.createKey(theirs);
-  t.ctx.journal.write({ event: 'test_roluri', requestId: 'roles', accountId: mine, data: {} });
-  t.ctx.journal.write({ event: 'test_roluri', requestId: 'roles', accountId: theirs, data: {} });
+  t.ctx.journal.write({ event: 'test_roluri' as JournalEventName, requestId: 'roles', accountId: mine, data: {} });
+  t.ctx.journal.write({ event: 'test_roluri' as JournalEventName, requestId: 'roles', accountId: theirs, data: {} });
   await t.ctx.journal.flush();
 });
 afterAll(() => t.close());
 
 const journalAccounts = async (actor: Actor) => {
-  const page = await listJournal({ ctx: t.ctx, actor, filters: { event: 'test_roluri', limit: 10 } });
+  const page = await listJournal({ ctx: t.ctx, actor, filters: { event: 'test_roluri' as JournalEventName, limit: 10 } });
   return { allAccounts: page.allAccounts, accounts: page.items.map((e) => e.accountId).sort() };
 };
 

@@ -51,7 +51,16 @@ describe('npm run users', () => {
     expect((await users(['disable', 'ana@service.ro'])).code).toBe(0);
     expect((await signedIn.get('/')).status).toBe(303);
     expect((await browser(t).login('ana@service.ro', 'alta-parola-foarte-lunga')).status).toBe(401);
-  }, 60_000);
+
+    // Enabled again, the same password signs in; a clerk is created with its role.
+    expect((await users(['enable', 'ana@service.ro'])).code).toBe(0);
+    expect((await browser(t).login('ana@service.ro', 'alta-parola-foarte-lunga')).status).toBe(303);
+    const clerk = await users(['create', '--account', String(accountId), '--email', 'ion@service.ro', '--role', 'functionar'], 'o-parola-destul-de-lunga\n');
+    expect(clerk.code, clerk.stderr).toBe(0);
+    const [role] = await t.ctx.sql`SELECT role FROM web_users WHERE email = 'ion@service.ro'`;
+    expect(role?.role).toBe('functionar');
+    expect((await users(['create', '--account', String(accountId), '--email', 'x@service.ro', '--role', 'sef'], 'o-parola-destul-de-lunga\n')).code).toBe(2);
+  }, 120_000);
 
   it('refuses bad usage with exit 2 and a message: no password, a short one, a duplicate, an unknown account or e-mail', async () => {
     const cases: Array<[string[], string]> = [

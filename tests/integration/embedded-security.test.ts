@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { describe, expect, it } from 'vitest';
-import { freePort, startEmbedded } from '../../db/embedded';
+import { startEmbedded } from '../../db/embedded';
+import { reservePort } from '../helpers/ports';
 import { packageNativeDir, placeBinaries, postgresOsUser } from '../../db/embedded-placement';
 import { credentialsPath } from '../../db/embedded-roles';
 import { initCluster, startServer } from '../../db/embedded-server';
@@ -78,7 +79,7 @@ describe('a data dir of an earlier build is upgraded in place', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'gateway-embedded-legacy-'));
     // What earlier builds made: superuser gateway/gateway-local, password auth, tables owned by it.
     chmodSync(dataDir, 0o755);
-    const port = await freePort();
+    const port = await reservePort();
     const runAs = postgresOsUser();
     // As root in a clone the postgres OS user cannot reach, the binaries run from a copy (here, the test's own).
     const binDir = placeBinaries(await packageNativeDir(), runAs, join(dataDir, 'binaries'), () => {});

@@ -217,7 +217,7 @@ describe('connections of one client address', () => {
   });
 
   it('behind a trusted proxy: the cap counts each forwarded address’s requests in progress, not the proxy’s connections', async () => {
-    const server = await listen({ GATEWAY_MAX_CONNECTIONS_PER_ADDRESS: '2', GATEWAY_TRUST_PROXY: 'true' });
+    const server = await listen({ GATEWAY_MAX_CONNECTIONS_PER_ADDRESS: '2', GATEWAY_TRUSTED_PROXIES: '127.0.0.1' });
     try {
       const waiting = (forwarded: string) =>
         head('POST', '/login', server.port, { 'X-Forwarded-For': forwarded, 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Length': '100' });
@@ -237,6 +237,19 @@ describe('connections of one client address', () => {
       other.socket.write(head('GET', '/login', server.port, { 'X-Forwarded-For': '198.51.100.8' }));
       expect((await other.answerWithin(3_000))?.status).toBe(200);
       for (const c of [...held, third, other]) c.socket.destroy();
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a peer that is not a trusted proxy has its connections capped, whatever X-Forwarded-For it claims', async () => {
+    const server = await listen({ GATEWAY_MAX_CONNECTIONS_PER_ADDRESS: '2', GATEWAY_TRUSTED_PROXIES: '127.0.0.1' });
+    try {
+      const held = await Promise.all([open(server.port, '127.0.0.9'), open(server.port, '127.0.0.9')]);
+      const third = await open(server.port, '127.0.0.9');
+      third.socket.write(head('GET', '/login', server.port, { 'X-Forwarded-For': '198.51.100.77' }));
+      expect((await third.answerWithin(2_000))?.status).toBe(429);
+      for (const c of [...held, third]) c.socket.destroy();
     } finally {
       await server.close();
     }

@@ -4,7 +4,7 @@ import { parseConfig } from '../../src/config';
 import { createContext } from '../../src/runtime';
 import { startStager, type Stager } from '../../src/services/import';
 import { MAX_CLAIMS } from '../../src/services/import/stager';
-import { json, startTestApp, TEST_SECRET, TEST_STAGER, type TestApp } from '../helpers/app';
+import { json, startTestApp, TEST_SECRET, TEST_STAGER, type TestApp, WITHOUT_COST_BUDGET } from '../helpers/app';
 import { csvFile, HEADER, uploadNow, workbookParts, xlsxFile, zipFile, type Grid } from '../helpers/import-files';
 import { preview, serial, settled, type Preview } from '../helpers/import-flow';
 
@@ -21,7 +21,10 @@ let otherKey: string;
 let stager: Stager | null = null;
 
 beforeAll(async () => {
-  t = await startTestApp({ GATEWAY_IMPORT_FIRST_ROWS: String(FIRST_ROWS), GATEWAY_IMPORT_MAX_ROWS: String(MAX_ROWS), GATEWAY_IMPORT_UPLOADS_PER_ACCOUNT: '8' }, { stager: false });
+  t = await startTestApp(
+    { ...WITHOUT_COST_BUDGET, GATEWAY_IMPORT_FIRST_ROWS: String(FIRST_ROWS), GATEWAY_IMPORT_MAX_ROWS: String(MAX_ROWS), GATEWAY_IMPORT_UPLOADS_PER_ACCOUNT: '8' },
+    { stager: false },
+  );
   const accountId = await t.createAccount();
   key = await t.createKey(accountId);
   otherKey = await t.createKey(await t.createAccount('Altul'));

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { freePort, startEmbedded } from '../../db/embedded';
+import { startEmbedded } from '../../db/embedded';
+import { reservePort } from '../helpers/ports';
 import { parseConfig } from '../../src/config';
 import { generateApiKey } from '../../src/crypto/hash';
 import { TEST_SECRET } from '../helpers/app';
@@ -36,7 +37,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 it('20 uploads at once of the largest file on a pool of 4: answered at once, staged by the stager, the other account served, memory bounded, SIGTERM stops it all', async () => {
   const dataDir = join(dir, 'data');
-  const [port, simPort] = [await freePort(), await freePort()];
+  const [port, simPort] = [await reservePort(), await reservePort()];
   const child = spawn(process.execPath, ['dist/main.js'], {
     cwd: ROOT,
     env: {

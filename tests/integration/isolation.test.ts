@@ -1,3 +1,4 @@
+import type { JournalEventName } from '../../src/journal/events';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -68,7 +69,7 @@ describe('a rejected row fails its own request only', () => {
     const marker = `iso-${Date.now()}`;
     for (let i = 0; i < 50; i++) {
       // account_id out of the integer range: this one row fails the shared insert.
-      t.ctx.journal.write({ event: 'test_izolare', requestId: marker, accountId: i === 25 ? 2 ** 40 : accountB, data: { i } });
+      t.ctx.journal.write({ event: 'test_izolare' as JournalEventName, requestId: marker, accountId: i === 25 ? 2 ** 40 : accountB, data: { i } });
     }
     await t.ctx.journal.flush();
     const [row] = await t.ctx.sql`SELECT count(*)::int AS n FROM app_events WHERE event = 'test_izolare' AND request_id = ${marker}`;

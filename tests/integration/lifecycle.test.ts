@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../db/embedded';
+import { reservePort } from '../helpers/ports';
 import { TEST_SECRET } from '../helpers/app';
 import { useTestDatabase } from '../helpers/db';
 import { alive, waitFor } from '../helpers/worker';
@@ -69,7 +69,7 @@ describe('npm start stops on a signal, everything, once', () => {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     it(`${signal} (${signal === 'SIGTERM' ? 'to the npm process' : 'to the process group, as Ctrl-C'}) stops npm, server, worker and the embedded PostgreSQL, exit 0, and says so`, async () => {
       const dataDir = join(tempDir(), 'data');
-      const [port, simPort] = [await freePort(), await freePort()];
+      const [port, simPort] = [await reservePort(), await reservePort()];
       const run = launch('npm', ['start'], { PORT: String(port), GATEWAY_SIM_PORT: String(simPort), GATEWAY_DATA_DIR: dataDir });
       try {
         await waitFor(() => healthy(port), 90_000, `the server to be healthy:\n${run.out()}`);
@@ -94,7 +94,7 @@ describe('npm start stops on a signal, everything, once', () => {
 
 describe('a failed start leaves nothing behind', () => {
   it('a second start on a port in use exits non-zero with one clear line, starts nothing and creates nothing', async () => {
-    const [port, simPort, simPort2] = [await freePort(), await freePort(), await freePort()];
+    const [port, simPort, simPort2] = [await reservePort(), await reservePort(), await reservePort()];
     const first = launch(process.execPath, ['dist/main.js'], {
       PORT: String(port),
       GATEWAY_SIM_PORT: String(simPort),
@@ -120,7 +120,7 @@ describe('a failed start leaves nothing behind', () => {
   }, 90_000);
 
   it('a worker whose parent is killed with SIGKILL exits within a few seconds', async () => {
-    const [port, simPort] = [await freePort(), await freePort()];
+    const [port, simPort] = [await reservePort(), await reservePort()];
     const run = launch(process.execPath, ['dist/main.js'], {
       PORT: String(port),
       GATEWAY_SIM_PORT: String(simPort),
@@ -142,7 +142,7 @@ describe('a failed start leaves nothing behind', () => {
   }, 90_000);
 
   it("refuses the worker's invalid settings before anything starts, naming the setting", async () => {
-    const port = await freePort();
+    const port = await reservePort();
     const dataDir = join(tempDir(), 'a');
     const run = launch(process.execPath, ['dist/main.js'], { PORT: String(port), GATEWAY_SENDING_STALE_S: '3', GATEWAY_DATA_DIR: dataDir });
     expect(await run.exited).toBe(1);
@@ -157,7 +157,7 @@ describe('a failed start leaves nothing behind', () => {
   });
 
   it('prints the address it actually bound (HOST, default 127.0.0.1)', async () => {
-    const [port, simPort] = [await freePort(), await freePort()];
+    const [port, simPort] = [await reservePort(), await reservePort()];
     const run = launch(process.execPath, ['dist/main.js'], {
       PORT: String(port),
       GATEWAY_SIM_PORT: String(simPort),

@@ -49,7 +49,7 @@ describe('start-up migrations', () => {
       { key: 'k-seven', scope: 7 },
     ]);
     const indexes = await db.sql<{ indexdef: string }[]>`SELECT indexdef FROM pg_indexes WHERE tablename = 'submissions'`;
-    expect(indexes.filter((i) => i.indexdef.includes('scope_account_id'))).toHaveLength(6);
+    expect(indexes.filter((i) => i.indexdef.includes('scope_account_id'))).toHaveLength(7);
     expect(indexes.filter((i) => /coalesce/i.test(i.indexdef))).toEqual([]);
     await db.sql`DELETE FROM submissions WHERE idempotency_key = 'k-seven'`;
   });

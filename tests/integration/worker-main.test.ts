@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { freePort } from '../../db/embedded';
+import { reservePort } from '../helpers/ports';
 import { TEST_SECRET } from '../helpers/app';
 import { useTestDatabase } from '../helpers/db';
 import { alive, waitFor } from '../helpers/worker';
@@ -16,7 +16,7 @@ const db = useTestDatabase('all');
 
 describe('npm start', () => {
   it('runs server, simulated registry and worker: a posted submission reaches sent; SIGTERM stops them all with exit 0', async () => {
-    const [port, simPort] = [await freePort(), await freePort()];
+    const [port, simPort] = [await reservePort(), await reservePort()];
     const dataDir = mkdtempSync(join(tmpdir(), 'gateway-start-'));
     const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src', 'main.ts')], {
       cwd: ROOT,

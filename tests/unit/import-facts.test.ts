@@ -19,6 +19,20 @@ describe('idempotencyKeys (both forms from one serialisation)', () => {
       expect(idempotencyKeys(account, content)).toEqual({ key: idempotencyKey(account, content), legacyKey: legacyIdempotencyKey(content) });
     }
   });
+
+  it('the same keys for a content with a large photo and non-ASCII names (hashed from its bytes)', () => {
+    const content = canonicalize({
+      vin: 'WDB1234561A000001',
+      nrInm: 'B1ABC',
+      dataPrestatie: '2025-03-14',
+      odometruFinal: 154200,
+      prestatii: [{ cod_op_service: 'Ș1', denumire: 'Revizie periodică ț' }],
+      b64Image: 'QUJD'.repeat(100_000),
+    });
+    for (const account of [null, 7]) {
+      expect(idempotencyKeys(account, content)).toEqual({ key: idempotencyKey(account, content), legacyKey: legacyIdempotencyKey(content) });
+    }
+  });
 });
 
 describe('staleScope: which derived rows a change reaches', () => {

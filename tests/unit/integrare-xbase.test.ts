@@ -76,6 +76,14 @@ describe.each([
     for (const name of [...UPLOAD.reads, ...BATCH.reads, ...PREVIEW.reads, ...COMMIT.reads]) expect(upload.code).toContain(`"${name}"`);
   });
 
+  it('upload the program’s own table: a .dbf copied by COPY TO, with the code page field when the header names the wrong one (issue 37)', () => {
+    expect(upload.code).toMatch(/COPY TO \( ?\w+ ?\) FIELDS/i);
+    expect(upload.code).toContain(`.dbf"`);
+    expect(upload.code).toContain('form-data; name="codepage"');
+    expect(upload.code).not.toContain('prestatii.csv');
+    expect(unbalanced(upload.code, dialect)).toEqual([]);
+  });
+
   it('send text as UTF-8 the dialect’s way', () => {
     if (dialect === 'vfp') {
       expect(submission.code).toContain('CREATEBINARY(STRCONV(lcPrezentare, 9))');

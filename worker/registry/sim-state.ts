@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import { REGISTRY_TOKEN_TTL_S } from '../../src/domain/registry-token';
 import { FALLBACK_NOMENCLATOR } from '../../db/fallback-nomenclator';
 
 // What the simulated registry knows and how it misbehaves on request. The HTTP layer
@@ -50,8 +51,6 @@ export interface StoredRecord {
   receivedAt: Date;
   record: SentRecord;
 }
-
-export const TOKEN_TTL_S = 108_000;
 
 export function parseSimUsers(spec: string): Map<string, string> {
   const users = new Map<string, string>();
@@ -126,7 +125,7 @@ export function createSimState(users: Map<string, string>) {
       }
       state.counters.logins += 1;
       const token = randomBytes(24).toString('base64url');
-      tokens.set(token, { username, expiresAt: Date.now() + TOKEN_TTL_S * 1000 });
+      tokens.set(token, { username, expiresAt: Date.now() + REGISTRY_TOKEN_TTL_S * 1000 });
       return token;
     },
     userOf(token: string | undefined): string | null {

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createSimState, SentRecord, SimFaults, TOKEN_TTL_S, type SimState } from './sim-state';
+import { REGISTRY_TOKEN_TTL_S } from '../../src/domain/registry-token';
+import { createSimState, SentRecord, SimFaults, type SimState } from './sim-state';
 
 /**
  * The simulated registry: speaks ../shared/registry-protocol.md with its literal paths and
@@ -93,7 +94,7 @@ export async function startSimulator(options: { port?: number; host?: string; us
       if (fault) return fault.status === 0 ? 'drop' : { status: fault.status, body: { cod: fault.cod ?? 'EROARE', mesaj: fault.mesaj ?? 'Eroare simulată' } };
       const token = state.login(str(body?.username), str(body?.password));
       if (!token) return { status: 401, body: { cod: 'AUTENTIFICARE_ESUATA', mesaj: 'Utilizator sau parolă greșită' } };
-      return { status: 200, body: { token, expiresIn: TOKEN_TTL_S } };
+      return { status: 200, body: { token, expiresIn: REGISTRY_TOKEN_TTL_S } };
     }
     const username = state.userOf(/^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1]);
     if (method === 'POST' && path === '/api/prezentari' && username) {

@@ -1,4 +1,4 @@
-import { BATCH, CAPTURED, COMMIT, DRY_RUN, FILE_PLACEHOLDER, isCaptured, KEY_PLACEHOLDER, PREVIEW, SUBMIT, UPLOAD, type Operation } from '../operations';
+import { BATCH, CAPTURED, COMMIT, DRY_RUN, isCaptured, KEY_PLACEHOLDER, PREVIEW, SUBMIT, UPLOAD, type Operation } from '../operations';
 import { jsonOf, literal, pathParts, type Syntax } from './literals';
 import type { Program } from './types';
 
@@ -114,21 +114,40 @@ ${FUNCTIONS}`;
 
 export function harbourUpload(base: string): Program {
   const nl = 'Chr( 13 ) + Chr( 10 )';
-  const code = `${HEAD(base, 'Import de fișier: încărcare, previzualizare, confirmare.')}
-#define FILE_PATH "${FILE_PLACEHOLDER}"
+  const code = `${HEAD(base, 'Import al tabelei programului (.dbf): încărcare, previzualizare, confirmare.')}
+// Tabela de prestații a programului; gateway-ul o citește așa cum este (fără export în csv).
+#define TABLE_NAME "prestatii"
+// Gol: pagina de cod din antetul tabelei. Tabelele scrise de Clipper pentru DOS sunt de obicei
+// în 852 și nu o notează în antet: "852" (sau "1250") o spune gateway-ului.
+#define CODEPAGE   ""
+
+REQUEST DBFCDX
 
 PROCEDURE Main()
    LOCAL cBoundary := "----gateway" + hb_ntos( hb_Random( 1, 999999999 ) )
+   LOCAL cTable := hb_DirTemp() + "gw" + hb_ntos( hb_Random( 1, 999999999 ) ) + ".dbf"
    LOCAL cBody, hIncarcare, hPrevizualizare, hConfirmare
    LOCAL ${variable('batch_id')}, ${variable('n_to_commit')}, ${variable('rows_hash')}
 
    hb_cdpSelect( "ROWIN" )
    curl_global_init()
-   // multipart/form-data scris de mână, cu fișierul (octeții lui, neschimbați) în câmpul file.
+   // Prestațiile ultimelor 7 zile, copiate într-o tabelă temporară, fără câmpuri memo (o tabelă
+   // cu memo se trimite într-o arhivă zip, cu fișierul ei .fpt / .dbt). Numele câmpurilor sunt
+   // ale tabelei dumneavoastră; coloanele se potrivesc o dată, pe ecranul importului.
+   rddSetDefault( "DBFCDX" )
+   USE ( TABLE_NAME ) SHARED NEW ALIAS GWSURSA
+   COPY TO ( cTable ) FIELDS VIN, NR_INM, DATA, KM_FINAL, COD_OP, DENUMIRE FOR GWSURSA->DATA >= Date() - 7
+   GWSURSA->( dbCloseArea() )
+   // multipart/form-data scris de mână, cu tabela (octeții ei, neschimbați) în câmpul file.
    cBody := "--" + cBoundary + ${nl} + ;
-      'Content-Disposition: form-data; name="file"; filename="' + hb_FNameNameExt( FILE_PATH ) + '"' + ${nl} + ;
+      'Content-Disposition: form-data; name="file"; filename="' + TABLE_NAME + '.dbf"' + ${nl} + ;
       "Content-Type: application/octet-stream" + ${nl} + ${nl} + ;
-      hb_MemoRead( FILE_PATH ) + ${nl} + "--" + cBoundary + "--" + ${nl}
+      hb_MemoRead( cTable ) + ${nl}
+   IF ! Empty( CODEPAGE )
+      cBody += "--" + cBoundary + ${nl} + 'Content-Disposition: form-data; name="codepage"' + ${nl} + ${nl} + CODEPAGE + ${nl}
+   ENDIF
+   cBody += "--" + cBoundary + "--" + ${nl}
+   FErase( cTable )
    hIncarcare := CallApi( "${UPLOAD.method}", ${path(UPLOAD)}, cBody, "multipart/form-data; boundary=" + cBoundary )
    IF hIncarcare != NIL
       Show( hIncarcare, ${names(UPLOAD)} )

@@ -1,4 +1,4 @@
-import { BATCH, CAPTURED, COMMIT, DRY_RUN, exampleJson, FILE_PLACEHOLDER, isCaptured, KEY_PLACEHOLDER, PREVIEW, SUBMIT, UPLOAD, type Operation } from '../operations';
+import { BATCH, CAPTURED, COMMIT, DRY_RUN, exampleJson, isCaptured, KEY_PLACEHOLDER, PREVIEW, SUBMIT, UPLOAD, type Operation } from '../operations';
 import { jsonOf, pathParts, quoted } from './literals';
 import type { Program } from './types';
 
@@ -107,16 +107,33 @@ ${FUNCTIONS}`;
 }
 
 export function vfpUpload(base: string): Program {
-  const code = `${HEAD(base, 'Import de fișier: încărcare, previzualizare, confirmare.')}
-#DEFINE FILE_PATH "${FILE_PLACEHOLDER}"
-LOCAL lcBoundary, lcBody, lcIncarcare, lcPrevizualizare, lcConfirmare, lcBatchId, lcNToCommit, lcRowsHash
+  const code = `${HEAD(base, 'Import al tabelei programului (.dbf): încărcare, previzualizare, confirmare.')}
+* Tabela de prestații a programului; gateway-ul o citește așa cum este (fără export în csv).
+#DEFINE TABLE_NAME "prestatii"
+* Gol: pagina de cod din antetul tabelei (CPDBF()). "1250" sau "852" dacă antetul o numește greșit.
+#DEFINE CODEPAGE ""
+LOCAL lcBoundary, lcBody, lcTable, lcIncarcare, lcPrevizualizare, lcConfirmare, lcBatchId, lcNToCommit, lcRowsHash
 
-* multipart/form-data scris de mână, cu fișierul (octeții lui, neschimbați) în câmpul file.
+* Prestațiile ultimelor 7 zile, copiate într-o tabelă temporară (COPY TO păstrează pagina de cod
+* a tabelei). Fără câmpuri memo: o tabelă cu memo se trimite într-o arhivă zip, cu fișierul ei .fpt.
+* Numele câmpurilor sunt ale tabelei dumneavoastră; coloanele se potrivesc o dată, pe ecranul importului.
+lcTable = ADDBS(SYS(2023)) + "gw" + SYS(2015) + ".dbf"
+USE (TABLE_NAME) IN 0 SHARED AGAIN ALIAS gwsursa
+SELECT gwsursa
+COPY TO (lcTable) FIELDS vin, nr_inm, data, km_final, cod_op, denumire FOR data >= DATE() - 7
+USE IN gwsursa
+
+* multipart/form-data scris de mână, cu tabela (octeții ei, neschimbați) în câmpul file.
 lcBoundary = "----gateway" + SYS(2015)
 lcBody = "--" + lcBoundary + CRLF + ;
-   'Content-Disposition: form-data; name="file"; filename="' + JUSTFNAME(FILE_PATH) + '"' + CRLF + ;
+   'Content-Disposition: form-data; name="file"; filename="' + TABLE_NAME + '.dbf"' + CRLF + ;
    "Content-Type: application/octet-stream" + CRLF + CRLF + ;
-   FILETOSTR(FILE_PATH) + CRLF + "--" + lcBoundary + "--" + CRLF
+   FILETOSTR(lcTable) + CRLF
+IF !EMPTY(CODEPAGE)
+   lcBody = lcBody + "--" + lcBoundary + CRLF + 'Content-Disposition: form-data; name="codepage"' + CRLF + CRLF + CODEPAGE + CRLF
+ENDIF
+lcBody = lcBody + "--" + lcBoundary + "--" + CRLF
+ERASE (lcTable)
 lcIncarcare = CallApi("${UPLOAD.method}", ${path(UPLOAD)}, CREATEBINARY(lcBody), "multipart/form-data; boundary=" + lcBoundary)
 IF ISNULL(lcIncarcare)
    RETURN

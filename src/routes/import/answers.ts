@@ -36,7 +36,25 @@ export const BatchAnswer = ColumnMappingAnswer.extend({
   ...StagingState.shape,
   status: BatchStatus,
   filename: z.string().nullable(),
-  file: z.object({ kind: z.enum(['xlsx', 'csv']), encoding: z.string().nullable(), delimiter: z.string().nullable(), size: z.number().int() }),
+  file: z.object({
+    kind: z.enum(['xlsx', 'csv', 'dbf']),
+    encoding: z.string().nullable(),
+    delimiter: z.string().nullable(),
+    size: z.number().int(),
+    // Additive, dbf only: how the table was read.
+    dbf: z
+      .object({
+        format: z.string(),
+        language_driver: z.number().int(),
+        code_page: z.number().int(),
+        code_page_from: z.enum(['antet', 'ales', 'text']),
+        records: z.number().int(),
+        deleted: z.number().int(),
+        memo: z.enum(['dbt', 'fpt']).nullable(),
+        skipped_fields: z.array(z.string()),
+      })
+      .optional(),
+  }),
   sheets: z.unknown(),
   row_count: z.number().int(),
   created_at: Instant,

@@ -20,13 +20,17 @@ import {
   queueUpload,
 } from '../../services/import';
 import { idParam, INT4_MAX } from '../params';
+import { LARGE_PAGE } from '../prezentari';
 import { presentBatch, presentColumnMapping, presentCommit, presentPreview, presentRowChange } from './present';
 import { BatchAnswer, ColumnMappingAnswer, CommitAnswer, PreviewAnswer, RowChangeAnswer } from './answers';
 import { ColumnMappingBody, CommitBody, ExportFailedQuery, PreviewQuery, RowEditBody, RowReviewBody, RowLeftOutBody, UploadForm } from './schemas';
 import { journalActor } from '../../journal/actor';
+import { CHOSEN_CODE_PAGES, chosenCodePage } from '../../import/code-pages';
 
-/** Reads the multipart upload: one file in `file`, optional `sheet` fields naming the sheets to stage. */
-async function readUpload(c: Context<AppEnv>): Promise<{ ok: true; name: string; bytes: Buffer; sheets: string[] } | { ok: false; response: Response }> {
+/** Reads the multipart upload: one file in `file`, optional `sheet` fields naming the sheets to stage, an optional `codepage` for a .dbf table. */
+async function readUpload(
+  c: Context<AppEnv>,
+): Promise<{ ok: true; name: string; bytes: Buffer; sheets: string[]; codePage: number | undefined } | { ok: false; response: Response }> {
   const fail = (type: string, loc: Array<string | number>, msg: string) => ({ ok: false as const, response: shapeError(c, [{ type, loc, msg }]) });
   const type = c.req.header('content-type') ?? '';
   if (!/^multipart\/form-data/i.test(type)) {
@@ -50,7 +54,13 @@ async function readUpload(c: Context<AppEnv>): Promise<{ ok: true; name: string;
     // An empty `sheet=` (Swagger UI's "Try it out", a form with the field left blank) names no sheet.
     if (part.value !== '') sheets.push(part.value);
   }
-  return { ok: true, name: file.filename, bytes: file.bytes, sheets };
+  const codePageParts = parts.filter((p) => p.name === 'codepage');
+  const codePagePart = codePageParts[0];
+  const codePage = codePagePart && 'value' in codePagePart ? chosenCodePage(codePagePart.value) : undefined;
+  if (codePageParts.length > 1 || (codePagePart && !('value' in codePagePart)) || codePage === null) {
+    return fail('codepage_invalid', ['body', 'codepage'], `codepage este una dintre paginile de cod ${CHOSEN_CODE_PAGES.map((c) => c.codePage).join(', ')}, sau gol.`);
+  }
+  return { ok: true, name: file.filename, bytes: file.bytes, sheets, codePage };
 }
 
 /** Why a batch cannot change now (the 409 of the routes that change one). */
@@ -68,7 +78,7 @@ export function importRoutes(ctx: AppContext) {
   app.post(
     '/',
     describeRoute({
-      summary: 'Încarcă un fișier xlsx sau csv (rândurile sunt puse deoparte pentru previzualizare)',
+      summary: 'Încarcă un fișier xlsx, csv sau o tabelă .dbf (rândurile sunt puse deoparte pentru previzualizare)',
       rawBody: UploadForm,
       responses: {
         201: {
@@ -88,7 +98,16 @@ export function importRoutes(ctx: AppContext) {
       if (!upload.ok) return upload.response;
       const { bytes } = upload;
       const filename = replaceUnstorable(upload.name.slice(0, 255)) || null;
-      const batch = await queueUpload({ ctx, actor: c.get('actor'), filename, bytes, sheets: upload.sheets, requestId: c.get('requestId'), admission: c.get('upload') });
+      const batch = await queueUpload({
+        ctx,
+        actor: c.get('actor'),
+        admission: c.get('upload'),
+        filename,
+        bytes,
+        sheets: upload.sheets,
+        codePage: upload.codePage,
+        requestId: c.get('requestId'),
+      });
       audit(c, { op: 'upload', batch_id: batch.id, status: batch.status, rows: batch.rowCount, kind: batch.fileMeta.kind, size: bytes.length });
       return c.json(presentBatch(batch), 201);
     },
@@ -141,6 +160,8 @@ export function importRoutes(ctx: AppContext) {
         },
       },
     }),
+    // A page of more than LARGE_PAGE rows is costly work of the account, as a list's (http/cost-budget.ts).
+    costly(ctx, { isCostly: (c) => Number(c.req.query('page_size')) > LARGE_PAGE }),
     async (c) => {
       const id = batchId(c);
       const query = parseQuery(c, PreviewQuery);

@@ -49,13 +49,32 @@ export function presentColumnMapping(batch: LoadedBatch): ColumnMappingAnswer {
  * describes the first part; both are the file's once `staged`.
  */
 export function presentBatch(batch: LoadedBatch): BatchAnswer {
-  const { kind, encoding, delimiter, size } = batch.fileMeta;
+  const { kind, encoding, delimiter, size, dbf } = batch.fileMeta;
   return {
     ...presentColumnMapping(batch),
     status: batch.status,
     ...stagingState(batch),
     filename: batch.filename,
-    file: { kind, encoding, delimiter, size },
+    file: {
+      kind,
+      encoding,
+      delimiter,
+      size,
+      ...(dbf
+        ? {
+            dbf: {
+              format: dbf.format,
+              language_driver: dbf.languageDriver,
+              code_page: dbf.codePage,
+              code_page_from: dbf.codePageFrom,
+              records: dbf.records,
+              deleted: dbf.deleted,
+              memo: dbf.memo,
+              skipped_fields: dbf.skippedFields,
+            },
+          }
+        : {}),
+    },
     sheets: batch.sheets,
     row_count: batch.rowCount,
     created_at: batch.createdAt.toISOString(),

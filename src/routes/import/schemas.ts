@@ -1,6 +1,16 @@
+import { CHOSEN_CODE_PAGES } from '../../import/code-pages';
 import { z } from 'zod';
+import { IMPORT_FIELDS, type ImportField } from '../../domain/import-header';
 import { ROW_STATES } from '../../domain/import-state';
 import { FAILED_FORMATS } from '../../services/import';
+
+/**
+ * An object of the import's fields (IMPORT_FIELDS, the one list), each optional as `value` says;
+ * any other name is refused, since there an unknown name is a typo that would change nothing.
+ */
+function eachImportField<T extends z.ZodType>(value: T) {
+  return z.object(Object.fromEntries(IMPORT_FIELDS.map((field) => [field, value])) as Record<ImportField, T>).strict();
+}
 
 export const PreviewQuery = z.object({
   page: z.coerce.number().int().min(1).max(1_000_000).default(1),
@@ -13,18 +23,7 @@ export type PreviewQuery = z.infer<typeof PreviewQuery>;
 const ColumnRef = z.union([z.number().int().min(0).max(10_000), z.string().min(1).max(300), z.null()]).optional();
 
 export const ColumnMappingBody = z.object({
-  column_mapping: z
-    .object({
-      vin: ColumnRef,
-      nrInm: ColumnRef,
-      dataPrestatie: ColumnRef,
-      odometruInitial: ColumnRef,
-      odometruFinal: ColumnRef,
-      cod_op_service: ColumnRef,
-      denumire_op: ColumnRef,
-      cod_prestatie: ColumnRef,
-    })
-    .strict(),
+  column_mapping: eachImportField(ColumnRef),
   // false (default): the given fields change, the others keep their column; true: the given
   // fields are the whole mapping.
   replace: z.boolean().default(false),
@@ -34,19 +33,7 @@ export type ColumnMappingBody = z.infer<typeof ColumnMappingBody>;
 /** A new value for a field; "" or null clears the field's override (back to the file's value). */
 const FieldValue = z.union([z.string().max(500), z.number().finite(), z.null()]).optional();
 
-export const RowEditBody = z
-  .object({
-    vin: FieldValue,
-    nrInm: FieldValue,
-    dataPrestatie: FieldValue,
-    odometruInitial: FieldValue,
-    odometruFinal: FieldValue,
-    cod_op_service: FieldValue,
-    denumire_op: FieldValue,
-    cod_prestatie: FieldValue,
-  })
-  .strict()
-  .refine((body) => Object.keys(body).length > 0, 'Trimiteți cel puțin un câmp de modificat.');
+export const RowEditBody = eachImportField(FieldValue).refine((body) => Object.keys(body).length > 0, 'Trimiteți cel puțin un câmp de modificat.');
 export type RowEditBody = z.infer<typeof RowEditBody>;
 
 export const RowReviewBody = z.object({ include: z.boolean() }).strict();
@@ -69,7 +56,17 @@ export const UploadForm = {
     type: 'object',
     required: ['file'],
     properties: {
-      file: { type: 'string', format: 'binary', description: 'Fișierul xlsx sau csv (unul singur).' },
+      file: {
+        type: 'string',
+        format: 'binary',
+        description: 'Fișierul xlsx, csv sau tabela .dbf (dBase, FoxPro, Clipper); o tabelă cu câmpuri memo, într-o arhivă zip cu fișierul ei .fpt / .dbt.',
+      },
+      codepage: {
+        type: 'string',
+        enum: ['', ...CHOSEN_CODE_PAGES.map((c) => String(c.codePage))],
+        default: '',
+        description: 'Doar pentru .dbf: pagina de cod a textului, în locul celei din antetul tabelei (gol: cea din antet).',
+      },
       // No sheet by default: "Try it out" would otherwise send Swagger UI's sample "string" as a sheet's name.
       sheet: {
         type: 'array',

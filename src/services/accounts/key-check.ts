@@ -12,20 +12,38 @@ export interface KeyOwner {
   accountName: string;
 }
 
+export interface ActiveKey extends KeyOwner {
+  keyId: number;
+}
+
 /**
- * The account an API key acts for, or null when the key is unknown or revoked: the same lookup
- * (by SHA-256, revoked keys excluded) the API's authentication makes, without its 5 s cache, so
- * a key revoked a moment ago already answers invalid here.
+ * The SHA-256 a key is stored under, or null for a text no key can be (empty, or longer than
+ * any key the CLI issues: such a text is not looked up).
  */
-export async function keyOwner(ctx: AppContext, plain: string): Promise<KeyOwner | null> {
+export function keyHashOf(plain: string): string | null {
   const key = plain.trim();
-  if (key === '' || key.length > MAX_KEY_LENGTH) return null;
-  const [row] = await ctx.db
-    .select({ accountId: accounts.id, accountName: accounts.name })
+  return key === '' || key.length > MAX_KEY_LENGTH ? null : sha256Hex(key);
+}
+
+/**
+ * The one lookup of an API key: by its SHA-256, revoked keys excluded. The API's authentication
+ * (http/auth.ts) caches its answers for 5 s; the key tester asks it directly, so a key revoked a
+ * moment ago already answers invalid there.
+ */
+export async function activeKey(db: AppContext['db'], hash: string): Promise<ActiveKey | null> {
+  const [row] = await db
+    .select({ keyId: apiKeys.id, accountId: accounts.id, accountName: accounts.name })
     .from(apiKeys)
     .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
-    .where(and(eq(apiKeys.keyHash, sha256Hex(key)), isNull(apiKeys.revokedAt)));
+    .where(and(eq(apiKeys.keyHash, hash), isNull(apiKeys.revokedAt)));
   return row ?? null;
+}
+
+/** The account an API key acts for, or null when the key is unknown or revoked. */
+export async function keyOwner(ctx: AppContext, plain: string): Promise<KeyOwner | null> {
+  const hash = keyHashOf(plain);
+  const key = hash === null ? null : await activeKey(ctx.db, hash);
+  return key && { accountId: key.accountId, accountName: key.accountName };
 }
 
 /** What the key tester tells who asks: whose the key is for their own account, or for an administrator (roles.ts); another account's key is named to no one else. */

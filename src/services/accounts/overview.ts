@@ -2,9 +2,8 @@ import { and, asc, desc, eq, sql } from 'drizzle-orm';
 import { accounts, apiKeys, appEvents } from '../../../db/schema';
 import type { Actor, AppContext } from '../../context';
 import { NotFoundError } from '../../errors';
-
-/** The registry's token lives 30 hours: a login within them means the session is live. */
-const SESSION_WINDOW_MS = 30 * 3_600_000;
+import { registrySessionLive } from '../../domain/registry-token';
+import type { JournalEventName } from '../../journal/events';
 
 /** How the account's last registry login ended, as the worker journals it (worker/login.ts). */
 export type LoginOutcome = 'ok' | 'rejected' | 'network_error' | 'registry_error' | 'failed';
@@ -29,7 +28,7 @@ async function lastLoginOf(ctx: AppContext, accountId: number): Promise<LastLogi
   return { at: row.ts, outcome, httpStatus: typeof data.http_status === 'number' ? data.http_status : null };
 }
 
-async function lastEvent(ctx: AppContext, accountId: number, event: string, where = sql`true`): Promise<Date | null> {
+async function lastEvent(ctx: AppContext, accountId: number, event: JournalEventName, where = sql`true`): Promise<Date | null> {
   const [row] = await ctx.db
     .select({ ts: appEvents.ts })
     .from(appEvents)
@@ -76,10 +75,7 @@ export async function accountOverview({ ctx, actor }: { ctx: AppContext; actor: 
     lastLoginAttempt: lastAnyLogin,
     // A refused login since, or credentials saved since (the worker drops the session then), ends it.
     registrySessionLive:
-      lastLogin !== null &&
-      ctx.clock().getTime() - lastLogin.getTime() < SESSION_WINDOW_MS &&
-      lastAnyLogin?.outcome === 'ok' &&
-      !(account.credsSetAt && account.credsSetAt > lastLogin),
+      lastLogin !== null && registrySessionLive(lastLogin, ctx.clock()) && lastAnyLogin?.outcome === 'ok' && !(account.credsSetAt && account.credsSetAt > lastLogin),
   };
 }
 export type AccountOverview = Awaited<ReturnType<typeof accountOverview>>;

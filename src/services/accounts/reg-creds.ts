@@ -4,6 +4,7 @@ import type { Actor, AppContext } from '../../context';
 import { withTransaction } from '../../context';
 import type { RegCredentials } from '../../domain/submission-input';
 import { journalActor } from '../../journal/actor';
+import { requireRole } from '../roles';
 import { REQUEUED } from '../submissions/store';
 
 /**
@@ -27,6 +28,7 @@ export async function saveRegCredentials({
   requestId: string;
   requeueLoginRefused?: boolean;
 }): Promise<{ requeued: number }> {
+  requireRole(actor, 'credentials');
   const accountId = actor.accountId;
   const requeued = await withTransaction(ctx, undefined, async (tx) => {
     await tx
@@ -58,6 +60,7 @@ export async function saveRegCredentials({
 }
 
 export async function clearRegCredentials({ ctx, actor, requestId }: { ctx: AppContext; actor: Actor; requestId: string }): Promise<void> {
+  requireRole(actor, 'credentials');
   await ctx.db
     .update(accounts)
     .set({ regCredsEnc: null, regCredsSetAt: null, sessionEpoch: sql`${accounts.sessionEpoch} + 1` })
@@ -70,6 +73,7 @@ export async function clearRegCredentials({ ctx, actor, requestId }: { ctx: AppC
  * submission with an unmapped code when the request does not say, 0 holds it as needs_mapping.
  */
 export async function setUnmappedDefault({ ctx, actor, reject, requestId }: { ctx: AppContext; actor: Actor; reject: boolean; requestId: string }): Promise<void> {
+  requireRole(actor, 'settings');
   await ctx.db
     .update(accounts)
     .set({ onUnmappedErrorDefault: reject ? 1 : 0 })

@@ -1,3 +1,4 @@
+import type { DbfInfo } from '../../import/types';
 import { AppError } from '../../errors';
 import { and, eq } from 'drizzle-orm';
 import type { Executor } from '../../../db/client';
@@ -28,11 +29,13 @@ export interface MappingState {
 }
 
 export interface FileMeta {
-  kind: 'xlsx' | 'csv';
+  kind: 'xlsx' | 'csv' | 'dbf';
   encoding: string | null;
   delimiter: string | null;
   date1904: boolean;
   size: number;
+  /** dbf only: how the table was read (code page and where from, deleted records left out, memo). */
+  dbf?: DbfInfo;
 }
 
 export interface LoadedBatch {
@@ -69,11 +72,12 @@ function readMappingState(stored: unknown, width: number): MappingState {
 function readFileMeta(stored: unknown): FileMeta {
   const s = (stored && typeof stored === 'object' ? stored : {}) as Record<string, unknown>;
   return {
-    kind: s.kind === 'csv' ? 'csv' : 'xlsx',
+    kind: s.kind === 'csv' || s.kind === 'dbf' ? s.kind : 'xlsx',
     encoding: typeof s.encoding === 'string' ? s.encoding : null,
     delimiter: typeof s.delimiter === 'string' ? s.delimiter : null,
     date1904: s.date1904 === true,
     size: typeof s.size === 'number' ? s.size : 0,
+    ...(s.dbf && typeof s.dbf === 'object' ? { dbf: s.dbf as DbfInfo } : {}),
   };
 }
 

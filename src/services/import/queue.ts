@@ -107,6 +107,7 @@ export async function queueUpload({
   filename,
   bytes,
   sheets,
+  codePage,
   requestId,
   admission,
 }: {
@@ -117,6 +118,8 @@ export async function queueUpload({
   filename: string | null;
   bytes: Buffer;
   sheets: string[];
+  /** A .dbf table's code page chosen by the clerk, over its header's. */
+  codePage?: number;
   requestId: string;
 }): Promise<LoadedBatch> {
   const kind = sniffFile(bytes);
@@ -156,7 +159,7 @@ export async function queueUpload({
   // for this write, and goes if the write fails.
   try {
     return await ctx.db.transaction(async (tx) => {
-      await tx.insert(importUploads).values({ batchId, accountId, fileEnc, sheets, requestId });
+      await tx.insert(importUploads).values({ batchId, accountId, fileEnc, sheets, codePage: codePage ?? null, requestId });
       await tx.execute(sql`SELECT pg_notify(${QUEUE_CHANNEL}, ${String(batchId)})`);
       return loadBatch(tx, accountId, batchId);
     });

@@ -1,5 +1,5 @@
 import { promisify } from 'node:util';
-import { deflateRaw, inflateRawSync } from 'node:zlib';
+import { deflateRaw, inflateRaw } from 'node:zlib';
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../../../db/client';
 import type { Keyring } from '../../crypto/envelope';
@@ -19,6 +19,7 @@ export interface RawRow {
 }
 
 const deflateBlock = promisify(deflateRaw);
+const inflateBlock = promisify(inflateRaw);
 const deflate = (json: string) => deflateBlock(json, { level: 1 });
 
 /** Row indexes start at 1. */
@@ -31,10 +32,14 @@ function readRaw(stored: unknown): RawRow {
   return { line: typeof raw.l === 'number' ? raw.l : null, cells };
 }
 
-/** A block's rows; one that does not decrypt, inflate or parse reads as no rows (each then empty, never an error). */
-function openBlock(keyring: Keyring, token: string): unknown[] {
+/**
+ * A block's rows; one that does not decrypt, inflate or parse reads as no rows (each then empty,
+ * never an error). Inflated on libuv's thread pool: a block of rows at their bounds is tens of
+ * megabytes, which inflated on the event loop held every other request for as long.
+ */
+async function openBlock(keyring: Keyring, token: string): Promise<unknown[]> {
   try {
-    const rows: unknown = JSON.parse(inflateRawSync(keyring.decryptBytes(token)).toString('utf8'));
+    const rows: unknown = JSON.parse((await inflateBlock(keyring.decryptBytes(token))).toString('utf8'));
     return Array.isArray(rows) ? rows : [];
   } catch {
     return [];
@@ -143,7 +148,7 @@ export async function withRaw<T extends { row_index: number; raw_enc: string | n
     const found = await exec.execute<{ block_no: number; raw_enc: string }>(sql`
       SELECT block_no, raw_enc FROM import_row_blocks
       WHERE batch_id = ${batchId} AND block_no = ANY(string_to_array(${wanted.join(',')}, ',')::int[])`);
-    for (const block of found) blocks.set(block.block_no, openBlock(keyring, block.raw_enc));
+    for (const block of found) blocks.set(block.block_no, await openBlock(keyring, block.raw_enc));
   }
   return rows.map((row) => {
     const stored = row.raw_enc === null ? blocks.get(blockOf(row.row_index))?.[(row.row_index - 1) % ROWS_PER_BLOCK] : readSealed(keyring, row.raw_enc);

@@ -4,6 +4,7 @@ import { cellText, isBlank, splitCodes, type CellValue } from '../../domain/impo
 import { formatDate } from '../../domain/dates';
 import { IMPORT_FIELDS, type ImportField } from '../../domain/import-header';
 import { toSubmissionInput } from '../../domain/import-row';
+import { MAX_PRESTATII } from '../../domain/submission-input';
 import { loadBatch } from './batch';
 import { stagedRowsAt } from './rows';
 
@@ -34,7 +35,7 @@ function readAs(field: ImportField, cell: Parameters<typeof toSubmissionInput>[0
       // A name is read as written; several go with several codes (splitNames), paired then.
       return cellText(cell).trim();
     default:
-      return splitCodes(cell).join(' · ');
+      return splitCodes(cell, MAX_PRESTATII).join(' · ');
   }
 }
 

@@ -2,7 +2,7 @@ import { AppError } from '../../errors';
 import { isBlank, type CellValue } from '../../domain/import-cells';
 import { classifyLeadingRow, headerCells, headerSignature } from '../../domain/import-header';
 import { SAMPLE_ROWS } from '../../domain/registry-code-column';
-import type { SheetInfo, SheetRow, Spreadsheet } from '../../import/types';
+import { MAX_HEADER_CHARS, type SheetInfo, type SheetRow, type Spreadsheet } from '../../import/types';
 
 export interface SheetSummary {
   name: string;
@@ -66,6 +66,14 @@ async function* walkSheets(source: Spreadsheet, chosen: readonly string[], summa
           continue;
         }
         const header = headerCells(row.cells);
+        const chars = header.reduce((sum, label) => sum + label.length, 0);
+        if (chars > MAX_HEADER_CHARS) {
+          const max = MAX_HEADER_CHARS.toLocaleString('ro-RO');
+          throw new AppError(
+            'IMPORT_CELULA_PREA_LUNGA',
+            `Antetul foii „${sheet.name}” (linia ${row.line}) are ${chars.toLocaleString('ro-RO')} de caractere în total (cel mult ${max}).`,
+          );
+        }
         const signature = headerSignature(header);
         const decision = wantsSheet(sheet, chosen, found.header, signature);
         summary.header_line = row.line;

@@ -24,6 +24,8 @@ export interface ClaimedFile {
   claim: number;
   bytes: Buffer;
   sheets: string[];
+  /** A .dbf table's code page chosen by the clerk, over its header's. */
+  codePage: number | null;
   filename: string | null;
   requestId: string | null;
   purgeAfter: Date;
@@ -132,12 +134,20 @@ function progressWriter(ctx: AppContext, batchId: number) {
  * Returns the rows staged.
  */
 export async function stageFile(ctx: AppContext, file: ClaimedFile, signal: AbortSignal): Promise<number> {
-  const source = await openSpreadsheet(file.bytes, importLimits(ctx.config));
+  const limits = importLimits(ctx.config);
+  const source = await openSpreadsheet(file.bytes, file.codePage === null ? limits : { ...limits, codePage: file.codePage });
   const unknown = file.sheets.filter((name) => !source.sheets.some((s) => s.name === name));
   if (unknown.length > 0) {
     throw new AppError('IMPORT_FOAIE', `O foaie aleasă în câmpul sheet nu există în fișier; foile fișierului: ${source.sheets.map((s) => s.name).join(', ')}.`);
   }
-  const fileMeta: FileMeta = { kind: source.kind, encoding: source.encoding ?? null, delimiter: source.delimiter ?? null, date1904: source.date1904, size: file.bytes.length };
+  const fileMeta: FileMeta = {
+    kind: source.kind,
+    encoding: source.encoding ?? null,
+    delimiter: source.delimiter ?? null,
+    date1904: source.date1904,
+    size: file.bytes.length,
+    ...(source.dbf ? { dbf: source.dbf } : {}),
+  };
   const walk = walkFile(source, file.sheets);
   const progress = progressWriter(ctx, file.batchId);
   try {

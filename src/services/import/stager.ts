@@ -34,7 +34,15 @@ type Claim = Omit<ClaimedFile, 'bytes'> & { fileEnc: string };
 async function claimNext(ctx: AppContext, options: StagerOptions): Promise<Claim | null> {
   for (;;) {
     const claimed = await ctx.db.transaction(async (tx) => {
-      const [file] = await tx.execute<{ batch_id: number; account_id: number; claims: number; file_enc: string; sheets: unknown; request_id: string | null }>(sql`
+      const [file] = await tx.execute<{
+        batch_id: number;
+        account_id: number;
+        claims: number;
+        file_enc: string;
+        sheets: unknown;
+        code_page: number | null;
+        request_id: string | null;
+      }>(sql`
         WITH next AS (
           SELECT u.batch_id FROM import_uploads u JOIN import_batches b ON b.id = u.batch_id
           WHERE b.status IN ('queued', 'staging')
@@ -45,7 +53,7 @@ async function claimNext(ctx: AppContext, options: StagerOptions): Promise<Claim
         )
         UPDATE import_uploads u SET claimed_by = ${options.id}, claimed_at = now(), heartbeat_at = now(), claims = u.claims + 1
         FROM next WHERE u.batch_id = next.batch_id
-        RETURNING u.batch_id, u.account_id, u.claims, u.file_enc, u.sheets, u.request_id`);
+        RETURNING u.batch_id, u.account_id, u.claims, u.file_enc, u.sheets, u.code_page, u.request_id`);
       if (!file) return null;
       if (file.claims > MAX_CLAIMS) {
         await markFailed(tx, file.batch_id, interruptedFailure(file.claims - 1), null);
@@ -73,6 +81,7 @@ async function claimNext(ctx: AppContext, options: StagerOptions): Promise<Claim
       // Decrypted once the claim is committed: the claim's transaction stays short.
       fileEnc: file.file_enc,
       sheets: Array.isArray(file.sheets) ? file.sheets.map(String) : [],
+      codePage: file.code_page,
       filename: batch.filename,
       requestId: file.request_id,
       purgeAfter: new Date(batch.purge_after),
@@ -149,7 +158,7 @@ export async function startStager(ctx: AppContext, options: StagerOptions) {
         return; // the claim went to another stager: nothing here is ours to write
       else if (isDatabaseUnavailable(error)) {
         abandoned.push(file);
-        ctx.journal.write({ event: 'import_incarcare_amanata', level: 'warn', accountId: file.accountId, data: { batch_id: file.batchId, error: describeError(error) } });
+        ctx.journal.write({ event: 'import_staging_deferred', level: 'warn', accountId: file.accountId, data: { batch_id: file.batchId, error: describeError(error) } });
       } else await failStaging(ctx, file, error, file.requestId).catch(() => abandoned.push(file));
     } finally {
       stopBeat();
@@ -169,7 +178,7 @@ export async function startStager(ctx: AppContext, options: StagerOptions) {
         }
       } catch (error) {
         // The database is away (a failover, a restart): try again at the next wake.
-        if (!isDatabaseUnavailable(error)) ctx.journal.write({ event: 'stager_eroare', level: 'error', data: { stager: options.id, error: describeError(error) } });
+        if (!isDatabaseUnavailable(error)) ctx.journal.write({ event: 'stager_error', level: 'error', data: { stager: options.id, error: describeError(error) } });
       }
       await sleep(options.heartbeatS * 1000);
     }

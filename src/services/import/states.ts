@@ -211,13 +211,20 @@ export interface OperationToMap {
   suggestion: Suggestion | null;
 }
 
-/** The workshop codes no row could resolve (left-out lines aside: a TOTAL in the code column is no code), with the first name a row gives each and how many rows have it. */
+/**
+ * The operations a preview lists (those on most rows first): each one is answered with its
+ * fuzzy suggestion, computed at every preview, and a file of distinct codes on every row had
+ * tens of thousands. Once mapped, the next ones come up.
+ */
+export const MAX_OPERATIONS_TO_MAP = 500;
+
+/** The workshop codes no row could resolve (left-out lines aside: a TOTAL in the code column is no code), with the first name a row gives each and how many rows have it; at most MAX_OPERATIONS_TO_MAP. */
 export async function operationsToMap(exec: Executor, accountId: number, batchId: number, resolution: ResolutionContext): Promise<OperationToMap[]> {
   const rows = await exec.execute<{ code: string; denumire: string | null; rows: number }>(sql`
     SELECT e->>0 AS code, (array_agg(e->>1 ORDER BY r.row_index) FILTER (WHERE e->>1 <> ''))[1] AS denumire, count(*)::int AS rows
     FROM import_rows r, jsonb_array_elements(r.unmapped) AS e
     WHERE r.batch_id = ${batchId} AND r.unmapped IS NOT NULL AND ${inFile('r.')}
-    GROUP BY 1`);
+    GROUP BY 1 ORDER BY 3 DESC, 1 LIMIT ${MAX_OPERATIONS_TO_MAP}`);
   const examples = rows.length ? await accountExamples(exec, accountId) : [];
   return rows
     .map(({ code, denumire, rows: n }) => ({ codOpService: code, denumire: denumire ?? '', rows: n, suggestion: suggestFor({ code, denumire }, resolution.nomenclator, examples) }))

@@ -1,11 +1,12 @@
 import { sql } from 'drizzle-orm';
 import type { Actor, AppContext } from '../../context';
 import { parseActorLabel } from '../../journal/actor';
+import type { JournalEventName } from '../../journal/events';
 import { nameActors, type JournalActorName } from '../journal/actors';
 
 export interface MappingChange {
   at: Date;
-  event: 'mapare_salvata' | 'mapare_modificata' | 'mapare_stearsa';
+  event: Extract<JournalEventName, 'mapare_salvata' | 'mapare_modificata' | 'mapare_stearsa'>;
   codOpService: string;
   /** The registry code before (a change, a delete), and after (a save, a change). */
   from: string | null;

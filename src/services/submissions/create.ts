@@ -2,7 +2,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { submissions } from '../../../db/schema';
 import type { AppContext, Actor } from '../../context';
 import { withTransaction } from '../../context';
-import { idempotencyKey, legacyIdempotencyKey } from '../../domain/idempotency';
+import { idempotencyKeys } from '../../domain/idempotency';
 import type { SubmissionStatus } from '../../domain/statuses';
 import type { SubmissionInput } from '../../domain/submission-input';
 import { contentError, readRegError, type ContentError } from '../../errors';
@@ -47,11 +47,13 @@ export async function createSubmission({ ctx, actor, input, requestId }: { ctx: 
     if (twin !== null) return asDuplicate(twin, await currentStatus(ctx, twin));
   }
   const credsEnc = input.reg_credentials ? ctx.keyring.encrypt(JSON.stringify(input.reg_credentials)) : null;
+  // Both keys from one serialisation: a 14 MB photo serialised and hashed twice held the event loop twice.
+  const { key, legacyKey } = idempotencyKeys(accountId, content);
   const row = await ctx.inserts.insert({
     accountId,
-    ...contentColumns(content, idempotencyKey(accountId, content)),
+    ...contentColumns(content, key),
     ...verdictColumns(verdict, ctx.clock()),
-    legacyKey: legacyIdempotencyKey(content),
+    legacyKey,
     regCredsEnc: credsEnc,
     requestId,
   });

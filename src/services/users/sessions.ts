@@ -5,21 +5,38 @@ import type { Actor, AppContext } from '../../context';
 import { sha256Hex } from '../../crypto/hash';
 import type { HashLane } from '../../crypto/hash-gate';
 import { decoyHash, verifyPassword } from '../../crypto/password';
+import { isRole, type Role } from '../roles';
 
 export interface SessionUser {
   userId: number;
   accountId: number;
   email: string;
+  /** The operator's administrator (every account's journal). */
   admin: boolean;
+  /** Within the account (services/roles.ts). */
+  role: Role;
 }
 
 /** Who acts when a signed-in user does: the services read the account and the role from it. */
-export const userActor = (user: SessionUser): Actor => ({ kind: 'user', accountId: user.accountId, userId: user.userId, admin: user.admin });
+export const userActor = (user: SessionUser): Actor => ({ kind: 'user', accountId: user.accountId, userId: user.userId, admin: user.admin, role: user.role });
 
 export interface Session {
   user: SessionUser;
   csrfToken: string;
+  /** The session's id in the user's list of devices (services/users/devices.ts). */
+  id: number;
 }
+
+/** Where a session was opened from, for the user's list of devices. */
+export interface Device {
+  userAgent: string | undefined;
+  address: string;
+}
+
+/** A stored role that is not one of ROLES (a hand-edited row) gives the lesser one. */
+const readRole = (stored: string): Role => (isRole(stored) ? stored : 'functionar');
+/** The longest user agent kept: enough to name the browser and system. */
+const USER_AGENT_MAX = 300;
 
 /** last_seen_at is written at most this often: a page of polling is not a write per request. */
 const TOUCH_EVERY_MS = 60_000;
@@ -34,22 +51,36 @@ export const normalEmail = (email: string) => email.trim().toLowerCase();
  */
 export async function checkCredentials(ctx: AppContext, email: string, password: string, lane: HashLane): Promise<SessionUser | null> {
   const [user] = await ctx.db
-    .select({ userId: webUsers.id, accountId: webUsers.accountId, email: webUsers.email, admin: webUsers.isAdmin, passwordHash: webUsers.passwordHash })
+    .select({ userId: webUsers.id, accountId: webUsers.accountId, email: webUsers.email, admin: webUsers.isAdmin, role: webUsers.role, passwordHash: webUsers.passwordHash })
     .from(webUsers)
     .where(and(sql`lower(${webUsers.email}) = ${normalEmail(email)}`, isNull(webUsers.disabledAt)));
   const matches = await verifyPassword(password, user?.passwordHash ?? decoyHash(ctx.config.GATEWAY_SCRYPT_N), lane);
   if (!user || !matches) return null;
-  const { passwordHash: _hash, ...rest } = user;
-  return rest;
+  const { passwordHash: _hash, role, ...rest } = user;
+  return { ...rest, role: readRole(role) };
 }
 
-/** A new session (a fresh token at every sign-in); the token goes to the cookie, its hash to the table. */
-export async function openSession(ctx: AppContext, user: SessionUser, replacing: string | undefined): Promise<{ token: string; csrfToken: string }> {
+/**
+ * A new session (a fresh token at every sign-in); the token goes to the cookie, its hash to the
+ * table, with the browser and address the user's list of devices shows.
+ */
+export async function openSession(
+  ctx: AppContext,
+  user: Pick<SessionUser, 'userId'>,
+  replacing: string | undefined,
+  device: Device,
+): Promise<{ token: string; csrfToken: string }> {
   const token = randomBytes(32).toString('base64url');
   const csrfToken = randomBytes(24).toString('base64url');
   await ctx.db.transaction(async (tx) => {
     if (replacing) await tx.delete(webSessions).where(eq(webSessions.tokenHash, sha256Hex(replacing)));
-    await tx.insert(webSessions).values({ tokenHash: sha256Hex(token), userId: user.userId, csrfToken });
+    await tx.insert(webSessions).values({
+      tokenHash: sha256Hex(token),
+      userId: user.userId,
+      csrfToken,
+      userAgent: device.userAgent?.slice(0, USER_AGENT_MAX),
+      address: device.address,
+    });
   });
   return { token, csrfToken };
 }
@@ -63,8 +94,10 @@ export async function findSession(ctx: AppContext, token: string): Promise<Sessi
       accountId: webUsers.accountId,
       email: webUsers.email,
       admin: webUsers.isAdmin,
+      role: webUsers.role,
       disabledAt: webUsers.disabledAt,
       csrfToken: webSessions.csrfToken,
+      id: webSessions.id,
       lastSeenAt: webSessions.lastSeenAt,
     })
     .from(webSessions)
@@ -77,8 +110,8 @@ export async function findSession(ctx: AppContext, token: string): Promise<Sessi
     return null;
   }
   if (idleMs > TOUCH_EVERY_MS) await ctx.db.update(webSessions).set({ lastSeenAt: ctx.clock() }).where(eq(webSessions.tokenHash, hash));
-  const { csrfToken, userId, accountId, email, admin } = row;
-  return { user: { userId, accountId, email, admin }, csrfToken };
+  const { csrfToken, id, userId, accountId, email, admin, role } = row;
+  return { user: { userId, accountId, email, admin, role: readRole(role) }, csrfToken, id };
 }
 
 export async function closeSession(ctx: AppContext, token: string): Promise<void> {

@@ -7,6 +7,7 @@ import { StatusChip } from '../ui/status-chip';
 import { BulkBar } from './bulk';
 import { Causes, ListLink, Pages } from './pages';
 import { firstPage, queryString, SUBSTRING_HINT, type CoadaQuery, type View } from './query';
+import { VinLink } from '../vehicul/page';
 
 /** A counter as a chip shows it: past the cap, "10.000+". */
 const shownCount = (c: Count) => `${c.n.toLocaleString('ro-RO')}${c.capped ? '+' : ''}`;
@@ -73,7 +74,7 @@ function Rows({ page }: { page: DashboardPage }) {
             <td data-label="Data">{showDate(s.dataPrestatie)}</td>
             <td data-label="Nr.">{s.nrInm}</td>
             <td data-label="VIN">
-              <span class="mono">{s.vin}</span>
+              <VinLink vin={s.vin} />
             </td>
             <td class="state">
               <StatusChip status={s.status} />

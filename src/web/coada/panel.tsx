@@ -11,6 +11,7 @@ import { showDate, showInstant } from '../ui/format';
 import { StatusChip } from '../ui/status-chip';
 import { Attempts } from './attempts';
 import { CorrectionForm, correctionOf, type CorrectionState } from './correction';
+import { VinLink } from '../vehicul/page';
 
 const SOURCE_LABEL: Record<ResolvedItem['sursa'], string> = { nomenclator: 'cod al registrului', mapare: 'mapare', regula_text: 'regulă de text' };
 
@@ -126,7 +127,9 @@ export function SubmissionPanel({
         <dt>{fieldLabel('nrInm')}</dt>
         <dd>{record.nrInm}</dd>
         <dt>{fieldLabel('vin')}</dt>
-        <dd class="mono">{record.vin}</dd>
+        <dd>
+          <VinLink vin={record.vin} />
+        </dd>
         <dt>{fieldLabel('dataPrestatie')}</dt>
         <dd>{showDate(record.dataPrestatie)}</dd>
         <dt>Odometru</dt>

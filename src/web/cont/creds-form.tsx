@@ -26,7 +26,7 @@ export function LastLoginLine({ login }: { login: LastLogin | null }) {
  * Registry credentials: set or not (never shown), replaced or removed. When a refused login
  * left errors, the form offers to requeue them in the same save, checked by default.
  */
-export function Credentials({ overview, alerts, csrfToken }: { overview: AccountOverview; alerts: AccountAlerts; csrfToken: string }) {
+export function Credentials({ overview, alerts, csrfToken, editable }: { overview: AccountOverview; alerts: AccountAlerts; csrfToken: string; editable: boolean }) {
   const refused = alerts.refusedAtLogin;
   return (
     <section id="creds" class="card">
@@ -34,35 +34,38 @@ export function Credentials({ overview, alerts, csrfToken }: { overview: Account
       <p>
         {overview.hasCreds
           ? `Setate${overview.credsSetAt ? ` la ${showInstant(overview.credsSetAt)}` : ''}. Nu se afișează niciodată; le puteți înlocui sau șterge.`
-          : 'Nesetate: trimiterile așteaptă până le salvați.'}
+          : `Nesetate: trimiterile așteaptă până le ${editable ? 'salvați' : 'salvează administratorul contului'}.`}
       </p>
       <p>
         Ultima autentificare la registru: <LastLoginLine login={overview.lastLoginAttempt} />
       </p>
-      <form method="post" action="/cont/creds" class="form" autocomplete="off">
-        <fieldset>
-          <legend>{overview.hasCreds ? 'Credențiale noi' : 'Credențialele registrului'}</legend>
-          <div class="field">
-            <label for="reg-user">Utilizator registru</label>
-            <input id="reg-user" name="username" required maxlength={200} autocomplete="off" />
-          </div>
-          <div class="field">
-            <label for="reg-pass">Parola registrului</label>
-            <input id="reg-pass" name="password" type="password" required maxlength={500} autocomplete="new-password" />
-          </div>
-          {refused > 0 ? (
-            <div class="field check">
-              <input id="reg-requeue" type="checkbox" name="repune_refuzate" value="1" checked />
-              <label for="reg-requeue">
-                Repune în coadă {refused === 1 ? 'trimiterea refuzată' : `cele ${countOf(refused, 'o trimitere refuzată', 'trimiteri refuzate')}`} la autentificare
-              </label>
+      {editable ? null : <p class="muted">Le schimbă administratorul contului.</p>}
+      {editable ? (
+        <form method="post" action="/cont/creds" class="form" autocomplete="off">
+          <fieldset>
+            <legend>{overview.hasCreds ? 'Credențiale noi' : 'Credențialele registrului'}</legend>
+            <div class="field">
+              <label for="reg-user">Utilizator registru</label>
+              <input id="reg-user" name="username" required maxlength={200} autocomplete="off" />
             </div>
-          ) : null}
-        </fieldset>
-        <CsrfField token={csrfToken} />
-        <button type="submit">{overview.hasCreds ? 'Înlocuiește credențialele' : 'Salvează credențialele'}</button>
-      </form>
-      {overview.hasCreds ? (
+            <div class="field">
+              <label for="reg-pass">Parola registrului</label>
+              <input id="reg-pass" name="password" type="password" required maxlength={500} autocomplete="new-password" />
+            </div>
+            {refused > 0 ? (
+              <div class="field check">
+                <input id="reg-requeue" type="checkbox" name="repune_refuzate" value="1" checked />
+                <label for="reg-requeue">
+                  Repune în coadă {refused === 1 ? 'trimiterea refuzată' : `cele ${countOf(refused, 'o trimitere refuzată', 'trimiteri refuzate')}`} la autentificare
+                </label>
+              </div>
+            ) : null}
+          </fieldset>
+          <CsrfField token={csrfToken} />
+          <button type="submit">{overview.hasCreds ? 'Înlocuiește credențialele' : 'Salvează credențialele'}</button>
+        </form>
+      ) : null}
+      {editable && overview.hasCreds ? (
         <form method="post" action="/cont/creds/sterge" hx-post="/cont/creds/sterge" hx-confirm="Ștergeți credențialele registrului? Trimiterile vor aștepta până salvați altele.">
           <CsrfField token={csrfToken} />
           <button type="submit" class="danger">

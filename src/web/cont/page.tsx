@@ -1,10 +1,14 @@
+import { REGISTRY_TOKEN_HOURS } from '../../domain/registry-token';
 import type { AccountAlerts } from '../../services/accounts/alerts';
 import type { AccountOverview } from '../../services/accounts/overview';
+import type { Actor } from '../../context';
+import { may } from '../../services/roles';
 import type { SessionUser } from '../../services/users/sessions';
 import { Layout } from '../layout';
 import { Notice } from '../notice';
 import { showInstant } from '../ui/format';
 import { Credentials } from './creds-form';
+import { ContNav } from './nav';
 import { UnmappedDefault } from './unmapped-form';
 
 export type ContNotice = { kind: 'ok'; text: string } | { kind: 'error'; cod: 'FORMULAR_INVALID'; cauza: string };
@@ -12,12 +16,14 @@ export type ContNotice = { kind: 'ok'; text: string } | { kind: 'error'; cod: 'F
 /** Cont: keys (prefixes only), registry credentials (set or not, never shown), defaults, the registry session. */
 export function ContPage({
   user,
+  actor,
   csrfToken,
   overview,
   alerts,
   notice,
 }: {
   user: SessionUser;
+  actor: Actor;
   csrfToken: string;
   overview: AccountOverview;
   alerts: AccountAlerts;
@@ -25,6 +31,7 @@ export function ContPage({
 }) {
   return (
     <Layout title="Cont" tab="cont" user={user} csrfToken={csrfToken} alerts={alerts}>
+      <ContNav actor={actor} current="cont" />
       <h1>
         Contul {user.accountId}: {overview.name}
       </h1>
@@ -57,21 +64,21 @@ export function ContPage({
         )}
         <p class="muted small">O cheie se vede întreagă o singură dată, la creare; aici apare doar începutul ei.</p>
       </section>
-      <Credentials overview={overview} alerts={alerts} csrfToken={csrfToken} />
+      <Credentials overview={overview} alerts={alerts} csrfToken={csrfToken} editable={may(actor, 'credentials')} />
       <section class="card">
         <h2>Registrul</h2>
         <dl class="fields">
           <dt>Sesiunea la registru</dt>
           <dd>
             {overview.registrySessionLive
-              ? `activă (ultima autentificare la ${showInstant(overview.lastRegistryLogin)}, valabilă 30 de ore)`
+              ? `activă (ultima autentificare la ${showInstant(overview.lastRegistryLogin)}, valabilă ${REGISTRY_TOKEN_HOURS} de ore)`
               : overview.lastRegistryLogin
                 ? `inactivă (ultima autentificare reușită la ${showInstant(overview.lastRegistryLogin)}); se reînnoiește la următoarea trimitere`
                 : 'nicio autentificare încă'}
           </dd>
         </dl>
       </section>
-      <UnmappedDefault reject={overview.rejectUnmappedByDefault} csrfToken={csrfToken} />
+      <UnmappedDefault reject={overview.rejectUnmappedByDefault} csrfToken={csrfToken} editable={may(actor, 'settings')} />
     </Layout>
   );
 }

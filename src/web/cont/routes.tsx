@@ -36,7 +36,7 @@ async function page(c: Context<WebEnv>, ctx: AppContext, notice?: ContNotice) {
   const status = notice?.kind === 'error' ? statusOf(notice.cod) : 200;
   const { user, csrfToken } = c.get('session');
   const [overview, alerts] = await Promise.all([accountOverview({ ctx, actor: c.get('actor') }), c.get('alerts') ?? accountAlerts({ ctx, actor: c.get('actor') })]);
-  return c.html(<ContPage user={user} csrfToken={csrfToken} overview={overview} alerts={alerts} notice={notice} />, status);
+  return c.html(<ContPage user={user} actor={c.get('actor')} csrfToken={csrfToken} overview={overview} alerts={alerts} notice={notice} />, status);
 }
 
 function confirmation(message: string | undefined, requeuedParam: string | undefined): ContNotice | undefined {

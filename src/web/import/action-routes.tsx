@@ -10,6 +10,7 @@ import { readForm } from '../form';
 import { MappingForm, requeuedText, seriousRefusal, unconfirmedSerious, values } from '../mapari/form';
 import { errorNotice, type NoticeProps } from '../notice';
 import { loadScreen, viewFrom } from './load';
+import { clipped } from './labels';
 import { ImportScreen } from './screen';
 import { batchParam } from './screen-routes';
 
@@ -46,7 +47,10 @@ export function actionRoutes(ctx: AppContext) {
       if (!(IMPORT_FIELDS as readonly string[]).includes(field)) return refuse(c, 'Un câmp ales nu există.');
       const f = field as ImportField;
       if (refs[f] !== undefined)
-        return refuse(c, `Două coloane sunt citite ca același câmp: „${batch.header[refs[f]!]}” și „${batch.header[column]}”. Alegeți „nu se folosește” la una dintre ele.`);
+        return refuse(
+          c,
+          `Două coloane sunt citite ca același câmp: „${clipped(batch.header[refs[f]!] ?? '')}” și „${clipped(batch.header[column] ?? '')}”. Alegeți „nu se folosește” la una dintre ele.`,
+        );
       refs[f] = column;
     }
     await saveColumnMapping({ ctx, actor, batchId: id, refs, replace: true });

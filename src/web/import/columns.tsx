@@ -2,12 +2,12 @@ import { IMPORT_FIELDS, REQUIRED_FIELDS } from '../../domain/import-header';
 import type { LoadedBatch, Sample } from '../../services/import';
 import { showDate } from '../ui/format';
 import { IN_TURN } from './in-turn';
-import { IMPORT_FIELD_LABEL } from './labels';
+import { clipped, IMPORT_FIELD_LABEL, SHOWN_CHARS } from './labels';
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /** How a value was read, as the clerk would write it: an ISO date as dd.mm.yyyy. */
-const shown = (read: string) => (ISO_DATE.test(read) ? showDate(read) : read);
+const shown = (read: string) => (ISO_DATE.test(read) ? showDate(read) : clipped(read));
 
 function Samples({ samples }: { samples: Sample[] }) {
   if (samples.length === 0) return <span class="muted small">fără valori în primele rânduri</span>;
@@ -15,7 +15,7 @@ function Samples({ samples }: { samples: Sample[] }) {
     <ul class="samples">
       {samples.map((s) => (
         <li>
-          <span class="mono">{s.inFile}</span> →{' '}
+          <span class="mono">{clipped(s.inFile)}</span> →{' '}
           {s.read === null ? <em class="muted">nu se citește</em> : s.read === '' ? <em class="bad-read">nu se poate citi</em> : <strong class="mono">{shown(s.read)}</strong>}
         </li>
       ))}
@@ -82,9 +82,11 @@ export function Columns({ batch, samples, editable }: { batch: LoadedBatch; samp
             <tbody>
               {batch.header.map((name, i) => (
                 <tr>
-                  <th scope="row">{name || `(coloana ${i + 1}, fără nume)`}</th>
+                  <th scope="row" title={name.length > SHOWN_CHARS ? `${name.length.toLocaleString('ro-RO')} de caractere` : undefined}>
+                    {clipped(name) || `(coloana ${i + 1}, fără nume)`}
+                  </th>
                   <td data-label="Se citește ca">
-                    <select name="camp" aria-label={`Câmpul coloanei „${name || i + 1}”`} disabled={!editable} autocomplete="off">
+                    <select name="camp" aria-label={`Câmpul coloanei „${clipped(name) || i + 1}”`} disabled={!editable} autocomplete="off">
                       <option value="" selected={!fieldOf.has(i)}>
                         — nu se folosește —
                       </option>

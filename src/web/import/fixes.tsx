@@ -2,6 +2,8 @@ import type { ImportRowRecord, OperationToMap } from '../../services/import';
 import { CodeSelect, keyedId } from '../ui/code-select';
 import { countOf, showDate } from '../ui/format';
 import { IN_TURN } from './in-turn';
+import { clipped } from './labels';
+import { VinLink } from '../vehicul/page';
 
 const rows = (n: number) => countOf(n, 'un rând', 'rânduri');
 
@@ -18,7 +20,7 @@ function OperationRow({ batchId, op, nomenclator }: { batchId: number; op: Opera
       <td data-label="Codul dvs." class="mono">
         {op.codOpService}
       </td>
-      <td data-label="Denumirea din fișier">{op.denumire || '—'}</td>
+      <td data-label="Denumirea din fișier">{clipped(op.denumire) || '—'}</td>
       <td data-label="Rânduri">{rows(op.rows)}</td>
       <td data-label="Codul registrului">
         <form class="inline" hx-post={`/_import/${batchId}/mapare-operatie`} hx-target="#import" hx-swap="outerMorph" {...IN_TURN}>
@@ -44,7 +46,7 @@ function ReviewRow({ batchId, row }: { batchId: number; row: ImportRowRecord }) 
   return (
     <li>
       <p>
-        Linia {row.line ?? row.rowIndex}: <span class="mono">{values.vin}</span>, {values.odometruFinal?.toLocaleString('ro-RO')} km la{' '}
+        Linia {row.line ?? row.rowIndex}: <VinLink vin={values.vin ?? ''} />, {values.odometruFinal?.toLocaleString('ro-RO')} km la{' '}
         {values.dataPrestatie ? showDate(values.dataPrestatie) : '—'}; înregistrat anterior: <strong>{row.review?.odometru.toLocaleString('ro-RO')} km</strong> la{' '}
         {row.review?.data ? showDate(row.review.data) : '—'}.
       </p>

@@ -3,6 +3,7 @@ import { CATALOG } from '../../errors';
 import { inClerkWords } from '../ui/field-labels';
 import { countOf, showInstant } from '../ui/format';
 import { BATCH_STATUS_LABEL } from './labels';
+import { CodePageSelect } from './read-as';
 
 /**
  * The upload: a file picker that is also the drop zone (app.js sends the form as soon as a
@@ -27,9 +28,12 @@ export function UploadArea({ csrfToken }: { csrfToken: string }) {
         <label class="drop" data-drop>
           <span class="drop-text">
             <strong>Alegeți fișierul</strong> exportat din programul service-ului, sau trageți-l aici
-            <span class="muted small"> (xlsx sau csv; prima foaie cu date, dacă nu alegeți alta)</span>
+            <span class="muted small">
+              {' '}
+              (xlsx, csv sau tabela .dbf a programului — cu câmpuri memo, .dbf și .fpt / .dbt într-un zip; prima foaie cu date, dacă nu alegeți alta)
+            </span>
           </span>
-          <input type="file" name="file" id="fisier" required accept=".xlsx,.csv,.txt,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet,text/csv" />
+          <input type="file" name="file" id="fisier" required accept=".xlsx,.csv,.txt,.dbf,.zip,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet,text/csv" />
         </label>
         <details class="sheet">
           <summary>Alt nume de foaie</summary>
@@ -37,6 +41,11 @@ export function UploadArea({ csrfToken }: { csrfToken: string }) {
             Foaia de importat (dintr-un fișier xlsx cu mai multe foi)
             <input name="foaie" maxlength={200} autocomplete="off" />
           </label>
+        </details>
+        <details class="sheet">
+          <summary>Pagina de cod a unei tabele .dbf</summary>
+          <label for="incarcare-codare">Pagina de cod (FoxPro, Clipper, dBase), dacă antetul tabelei o numește greșit</label>
+          <CodePageSelect id="incarcare-codare" />
         </details>
         <button type="submit">Încarcă</button>
         <p class="uploading muted" aria-live="polite" hidden data-uploading>

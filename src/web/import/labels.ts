@@ -68,3 +68,18 @@ export const IMPORT_FIELD_LABEL: Record<ImportField, string> = {
   denumire_op: 'Denumirea operației',
   cod_prestatie: 'Codul registrului',
 };
+
+/**
+ * A screen shows this many characters of a file's text (a column's name, a sample, an operation's
+ * name) at most, then an ellipsis: a header label of 32,767 characters repeated in a table, a
+ * select's label and an error made a page of megabytes. What is stored stays whole.
+ */
+export const SHOWN_CHARS = 120;
+
+export function clipped(text: string, max = SHOWN_CHARS): string {
+  if (text.length <= max) return text;
+  const end = max - 1;
+  const code = text.charCodeAt(end - 1);
+  // Never between the two halves of a surrogate pair.
+  return `${text.slice(0, code >= 0xd800 && code <= 0xdbff ? end - 1 : end)}…`;
+}

@@ -7,6 +7,7 @@ import { RowAfterCommit } from './commit';
 import { IMPORT_FIELD_LABEL, ROW_STATE_LABEL } from './labels';
 import { IN_TURN } from './in-turn';
 import { PAGE_SIZE, viewQuery, type ImportView } from './load';
+import { vehicleHref } from '../vehicul/page';
 
 /** The fields the table shows one per column, editable in place. */
 const CELLS = ['vin', 'nrInm', 'dataPrestatie', 'odometruInitial', 'odometruFinal'] as const;
@@ -66,6 +67,17 @@ function Cell({ batchId, row, field, editable }: { batchId: number; row: ImportR
       {row.overriddenFields.includes(field) ? <span class="muted small"> (corectat)</span> : null}
       <CellErrors errors={errors} />
     </td>
+  );
+}
+
+/** A row held for its odometer: its vehicle's readings so far, on the vehicle's page. */
+function VehicleOfRow({ row }: { row: ImportRowRecord }) {
+  const vin = (row.values as { vin?: unknown }).vin;
+  if (typeof vin !== 'string' || vin === '') return null;
+  return (
+    <a class="small" href={vehicleHref(vin)}>
+      Istoricul vehiculului
+    </a>
   );
 }
 
@@ -209,6 +221,7 @@ export function PreviewTable({
                         <VisitNote row={row} lineOf={lineOf} />
                         {row.motiv ? <p class="muted small">{inClerkWords(row.motiv)}</p> : null}
                         {editable && row.review ? <ReviewToggle batchId={batchId} row={row} /> : null}
+                        {row.review ? <VehicleOfRow row={row} /> : null}
                         {editable ? <LeftOutToggle batchId={batchId} row={row} /> : null}
                       </>
                     )}

@@ -9,6 +9,7 @@ import { Fixes } from './fixes';
 import { BATCH_STATUS_LABEL } from './labels';
 import { viewQuery, type ScreenData } from './load';
 import { PreviewTable, StateChips } from './preview';
+import { ReadAs } from './read-as';
 
 /**
  * While the rest of the file is staged: how many rows are read, polled every second (the
@@ -126,10 +127,12 @@ export function ImportScreen({ data }: { data: ScreenData }) {
         Import: {batch.filename ?? `fișierul ${batch.id}`}
       </h1>
       <p class="muted">
-        Încărcat la {showInstant(batch.createdAt)} · {batch.fileMeta.kind.toUpperCase()} · {countOf(batch.rowCount, 'un rând', 'rânduri')} · {BATCH_STATUS_LABEL[batch.status]}
+        Încărcat la {showInstant(batch.createdAt)} · {batch.fileMeta.kind === 'dbf' ? 'Tabelă DBF' : batch.fileMeta.kind.toUpperCase()} ·{' '}
+        {countOf(batch.rowCount, 'un rând', 'rânduri')} · {BATCH_STATUS_LABEL[batch.status]}
       </p>
       {/* Where a refused action says why (app.js): the screen under it stays as it was. */}
       <Sheets sheets={batch.sheets} />
+      <ReadAs batch={batch} samples={data.samples} />
       <div id="import-stare" aria-live="polite">
         {data.notice ? <Notice {...data.notice} /> : null}
       </div>

@@ -6,6 +6,7 @@ import { isFormFile } from '../../http/multipart';
 import { admitBeforeBody } from '../../http/upload-admission';
 import { journalActor } from '../../journal/actor';
 import { queueUpload } from '../../services/import';
+import { chosenCodePage } from '../../import/code-pages';
 import type { WebEnv } from '../env';
 import { readForm, refuseForm } from '../form';
 import { errorNotice, notice } from '../notice';
@@ -37,12 +38,14 @@ export function uploadRoutes(ctx: AppContext, refuseBody: RefuseBody) {
       if (refused) return refused;
       const fields = await readForm(c);
       const file = fields.file;
-      if (!isFormFile(file)) return errorNotice(c, 'FORMULAR_INVALID', 'Alegeți un fișier xlsx sau csv (unul singur).');
+      if (!isFormFile(file)) return errorNotice(c, 'FORMULAR_INVALID', 'Alegeți un fișier xlsx, csv sau dbf (unul singur).');
       const sheet = typeof fields.foaie === 'string' ? fields.foaie.trim() : '';
       if (sheet.length > MAX_SHEET) return errorNotice(c, 'FORMULAR_INVALID', 'Numele foii are cel mult 200 de caractere.');
+      const codePage = chosenCodePage(typeof fields.codepage === 'string' ? fields.codepage : undefined);
+      if (codePage === null) return errorNotice(c, 'FORMULAR_INVALID', 'Alegeți pagina de cod din listă.');
       const { bytes } = file;
       const filename = replaceUnstorable(file.filename.slice(0, 255)) || null;
-      const batch = await queueUpload({ ctx, actor, filename, bytes, sheets: sheet ? [sheet] : [], requestId: c.get('requestId'), admission: entry.admission });
+      const batch = await queueUpload({ ctx, actor, filename, bytes, sheets: sheet ? [sheet] : [], codePage, requestId: c.get('requestId'), admission: entry.admission });
       ctx.journal.write({
         event: 'web_import',
         requestId: c.get('requestId'),

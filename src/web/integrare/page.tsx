@@ -20,8 +20,9 @@ export function IntegrarePage(props: { user: SessionUser; csrfToken: string; ale
       <h1>Integrare</h1>
       <p>
         Programul dvs. trimite prezentări la <code class="data">{base}</code> pe două căi: <strong>API JSON</strong> (o prezentare pe cerere, cu dry run înainte) sau{' '}
-        <strong>import de fișier</strong> (xlsx sau csv: încărcare, previzualizare, confirmare). În exemple, înlocuiți <code class="data">{KEY_PLACEHOLDER}</code> cu cheia contului
-        și <code class="data">{FILE_PLACEHOLDER}</code> cu fișierul dvs. Credențialele registrului nu se trimit în exemple: se salvează o dată, în Cont.
+        <strong>import de fișier</strong> (xlsx, csv sau tabela .dbf a programului: încărcare, previzualizare, confirmare). În exemple, înlocuiți{' '}
+        <code class="data">{KEY_PLACEHOLDER}</code> cu cheia contului și <code class="data">{FILE_PLACEHOLDER}</code> cu fișierul dvs. Credențialele registrului nu se trimit în
+        exemple: se salvează o dată, în Cont.
       </p>
       <p>
         Referința completă: <a href="/docs">documentația API</a> (<a href="/openapi.json">OpenAPI</a>); colecția pentru Postman sau newman:{' '}
@@ -70,6 +71,11 @@ export function IntegrarePage(props: { user: SessionUser; csrfToken: string; ale
           <li>
             Un fișier încărcat de aceste programe sosește de obicei ca <code class="data">application/octet-stream</code>: gateway-ul recunoaște xlsx sau csv după conținut, nu după
             tipul declarat, iar un csv în Windows-1250 este citit corect.
+          </li>
+          <li>
+            Exemplele de import trimit <strong>tabela programului</strong> (.dbf, copiată cu <code class="data">COPY TO</code>), nu un export csv: pagina de cod se citește din
+            antetul tabelei (852 și 1250 ca și celelalte); dacă antetul o numește greșit, câmpul <code class="data">codepage</code> o spune. O tabelă cu câmpuri memo se trimite
+            într-o arhivă zip, împreună cu fișierul ei <code class="data">.fpt</code> / <code class="data">.dbt</code>.
           </li>
         </ul>
       </section>

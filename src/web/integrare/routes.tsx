@@ -2,7 +2,7 @@ import { statusOf } from '../../http/status';
 import { type Context, Hono } from 'hono';
 import { publicBaseUrl } from '../../config';
 import type { AppContext } from '../../context';
-import { clientAddress } from '../../http/auth';
+import { clientAddress } from '../../http/client-address';
 import { checkKey, MAX_KEY_LENGTH } from '../../services/accounts/key-check';
 import type { WebEnv } from '../env';
 import { readForm } from '../form';
@@ -28,7 +28,7 @@ export function integrareRoutes(ctx: AppContext) {
 
   app.post('/integrare/test-cheie', async (c) => {
     const { user } = c.get('session');
-    const admission = limits.admit(user.userId, clientAddress(c, ctx.config.GATEWAY_TRUST_PROXY));
+    const admission = limits.admit(user.userId, clientAddress(c, ctx.config));
     if (!admission.admitted) {
       c.header('Retry-After', String(admission.retryAfterS));
       const cauza = `Ați verificat prea multe chei într-un minut; reîncercați peste ${admission.retryAfterS} s.`;

@@ -4,15 +4,17 @@ import type { AppContext } from '../../context';
 import { HashQueueFull } from '../../crypto/hash-gate';
 import type { RequestErrorCode } from '../../errors';
 import { statusOf } from '../../http/status';
-import { clientAddress, maskAddress } from '../../http/auth';
+import { maskAddress } from '../../http/auth';
+import { clientAddress } from '../../http/client-address';
 import { checkCredentials, closeSession, findSession, normalEmail, openSession, type SessionUser } from '../../services/users/sessions';
 import type { WebEnv } from '../env';
 import { readForm } from '../form';
-import { fromOwnSite, sameToken } from '../security';
-import { clearSessionCookie, clearWebCookie, readWebCookie, sessionToken, setSessionCookie, setWebCookie, signedIn } from '../session';
+import { clearSessionCookie, readWebCookie, sessionToken, setSessionCookie, setWebCookie, signedIn } from '../session';
 import { createDeviceCookies, DEVICE_COOKIE, DEVICE_COOKIE_MAX_LENGTH, DEVICE_MAX_AGE_S } from './device';
-import { createFormTokens } from './form-token';
 import { createSignInLimits } from './limits';
+import { createPublicForms, deviceOf } from './public-form';
+import { signupOpen } from '../../config';
+
 import { LoginPage } from './page';
 import { countOf } from '../ui/format';
 
@@ -21,8 +23,6 @@ export const LoginForm = z.object({
   parola: z.string().max(256),
   _csrf: z.string().max(100).optional(),
 });
-
-const LOGIN_COOKIE = 'gw_autentificare';
 
 /**
  * Sign-in and sign-out. Before a session exists, the form's CSRF token is a signed
@@ -34,14 +34,13 @@ const LOGIN_COOKIE = 'gw_autentificare';
 export function loginRoutes(ctx: AppContext) {
   const app = new Hono<WebEnv>();
   const limits = createSignInLimits(ctx.config, ctx.windows);
-  const formTokens = createFormTokens(ctx.keyring.deriveKey('login-form-token'), ctx.clock);
+  const forms = createPublicForms(ctx);
+  const signup = signupOpen(ctx.config);
   const devices = createDeviceCookies(ctx.keyring.deriveKey('device-cookie'));
 
   /** The sign-in page; with a refusal, at its code's status (http/status.ts). */
   const page = (c: Context, props: { email?: string; error?: { cod: RequestErrorCode; cauza?: string } } = {}) => {
-    const csrfToken = formTokens.issue();
-    setWebCookie(c, ctx, LOGIN_COOKIE, csrfToken, 'Strict');
-    return c.html(<LoginPage csrfToken={csrfToken} {...props} />, props.error ? statusOf(props.error.cod) : 200);
+    return c.html(<LoginPage csrfToken={forms.issue(c)} signup={signup} {...props} />, props.error ? statusOf(props.error.cod) : 200);
   };
   const tooMany = (c: Context, email: string, retryAfterS: number, cauza: string) => {
     c.header('Retry-After', String(retryAfterS));
@@ -58,11 +57,10 @@ export function loginRoutes(ctx: AppContext) {
     const parsed = LoginForm.safeParse(await readForm(c));
     if (!parsed.success) return page(c, { error: { cod: 'FORMULAR_INVALID', cauza: 'Completați e-mailul și parola.' } });
     const { email, parola, _csrf } = parsed.data;
-    const formCookie = readWebCookie(c, ctx, LOGIN_COOKIE) ?? '';
-    if (!fromOwnSite(c) || !sameToken(_csrf, formCookie) || !formTokens.valid(formCookie)) {
+    if (!forms.valid(c, _csrf)) {
       return page(c, { email, error: { cod: 'NEAUTORIZAT_CSRF' } });
     }
-    const address = clientAddress(c, ctx.config.GATEWAY_TRUST_PROXY);
+    const address = clientAddress(c, ctx.config);
     const normal = normalEmail(email);
     const deviceCookie = readWebCookie(c, ctx, DEVICE_COOKIE, DEVICE_COOKIE_MAX_LENGTH);
     const device = devices.deviceFor(deviceCookie, normal);
@@ -92,8 +90,8 @@ export function loginRoutes(ctx: AppContext) {
     }
     // A success does not count against the limits.
     admission.release();
-    const session = await openSession(ctx, user, sessionToken(c, ctx));
-    clearWebCookie(c, ctx, LOGIN_COOKIE);
+    const session = await openSession(ctx, user, sessionToken(c, ctx), deviceOf(c, ctx));
+    forms.done(c);
     setSessionCookie(c, ctx, session.token);
     setWebCookie(c, ctx, DEVICE_COOKIE, devices.afterSignIn(deviceCookie, normal), 'Strict', DEVICE_MAX_AGE_S);
     ctx.journal.write({ event: 'web_autentificare', requestId: c.get('requestId'), accountId: user.accountId, data: { user_id: user.userId } });

@@ -3,6 +3,7 @@ CREATE TABLE IF NOT EXISTS "import_uploads" (
 	"account_id" integer NOT NULL,
 	"file_enc" text NOT NULL,
 	"sheets" jsonb NOT NULL,
+	"code_page" integer,
 	"request_id" text,
 	"queued_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"claimed_by" text,

@@ -1,0 +1,1 @@
+CREATE INDEX IF NOT EXISTS "submissions_account_vin_idx" ON "submissions" USING btree ("scope_account_id","vin","data_prestatie","id");
