@@ -1,7 +1,7 @@
 CREATE TABLE IF NOT EXISTS "import_uploads" (
 	"batch_id" integer PRIMARY KEY NOT NULL,
 	"account_id" integer NOT NULL,
-	"file_enc" text NOT NULL,
+	"file_enc" text,
 	"sheets" jsonb NOT NULL,
 	"code_page" integer,
 	"request_id" text,

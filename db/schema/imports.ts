@@ -110,7 +110,8 @@ export const importUploads = pgTable(
       .primaryKey()
       .references(() => importBatches.id, { onDelete: 'cascade' }),
     accountId: integer('account_id').notNull(),
-    fileEnc: text('file_enc').notNull(),
+    // Gone (NULL) once its batch failed: nothing of a file that cannot be committed is kept.
+    fileEnc: text('file_enc'),
     // The sheets the upload chose by name (none: the default choice).
     sheets: jsonb('sheets').notNull(),
     // A .dbf table's code page chosen by the clerk, over its header's (none: the header's).

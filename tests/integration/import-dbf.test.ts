@@ -23,6 +23,14 @@ function uploadDbf(bytes: Buffer, filename: string, codepage?: string) {
   return t.app.request('/v1/import', { method: 'POST', body: form, headers: { 'X-API-Key': key } });
 }
 
+/** The upload's outcome once staged: a refusal found by the stager answered as the upload's own (its status and body). */
+async function outcome(res: Response): Promise<Response> {
+  if (res.status !== 201) return res;
+  const batch = await settled(t, key, (await json(res)).batch_id as number);
+  const error = batch.error as { status: number } | undefined;
+  return batch.status === 'failed' && error ? Response.json(error, { status: error.status }) : Response.json(batch, { status: 201 });
+}
+
 const RECORDS = 400;
 const vin = (i: number) => `WVWZZZ1KZ6W${String(100_000 + i).padStart(6, '0')}`;
 
@@ -107,17 +115,19 @@ describe('POST /v1/import with a .dbf table', () => {
     const table = await foxProTable(0x40);
     const lying = Buffer.from(table.dbf);
     lying.writeUInt32LE(2_000_000_000, 4);
-    const corrupt = await uploadDbf(
-      zipFile([
-        { name: 'T.DBF', data: lying },
-        { name: 'T.FPT', data: table.memo! },
-      ]),
-      't.zip',
+    const corrupt = await outcome(
+      await uploadDbf(
+        zipFile([
+          { name: 'T.DBF', data: lying },
+          { name: 'T.FPT', data: table.memo! },
+        ]),
+        't.zip',
+      ),
     );
     expect(corrupt.status).toBe(422);
     expect(await json(corrupt)).toMatchObject({ cod: 'IMPORT_DBF_CORUPT', problema: 'Tabela .dbf nu poate fi citită: antetul ei nu corespunde conținutului.' });
 
-    const alone = await uploadDbf(table.dbf, 'service.dbf');
+    const alone = await outcome(await uploadDbf(table.dbf, 'service.dbf'));
     expect(alone.status).toBe(422);
     expect((await json(alone)).cod).toBe('IMPORT_DBF_MEMO');
 

@@ -45,7 +45,7 @@ async function claimNext(ctx: AppContext, options: StagerOptions): Promise<Claim
       }>(sql`
         WITH next AS (
           SELECT u.batch_id FROM import_uploads u JOIN import_batches b ON b.id = u.batch_id
-          WHERE b.status IN ('queued', 'staging')
+          WHERE b.status IN ('queued', 'staging') AND u.file_enc IS NOT NULL
             AND (b.status = 'queued' OR u.heartbeat_at IS NULL OR u.heartbeat_at < now() - make_interval(secs => ${options.staleS}))
           ORDER BY (SELECT max(o.claimed_at) FROM import_uploads o WHERE o.account_id = u.account_id) ASC NULLS FIRST, u.queued_at, u.batch_id
           LIMIT 1
