@@ -17,11 +17,13 @@ CREATE INDEX IF NOT EXISTS "import_uploads_account_claimed_idx" ON "import_uploa
 -- The files waiting or being staged: counted by every upload's admission, scanned by every claim.
 CREATE INDEX IF NOT EXISTS "import_batches_unstaged_idx" ON "import_batches" USING btree ("account_id") WHERE "status" IN ('queued', 'staging');
 --> statement-breakpoint
--- A batch an earlier build left `staging` has no file in the queue for a stager to take up: failed, as that build's sweep would have, without its rows.
+-- A batch an earlier build left `staging` has no file in the queue for a stager to take up: failed, as that build's sweep would have, without its rows. Only one whose lease (727012, its id) is free: a server of the earlier build may still be staging it (a rolling upgrade).
+-- release-compatible: fails only stagings no live server of the release holds, as the release's own sweep does
 WITH "failed" AS (
   UPDATE "import_batches" SET "status" = 'failed', "row_count" = 0, "derived_fp" = NULL,
     "error" = '{"cod": "IMPORT_INTRERUPT", "cauza": "Procesul care încărca fișierul s-a oprit înainte de final.", "request_id": null}'::jsonb
   WHERE "status" = 'staging' AND NOT EXISTS (SELECT 1 FROM "import_uploads" u WHERE u."batch_id" = "import_batches"."id")
+    AND pg_try_advisory_xact_lock(727012, "id")
   RETURNING "id"
 ), "rows" AS (
   DELETE FROM "import_rows" WHERE "batch_id" IN (SELECT "id" FROM "failed")

@@ -76,7 +76,8 @@ function api(base: string, key: string) {
       const res = await fetch(`${base}/v1/import`, { method: 'POST', body: form, headers: { 'X-API-Key': key }, signal: AbortSignal.timeout(15_000) });
       const answer = (await res.json()) as { batch_id: number; status: string };
       expect(res.status, JSON.stringify(answer)).toBe(201);
-      expect(answer.status).toBe('staged');
+      // The release stages in the request (`staged`); this version queues the file for its stager.
+      await waitFor(async () => ((await request('GET', `/v1/import/${answer.batch_id}`)).body.status === 'staged' ? true : undefined), 30_000, 'the upload to be staged');
       return answer.batch_id;
     },
     async commit(batchId: number, expected: number) {

@@ -31,6 +31,16 @@ export interface ClaimedFile {
   purgeAfter: Date;
 }
 
+/**
+ * The advisory-lock space in which servers of earlier releases (before stagers) leased the
+ * stagings they ran. Their sweep fails a `staging` batch whose lease it can take: during a
+ * rolling upgrade it would fail a stager's batch, so each staging transaction holds the lease.
+ * Migration 0022 fails only the batches whose lease is free, for the same reason.
+ */
+const RELEASE_LEASE_SPACE = 727_012;
+
+const holdReleaseLease = (exec: Executor, batchId: number) => exec.execute(sql`SELECT pg_advisory_xact_lock(${RELEASE_LEASE_SPACE}, ${batchId})`);
+
 /** The claim is still this staging's (not taken over by another stager after a late heartbeat). */
 const stillClaimed = (file: ClaimedFile) => sql`EXISTS (SELECT 1 FROM import_uploads u WHERE u.batch_id = ${file.batchId} AND u.claims = ${file.claim})`;
 
@@ -66,6 +76,7 @@ async function recordProgress(
 async function stageFirstPart(ctx: AppContext, file: ClaimedFile, fileMeta: FileMeta, walk: FileWalk, signal: AbortSignal) {
   const { accountId } = file;
   return ctx.db.transaction(async (exec) => {
+    await holdReleaseLease(exec, file.batchId);
     const resolution = await loadResolutionContext(ctx, exec, accountId, 'all');
     // Before any reading is looked up: a submission stored from now on is looked at again later.
     const watermark = await readingsWatermark(exec, accountId);
@@ -154,6 +165,7 @@ export async function stageFile(ctx: AppContext, file: ClaimedFile, signal: Abor
     const { staging, more } = await stageFirstPart(ctx, file, fileMeta, walk, signal);
     if (!more) return staging.staged;
     await ctx.db.transaction(async (exec) => {
+      await holdReleaseLease(exec, file.batchId);
       await stageRows(exec, staging, walk, Infinity, { signal, progress: progress.report });
       await recordProgress(exec, file, staging, walk.summaries, true);
     });
