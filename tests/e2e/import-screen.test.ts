@@ -58,7 +58,9 @@ function weeklyExport(): Buffer {
 }
 
 beforeAll(async () => {
-  h = await startWorkerHarness(FAST_SCRYPT);
+  // The stager in a process of its own, as in production: the 100,000-row file's rest is staged
+  // beside the server, and the screen's polls are answered meanwhile.
+  h = await startWorkerHarness(FAST_SCRYPT, { stagerProcess: true });
   await h.start();
   accountId = await h.createAccount('Service Popescu', { username: 'demo', password: 'demo' });
   ({ email } = await makeUser({ ctx: h.app } as TestApp, accountId, { email: 'ana@service-popescu.ro' }));

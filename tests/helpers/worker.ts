@@ -6,6 +6,7 @@ import { encryptJson } from '../../src/crypto/envelope';
 import type { SubmissionInput } from '../../src/domain/submission-input';
 import { createContext } from '../../src/runtime';
 import { startStager } from '../../src/services/import';
+import { startStagerProcess } from './stager-process';
 import { createSubmission } from '../../src/services/submissions/create';
 import { createWorkerContext, type WorkerContext } from '../../worker/context';
 import { parseSimUsers } from '../../worker/registry/sim-state';
@@ -37,15 +38,23 @@ export const SIM_USERS = 'demo:demo,alt:secret,third:pw3';
  * A database of its own, the server-side context (for creating submissions through the real
  * service), the simulated registry and an in-process worker context over the same database.
  */
-export async function startWorkerHarness(env: Record<string, string> = {}) {
+export async function startWorkerHarness(env: Record<string, string> = {}, options: { stagerProcess?: boolean } = {}) {
   const database = await createTestDatabase();
   const dataDir = mkdtempSync(join(tmpdir(), 'gateway-worker-test-'));
   const baseEnv = { GATEWAY_DATA_DIR: dataDir, GATEWAY_SECRET_KEY: TEST_SECRET, ...FAST_WORKER_ENV, ...env };
   const config = parseConfig(baseEnv);
   const sim: Simulator = await startSimulator({ users: parseSimUsers(SIM_USERS) });
   const app = createContext({ config, databaseUrl: database.url, secretKey: TEST_SECRET, processName: 'test' });
-  // Uploads through the harness's API (or a browser over it) are staged as `npm start`'s stager would.
-  const stager = await startStager(app, { id: 'harness-stager', ...TEST_STAGER });
+  // Uploads through the harness's API (or a browser over it) are staged as `npm start`'s stager
+  // would: in this process, or (`stagerProcess`) in one of its own, off the server's event loop.
+  const stager = options.stagerProcess
+    ? await startStagerProcess({
+        ...baseEnv,
+        DATABASE_URL: database.url,
+        GATEWAY_IMPORT_HEARTBEAT_S: String(TEST_STAGER.heartbeatS),
+        GATEWAY_IMPORT_STALE_S: String(TEST_STAGER.staleS),
+      })
+    : await startStager(app, { id: 'harness-stager', ...TEST_STAGER });
   const workerCtxs: Array<WorkerContext & { close: () => Promise<void> }> = [];
   const running: RunningWorker[] = [];
 
