@@ -13,7 +13,7 @@ import { missingPrograms } from '../helpers/programs';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 let gateway: Awaited<ReturnType<typeof startLiveGateway>>;
-/** A gateway that stages past the first row in the background, so every upload answers `staging`. */
+/** A gateway whose stager commits one row first, so a client polling the upload sees it `staging`. */
 let slow: Awaited<ReturnType<typeof startLiveGateway>>;
 let blocks: Map<string, string>;
 let slowBlocks: Map<string, string>;
@@ -110,7 +110,7 @@ describe.each(RUNNABLE)('the %s examples, run as the page shows them', (language
   }, 120_000);
 
   it('a file staged in the background: the import waits while it is staging, then commits', async () => {
-    // Past the rows an upload always stages itself (the mapping's sample), so the rest goes to the background.
+    // Past the rows the stager stages first (the mapping's sample), so the rest is staged while the client polls.
     const rows = Array.from({ length: SAMPLE_ROWS + 40 }, (_, i) => `TMBJJ7NE4F0123456;B999XYZ;18.03.2025;;${45_000 + i};;;OE-3`);
     const program = await prepare(
       language,
