@@ -159,7 +159,7 @@ export const importAttestations = pgTable('import_attestations', {
  * (the rows keep no VIN): the preview compares each row's resolved record (date, final
  * odometer, set of registry codes) with these submissions as they are now, so a service sent
  * through the API with other codes of the workshop is seen as already sent
- * (services/import/sent-records.ts). Filled at upload and with each newer submission.
+ * (services/import/sent-records.ts). Filled as the file is staged, and with each newer submission.
  */
 export const importBatchVinSubmissions = pgTable(
   'import_batch_vin_submissions',
