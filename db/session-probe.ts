@@ -6,8 +6,7 @@ const PID = 'SELECT pg_backend_pid() AS pid';
  * Whether the connections of `sql` keep their session from one statement to the next. They do
  * on PostgreSQL itself and behind a pooler in session mode; behind one in transaction mode
  * (PgBouncer's pool_mode=transaction) each transaction may run on another server connection,
- * which breaks what a session holds: the advisory locks of the upload places, import leases
- * and registry slots, and LISTEN. Two sessions open at once never share a backend pid, and a
+ * which breaks what a session holds: the LISTEN of the worker and the stagers. Two sessions open at once never share a backend pid, and a
  * session keeps its own: so `other`, in a transaction (which pins its server connection),
  * seeing the pid `one` just had, or `one` seeing another pid afterwards, is a pooler handing
  * server connections around (a pooler reuses the connection last freed, or the one idle

@@ -314,7 +314,7 @@ export const SETTING_DOCS: Record<keyof Config, { group: SettingGroup; doc: stri
   GATEWAY_LOG_LEVEL: { group: 'server', doc: 'Console verbosity (`debug`, `info`, `warn`, `error`).' },
   GATEWAY_SHUTDOWN_S: {
     group: 'server',
-    doc: 'SIGTERM / Ctrl-C: the whole stop takes at most this. Uploads are interrupted (their batches fail, nothing half-staged stays), the worker is given `GATEWAY_WORKER_SHUTDOWN_S`; whatever is still open near the end (a request whose body is still arriving) is cut, and the embedded database is stopped all the same. At least `GATEWAY_WORKER_SHUTDOWN_S` + 10.',
+    doc: 'SIGTERM / Ctrl-C: the whole stop takes at most this. A stager hands the file it is staging back to the queue, without its rows (a stager stages it again, from the start), the worker is given `GATEWAY_WORKER_SHUTDOWN_S`; whatever is still open near the end (a request whose body is still arriving) is cut, and the embedded database is stopped all the same. At least `GATEWAY_WORKER_SHUTDOWN_S` + 10.',
   },
   DATABASE_URL: {
     group: 'database',
@@ -326,7 +326,7 @@ export const SETTING_DOCS: Record<keyof Config, { group: SettingGroup; doc: stri
   },
   GATEWAY_DB_STATEMENT_TIMEOUT_S: {
     group: 'database',
-    doc: "Every connection of the server and worker asks PostgreSQL to cancel a statement running longer (`statement_timeout`); `0`: the database's or role's own setting. Migrations run without it.",
+    doc: "Every connection of the server, the worker and the stagers asks PostgreSQL to cancel a statement running longer (`statement_timeout`); `0`: the database's or role's own setting. Migrations run without it.",
   },
   GATEWAY_DB_IDLE_TX_TIMEOUT_S: { group: 'database', doc: "A transaction left idle longer ends its session (`idle_in_transaction_session_timeout`); `0`: the database's own." },
   GATEWAY_DB_POOL: {

@@ -53,8 +53,8 @@ export async function openDatabase(
 
 /**
  * Refuses a DATABASE_URL whose connections do not keep their session (db/session-probe.ts):
- * a server holds session advisory locks (upload places and leases) and the worker LISTENs, so
- * none can work through a pooler in transaction mode.
+ * the worker and the stagers LISTEN, which a pooler in transaction mode breaks. The server
+ * checks too, so that a deployment learns it at its first start.
  */
 export async function assertKeepsSessions(sql: Pick<Sql, 'reserve'>): Promise<void> {
   if (await keepsSessions(sql)) return;

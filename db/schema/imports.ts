@@ -22,7 +22,7 @@ export const importBatches = pgTable(
     derivedFp: jsonb('derived_fp'),
     // The batch's key for import_rows.vin_hmac, encrypted with the service key.
     vinKeyEnc: text('vin_key_enc'),
-    // Why a staging in the background failed (status 'failed'): { status, cod, cauza }.
+    // Why a stager could not stage the file (status 'failed'): { status, cod, cauza }.
     error: jsonb('error'),
     // Who uploaded it (context.ts actorLabel: an API key or a dashboard user), for the list of earlier imports.
     createdBy: text('created_by'),
@@ -101,7 +101,8 @@ export const importRowBlocks = pgTable(
 /**
  * An uploaded file waiting for a stager, or being staged (services/import/stager.ts): the
  * file's bytes, envelope-encrypted like every staged row, so that any stager of the deployment
- * can stage it. Deleted with its batch (the worker's purge, at the rows' purge_after).
+ * can stage it. Deleted when the batch fails, else with its batch (the worker's purge, at the
+ * rows' purge_after).
  */
 export const importUploads = pgTable(
   'import_uploads',
@@ -159,7 +160,7 @@ export const importAttestations = pgTable('import_attestations', {
  * (the rows keep no VIN): the preview compares each row's resolved record (date, final
  * odometer, set of registry codes) with these submissions as they are now, so a service sent
  * through the API with other codes of the workshop is seen as already sent
- * (services/import/sent-records.ts). Filled at upload and with each newer submission.
+ * (services/import/sent-records.ts). Filled as the file is staged, and with each newer submission.
  */
 export const importBatchVinSubmissions = pgTable(
   'import_batch_vin_submissions',

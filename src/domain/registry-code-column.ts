@@ -8,7 +8,7 @@ const REGISTRY_SHARE = 0.8;
 
 export interface RegistryColumnJudgement {
   mapping: ColumnMapping;
-  /** What was decided from the values, in Romanian, for the upload's answer. */
+  /** What was decided from the values, in Romanian, for the batch's answer. */
   observatii: string[];
 }
 

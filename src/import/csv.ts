@@ -120,8 +120,8 @@ async function* csvRows(decoded: CsvBytes, delimiter: string, limits: ImportLimi
 
 /**
  * Refuses a file whose first line does not end within MAX_HEADER_CHARS characters, before the
- * parser sees it: its header is read before the upload answers, and a file of one line would
- * otherwise be parsed whole as its "first rows".
+ * parser sees it: its header is read before the first rows are staged, and a file of one line
+ * would otherwise be parsed whole as its "first rows".
  */
 function headerLineBounded(decoded: CsvBytes): void {
   let seen = 0;

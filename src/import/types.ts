@@ -10,8 +10,8 @@ export interface ImportLimits {
   maxColumns: number;
   /**
    * Not a limit: the code page a clerk chose for a .dbf table, over its header's. It rides with
-   * the limits because every reader of the upload (the rest thread's too) gets them, and must
-   * read the table the same way.
+   * the limits because every reader of the file gets them (a stager's, from
+   * import_uploads.code_page), and must read the table the same way.
    */
   codePage?: number;
 }

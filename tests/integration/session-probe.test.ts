@@ -4,7 +4,7 @@ import { keepsSessions } from '../../db/session-probe';
 import { assertKeepsSessions } from '../../src/database';
 import { useTestDatabase } from '../helpers/db';
 
-// Every process holds session advisory locks and the worker LISTENs, so a DATABASE_URL through
+// The worker and the stagers LISTEN (a session's state), so a DATABASE_URL through
 // a pooler in transaction mode (PgBouncer pool_mode=transaction) is refused at start. PgBouncer
 // is not installed here: a fake pooler hands its server connections around as PgBouncer does
 // (the one freed last first, or the one idle longest), and PostgreSQL itself must pass.

@@ -116,7 +116,7 @@ export function importRoutes(ctx: AppContext) {
   app.get(
     '/:id',
     describeRoute({
-      summary: 'Importul, ca la încărcare: status („staging”, „staged”, „committed”, „failed”), rows_staged cât se încarcă, error când a eșuat',
+      summary: 'Importul, ca la încărcare: status („queued”, „staging”, „staged”, „committed”, „failed”), rows_staged cât se încarcă, error când a eșuat',
       responses: { 200: { description: 'Importul', schema: BatchAnswer } },
     }),
     async (c) => c.json(presentBatch(await getImportBatch({ ctx, actor: c.get('actor'), batchId: batchId(c) }))),

@@ -97,8 +97,8 @@ interface FileStart {
 }
 
 /**
- * The upload's file read as the rows to stage, pulled one at a time, so that its staging can
- * stop between two rows (the upload answers) and go on later, in another transaction.
+ * The uploaded file read as the rows to stage, pulled one at a time, so that its staging can
+ * stop between two rows (its first rows committed) and go on later, in another transaction.
  */
 export function walkFile(source: Spreadsheet, chosen: readonly string[]) {
   const summaries: SheetSummary[] = [];

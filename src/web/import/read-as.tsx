@@ -40,8 +40,8 @@ export function CodePageSelect({ id, selected }: { id: string; selected?: number
 }
 
 /**
- * Another reading of the same table: the file is chosen again (its bytes are not kept after
- * staging) with another code page, and the upload opens the new batch's screen.
+ * Another reading of the same table: the file is chosen again with another code page (a new
+ * upload, its own batch), and the upload opens the new batch's screen.
  */
 function ReadAgain({ dbf }: { dbf: DbfInfo }) {
   const other = CHOSEN_CODE_PAGES.find((c) => c.codePage !== dbf.codePage)?.codePage;

@@ -12,9 +12,9 @@ import { PreviewTable, StateChips } from './preview';
 import { ReadAs } from './read-as';
 
 /**
- * While the rest of the file is staged: how many rows are read, polled every second (the
- * answer is this whole screen again, so the staged one replaces it when ready). A failed poll
- * keeps what is shown.
+ * While the file waits for a stager, then while the rest of it is staged: how many rows are
+ * read, polled every second (the answer is this whole screen again, so the staged one replaces
+ * it when ready). A failed poll keeps what is shown.
  */
 function Progress({ data }: { data: ScreenData }) {
   const { batch, view } = data;
