@@ -3,10 +3,9 @@ import { Hono, type Context } from 'hono';
 import { actorLabel, type Actor, type AppContext } from '../../context';
 import { streamDownload } from '../../http/download';
 import { shapeError } from '../../http/envelope';
-import { isFormFile, parseFormData, type FormPart } from '../../http/multipart';
+import { parseFormData, type FormPart } from '../../http/multipart';
 import type { AppEnv } from '../../http/env';
 import { jsonBody, parseQuery } from '../../http/validate';
-import { hasUnstorableChar, replaceUnstorable } from '../../domain/text';
 import { describeRoute } from '../../openapi';
 import {
   getImportBatch,
@@ -25,12 +24,10 @@ import { presentBatch, presentColumnMapping, presentCommit, presentPreview, pres
 import { BatchAnswer, ColumnMappingAnswer, CommitAnswer, PreviewAnswer, RowChangeAnswer } from './answers';
 import { ColumnMappingBody, CommitBody, ExportFailedQuery, PreviewQuery, RowEditBody, RowReviewBody, RowLeftOutBody, UploadForm } from './schemas';
 import { journalActor } from '../../journal/actor';
-import { CHOSEN_CODE_PAGES, chosenCodePage } from '../../import/code-pages';
+import { readUploadForm, type UploadedForm } from '../../services/import/upload-form';
 
-/** Reads the multipart upload: one file in `file`, optional `sheet` fields naming the sheets to stage, an optional `codepage` for a .dbf table. */
-async function readUpload(
-  c: Context<AppEnv>,
-): Promise<{ ok: true; name: string; bytes: Buffer; sheets: string[]; codePage: number | undefined } | { ok: false; response: Response }> {
+/** Reads the multipart upload (services/import/upload-form.ts: the same reading as the dashboard's), a problem as the 422 shape error. */
+async function readUpload(c: Context<AppEnv>): Promise<{ ok: true; upload: UploadedForm } | { ok: false; response: Response }> {
   const fail = (type: string, loc: Array<string | number>, msg: string) => ({ ok: false as const, response: shapeError(c, [{ type, loc, msg }]) });
   const type = c.req.header('content-type') ?? '';
   if (!/^multipart\/form-data/i.test(type)) {
@@ -42,25 +39,9 @@ async function readUpload(
   } catch {
     return fail('multipart_invalid', ['body'], 'Corpul multipart/form-data nu poate fi citit.');
   }
-  const files = parts.filter((p) => p.name === 'file');
-  if (files.length > 1) return fail('too_many_files', ['body', 'file'], 'Se încarcă un singur fișier o dată.');
-  const file = files[0];
-  if (!isFormFile(file)) return fail('file_missing', ['body', 'file'], 'Câmpul file lipsește sau nu conține un fișier.');
-  const sheets: string[] = [];
-  for (const part of parts) {
-    if (part.name !== 'sheet') continue;
-    if (!('value' in part) || part.value.length > 200) return fail('sheet_invalid', ['body', 'sheet'], 'sheet este numele unei foi (text).');
-    if (hasUnstorableChar(part.value)) return fail('unstorable_char', ['body', 'sheet'], 'Numele foii conține un caracter nepermis (NUL sau un surogat UTF-16 fără pereche).');
-    // An empty `sheet=` (Swagger UI's "Try it out", a form with the field left blank) names no sheet.
-    if (part.value !== '') sheets.push(part.value);
-  }
-  const codePageParts = parts.filter((p) => p.name === 'codepage');
-  const codePagePart = codePageParts[0];
-  const codePage = codePagePart && 'value' in codePagePart ? chosenCodePage(codePagePart.value) : undefined;
-  if (codePageParts.length > 1 || (codePagePart && !('value' in codePagePart)) || codePage === null) {
-    return fail('codepage_invalid', ['body', 'codepage'], `codepage este una dintre paginile de cod ${CHOSEN_CODE_PAGES.map((c) => c.codePage).join(', ')}, sau gol.`);
-  }
-  return { ok: true, name: file.filename, bytes: file.bytes, sheets, codePage };
+  const read = readUploadForm(parts, 'sheet');
+  if (!read.ok) return fail(read.problem.type, ['body', read.problem.field], read.problem.message);
+  return read;
 }
 
 /** Why a batch cannot change now (the 409 of the routes that change one). */
@@ -94,21 +75,10 @@ export function importRoutes(ctx: AppContext) {
       },
     }),
     async (c) => {
-      const upload = await readUpload(c);
-      if (!upload.ok) return upload.response;
-      const { bytes } = upload;
-      const filename = replaceUnstorable(upload.name.slice(0, 255)) || null;
-      const batch = await queueUpload({
-        ctx,
-        actor: c.get('actor'),
-        admission: c.get('upload'),
-        filename,
-        bytes,
-        sheets: upload.sheets,
-        codePage: upload.codePage,
-        requestId: c.get('requestId'),
-      });
-      audit(c, { op: 'upload', batch_id: batch.id, status: batch.status, rows: batch.rowCount, kind: batch.fileMeta.kind, size: bytes.length });
+      const read = await readUpload(c);
+      if (!read.ok) return read.response;
+      const batch = await queueUpload({ ctx, actor: c.get('actor'), admission: c.get('upload'), ...read.upload, requestId: c.get('requestId') });
+      audit(c, { op: 'upload', batch_id: batch.id, status: batch.status, rows: batch.rowCount, kind: batch.fileMeta.kind, size: read.upload.bytes.length });
       return c.json(presentBatch(batch), 201);
     },
   );

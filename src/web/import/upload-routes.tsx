@@ -1,18 +1,14 @@
 import { Hono } from 'hono';
 import type { AppContext } from '../../context';
-import { replaceUnstorable } from '../../domain/text';
 import type { RefuseBody } from '../../http/body-refusals';
 import { isFormFile } from '../../http/multipart';
 import { admitBeforeBody } from '../../http/upload-admission';
 import { journalActor } from '../../journal/actor';
 import { queueUpload } from '../../services/import';
-import { chosenCodePage } from '../../import/code-pages';
+import { readUploadForm } from '../../services/import/upload-form';
 import type { WebEnv } from '../env';
 import { readForm, refuseForm } from '../form';
 import { errorNotice, notice } from '../notice';
-
-/** The sheet a clerk typed (optional): the API's `sheet`, one name. */
-const MAX_SHEET = 200;
 
 /**
  * The browser's upload: the same admission and service (queueUpload) as POST /v1/import, and
@@ -37,20 +33,15 @@ export function uploadRoutes(ctx: AppContext, refuseBody: RefuseBody) {
       const refused = await refuseForm(c, refuseBody);
       if (refused) return refused;
       const fields = await readForm(c);
-      const file = fields.file;
-      if (!isFormFile(file)) return errorNotice(c, 'FORMULAR_INVALID', 'Alegeți un fișier xlsx, csv sau dbf (unul singur).');
-      const sheet = typeof fields.foaie === 'string' ? fields.foaie.trim() : '';
-      if (sheet.length > MAX_SHEET) return errorNotice(c, 'FORMULAR_INVALID', 'Numele foii are cel mult 200 de caractere.');
-      const codePage = chosenCodePage(typeof fields.codepage === 'string' ? fields.codepage : undefined);
-      if (codePage === null) return errorNotice(c, 'FORMULAR_INVALID', 'Alegeți pagina de cod din listă.');
-      const { bytes } = file;
-      const filename = replaceUnstorable(file.filename.slice(0, 255)) || null;
-      const batch = await queueUpload({ ctx, actor, filename, bytes, sheets: sheet ? [sheet] : [], codePage, requestId: c.get('requestId'), admission: entry.admission });
+      const parts = Object.entries(fields).flatMap(([name, value]) => (Array.isArray(value) ? value : [value]).map((v) => (isFormFile(v) ? v : { name, value: v })));
+      const read = readUploadForm(parts, 'foaie');
+      if (!read.ok) return errorNotice(c, 'FORMULAR_INVALID', read.problem.message);
+      const batch = await queueUpload({ ctx, actor, ...read.upload, requestId: c.get('requestId'), admission: entry.admission });
       ctx.journal.write({
         event: 'web_import',
         requestId: c.get('requestId'),
         accountId: actor.accountId,
-        data: { op: 'upload', batch_id: batch.id, status: batch.status, rows: batch.rowCount, kind: batch.fileMeta.kind, size: bytes.length, ...journalActor(actor) },
+        data: { op: 'upload', batch_id: batch.id, status: batch.status, rows: batch.rowCount, kind: batch.fileMeta.kind, size: read.upload.bytes.length, ...journalActor(actor) },
       });
       const screen = `/import/${batch.id}`;
       if (!c.req.header('hx-request')) return c.redirect(screen, 303);
