@@ -17,8 +17,10 @@ afterAll(() => t.close());
 // What a refused file leaves: a `failed` batch at most, without rows and without the file's bytes.
 const batches = async () =>
   Number(
-    (await t.ctx.sql`SELECT (SELECT count(*) FROM import_batches WHERE status <> 'failed') + (SELECT count(*) FROM import_rows) + (SELECT count(*) FROM import_uploads WHERE file_enc IS NOT NULL) AS n`)[0]!
-      .n,
+    (
+      await t.ctx
+        .sql`SELECT (SELECT count(*) FROM import_batches WHERE status <> 'failed') + (SELECT count(*) FROM import_rows) + (SELECT count(*) FROM import_uploads WHERE file_enc IS NOT NULL) AS n`
+    )[0]!.n,
   );
 
 /** The upload is refused with the code, nothing kept; returns the body and how long the answer took. */

@@ -17,8 +17,10 @@ const ROW = ['WDB1234561A654321', 'B123ABC', '14.03.2025', null, 1000, 'OP1', 'R
 // What a refused file leaves: a `failed` batch at most, without rows and without the file's bytes.
 const batches = async () =>
   Number(
-    (await t.ctx.sql`SELECT (SELECT count(*) FROM import_batches WHERE status <> 'failed') + (SELECT count(*) FROM import_rows) + (SELECT count(*) FROM import_uploads WHERE file_enc IS NOT NULL) AS n`)[0]!
-      .n,
+    (
+      await t.ctx
+        .sql`SELECT (SELECT count(*) FROM import_batches WHERE status <> 'failed') + (SELECT count(*) FROM import_rows) + (SELECT count(*) FROM import_uploads WHERE file_enc IS NOT NULL) AS n`
+    )[0]!.n,
   );
 
 async function refused(bytes: Buffer, status: number, cod: string, filename = 'f.xlsx') {
