@@ -85,6 +85,18 @@ export function parseOdometerCell(value: CellValue | undefined): number | string
   return text;
 }
 
+/**
+ * A fractional odometer (held, never sent) written as a Romanian clerk writes it and so that
+ * this reader reads it back as the same fraction, to be refused again rather than taken for
+ * another number: a decimal comma, and a 0 after three decimals that follow at most three
+ * digits ("87,456" reads as 87456 km; "87,4560" is 87.456). A form filled with it and saved
+ * unchanged never turns 87.456 into 87456 km.
+ */
+export function odometerText(value: number): string {
+  const text = String(value).replace('.', ',');
+  return /^\d{1,3},\d{3}$/.test(text) ? `${text}0` : text;
+}
+
 /** A VIN as printed or typed in groups (`WDB 123456 1A654321`, `WDB-1234561A.654321`) is the VIN without them. */
 export function parseVinCell(value: CellValue | undefined): string {
   return cellText(value).replace(/[\s\u00a0\u202f.\-–—_]+/g, '');

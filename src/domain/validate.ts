@@ -1,6 +1,7 @@
 import { contentError, type ContentError } from '../errors';
 import type { CanonicalContent } from './canonical';
 import { isIsoDate, todayInBucharest } from './dates';
+import { odometerText } from './import-cells';
 
 export const EARLIEST_DATE = '2024-12-01';
 export const ODOMETER_CODES = new Set(['R-ODO', 'I-ODO']);
@@ -47,7 +48,7 @@ export function odometerError(value: number | string | null, field: 'odometruFin
     return contentError('ODOMETRU_INVALID', field, `„${describe(value)}” nu este un număr pozitiv.`);
   }
   if (!Number.isInteger(value)) {
-    return contentError('ODOMETRU_ZECIMAL', field, `${String(value).replace('.', ',')} are zecimale; un odometru se scrie în kilometri întregi.`);
+    return contentError('ODOMETRU_ZECIMAL', field, `${odometerText(value)} are zecimale; un odometru se scrie în kilometri întregi.`);
   }
   return null;
 }

@@ -117,6 +117,23 @@ describe('correcting what the registry refused', () => {
     expect(panel).toContain('<strong>Seria de șasiu (VIN):</strong>');
   });
 
+  it('an odometer held for its fraction is shown with its decimal comma, and saved unchanged is refused again, never scaled (issue 31)', async () => {
+    const id = await submit(key, { nrInm: 'CJ15KM', odometruFinal: 87.456 });
+    const [row] = await t.ctx.sql<{ status: string }[]>`SELECT status FROM submissions WHERE id = ${id}`;
+    expect(row!.status).toBe('needs_data');
+    const panel = await (await b.get(`/_fragments/trimitere/${id}`)).text();
+    expect(panel).toContain('87,4560 km');
+    const shown = /<input[^>]*name="odometruFinal"[^>]*value="([^"]*)"/.exec(panel)?.[1];
+    expect(shown).toBe('87,4560');
+    expect(visibleText(panel)).not.toContain('87.456');
+    // The clerk fixes another field and saves the form as it was filled: the odometer is refused, as shown.
+    const form = { vin: 'WDB1234561A654321', nrInm: 'CJ15KN', dataPrestatie: '14.03.2025', odometruInitial: '', odometruFinal: shown! };
+    const refused = await (await b.post(`/trimitere/${id}/corecteaza`, form)).text();
+    expect(refused).toContain('Odometrul nu este un număr întreg de kilometri.');
+    const [after] = await t.ctx.sql<{ status: string; km: string }[]>`SELECT status, payload_json->>'odometruFinal' AS km FROM submissions WHERE id = ${id}`;
+    expect(after).toEqual({ status: 'needs_data', km: '87.456' });
+  });
+
   it('an API action names its key in the journal', async () => {
     const id = await submit(key, { nrInm: 'CJ15API' });
     await refusedByRegistry(id);

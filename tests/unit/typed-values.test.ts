@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { canonicalize } from '../../src/domain/canonical';
+import { odometerText } from '../../src/domain/import-cells';
 import { readRecordFields } from '../../src/domain/import-row';
 import { validateContent } from '../../src/domain/validate';
 
@@ -41,6 +42,23 @@ describe('odometers as a Romanian clerk writes them', () => {
     for (const odometruFinal of [87.4, '87.400']) {
       const content = canonicalize({ ...typed, odometruInitial: null, dataPrestatie: '2025-03-14', odometruFinal, prestatii: [{ cod_prestatie: 'OE-3' }] });
       expect(validateContent(content, now).map((e) => e.cod)).toEqual(['ODOMETRU_ZECIMAL']);
+    }
+  });
+
+  it('writes a held fraction so that a form saved unchanged reads it back as the same fraction, refused again (never 87.456 → 87456 km)', () => {
+    for (const [value, written] of [
+      [87.4, '87,4'],
+      [87.456, '87,4560'],
+      [1.5, '1,5'],
+      [154.25, '154,25'],
+      [1234.567, '1234,567'],
+      [999.999, '999,9990'],
+    ] as const) {
+      expect(odometerText(value)).toBe(written);
+      const { content, erori } = read({ odometruFinal: written });
+      expect(content.odometruFinal, written).toBe(value);
+      expect(erori.map((e) => e.cod)).toEqual(['ODOMETRU_ZECIMAL']);
+      expect(erori[0]!.cauza).toContain(`${written} are zecimale`);
     }
   });
 

@@ -6,7 +6,7 @@ import { CorrectionInput } from '../../domain/submission-input';
 import type { SubmissionRecord } from '../../services/submissions/read';
 import type { FormFields } from '../form';
 import { fieldLabel, inClerkWords } from '../ui/field-labels';
-import { showDate } from '../ui/format';
+import { showDate, showOdometer } from '../ui/format';
 
 type Field = 'vin' | 'nrInm' | 'dataPrestatie' | 'odometruInitial' | 'odometruFinal';
 const FIELDS: readonly Field[] = ['vin', 'nrInm', 'dataPrestatie', 'odometruInitial', 'odometruFinal'];
@@ -29,8 +29,8 @@ export function correctionOf(record: SubmissionRecord): CorrectionState {
       vin: record.vin,
       nrInm: record.nrInm,
       dataPrestatie: showDate(record.dataPrestatie),
-      odometruInitial: record.odometruInitial ?? '',
-      odometruFinal: record.odometruFinal ?? '',
+      odometruInitial: showOdometer(record.odometruInitial),
+      odometruFinal: showOdometer(record.odometruFinal),
     },
     errors,
   };

@@ -7,7 +7,7 @@ import type { PendingOperation } from '../../services/operations/mappings';
 import { Notice } from '../notice';
 import { CodeSelect } from '../ui/code-select';
 import { fieldLabel, inClerkWords } from '../ui/field-labels';
-import { showDate, showInstant } from '../ui/format';
+import { showDate, showInstant, showOdometer } from '../ui/format';
 import { StatusChip } from '../ui/status-chip';
 import { Attempts } from './attempts';
 import { CorrectionForm, correctionOf, type CorrectionState } from './correction';
@@ -133,7 +133,9 @@ export function SubmissionPanel({
         <dt>{fieldLabel('dataPrestatie')}</dt>
         <dd>{showDate(record.dataPrestatie)}</dd>
         <dt>Odometru</dt>
-        <dd>{record.odometruInitial ? `${record.odometruInitial} → ${record.odometruFinal ?? '—'} km` : `${record.odometruFinal ?? '—'} km`}</dd>
+        <dd>
+          {record.odometruInitial ? `${showOdometer(record.odometruInitial)} → ${showOdometer(record.odometruFinal) || '—'} km` : `${showOdometer(record.odometruFinal) || '—'} km`}
+        </dd>
         <dt>Operații</dt>
         <dd>
           {record.prestatii.length === 0 ? (

@@ -55,7 +55,8 @@ export function commitRoutes(ctx: AppContext) {
     });
     // The Trimiteri list, where the rows are followed, refreshes if it is on screen.
     c.header('HX-Trigger', 'coada:schimbata');
-    return answerScreen(c, ctx, id, { kind: 'ok', text: `Importul a fost confirmat: ${countOf(result.inserted, 'un rând a intrat', 'rânduri au intrat')} în Trimiteri.` });
+    // What the commit stored is submissions (a visit's lines are one); the rows are counted below it.
+    return answerScreen(c, ctx, id, { kind: 'ok', text: `Importul a fost confirmat: ${countOf(result.inserted, 'o trimitere nouă', 'trimiteri noi')} în Trimiteri.` });
   });
 
   return app;

@@ -153,7 +153,8 @@ export function RowAfterCommit({ row, submissions }: { row: ImportRowRecord; sub
   return (
     <>
       <span class="chip r-left-out">Lăsat deoparte</span>
-      <p class="muted small">{LEFT_OUT_REASON[row.state]}.</p>
+      {/* A line left out says its own reason (a total, by whom), not the state's general one. */}
+      {row.state === 'left_out' && row.motiv ? null : <p class="muted small">{LEFT_OUT_REASON[row.state]}.</p>}
       {row.motiv && !existing ? <p class="muted small">{inClerkWords(row.motiv)}</p> : null}
       {existing ? (
         <p class="small">

@@ -6,6 +6,8 @@ import { clipped } from './labels';
 import { VinLink } from '../vehicul/page';
 
 const rows = (n: number) => countOf(n, 'un rând', 'rânduri');
+/** A workshop's code this short is kept on one line ("PLAC-FATA" broken at its dash read as two codes); a longer one wraps. */
+const WHOLE_CODE = 24;
 
 /**
  * One unmapped code of the file: how many rows wait for it, and its registry code chosen once for
@@ -17,7 +19,7 @@ const rows = (n: number) => countOf(n, 'un rând', 'rânduri');
 function OperationRow({ batchId, op, nomenclator }: { batchId: number; op: OperationToMap; nomenclator: ReadonlyMap<string, string> }) {
   return (
     <tr id={keyedId('imp-op', op.codOpService)}>
-      <td data-label="Codul dvs." class="mono">
+      <td data-label="Codul dvs." class={op.codOpService.length <= WHOLE_CODE ? 'mono code-word' : 'mono'}>
         {op.codOpService}
       </td>
       <td data-label="Denumirea din fișier">{clipped(op.denumire) || '—'}</td>

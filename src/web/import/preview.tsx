@@ -2,7 +2,7 @@ import { ROW_STATES, type RowState } from '../../domain/import-state';
 import type { SubmissionStatus } from '../../domain/statuses';
 import type { ImportPreview, ImportRowRecord } from '../../services/import';
 import { inClerkWords } from '../ui/field-labels';
-import { showDate } from '../ui/format';
+import { showDate, showOdometer } from '../ui/format';
 import { RowAfterCommit } from './commit';
 import { IMPORT_FIELD_LABEL, ROW_STATE_LABEL } from './labels';
 import { IN_TURN } from './in-turn';
@@ -18,6 +18,7 @@ const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 function cellValue(row: ImportRowRecord, field: CellField): string {
   const v = (row.values as Record<string, unknown>)[field];
   if (v === null || v === undefined) return '';
+  if (field === 'odometruInitial' || field === 'odometruFinal') return showOdometer(v);
   return field === 'dataPrestatie' && typeof v === 'string' && ISO_DATE.test(v) ? showDate(v) : String(v);
 }
 

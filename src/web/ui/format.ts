@@ -1,3 +1,4 @@
+import { odometerText } from '../../domain/import-cells';
 import { formatDate, formatInstant } from '../../services/export/format';
 
 /** What the screens show: dates as dd.mm.yyyy, instants in Bucharest time. */
@@ -17,3 +18,17 @@ export function countOf(n: number, one: string, many: string): string {
   return `${n.toLocaleString('ro-RO')} ${de ? 'de ' : ''}${many}`;
 }
 export const trimiteri = (n: number) => countOf(n, 'o trimitere', 'trimiteri');
+
+const NUMBER_TEXT = /^-?\d+(?:\.\d+)?$/;
+
+/**
+ * An odometer as a screen shows it and a form is filled with it: whole kilometres in digits; a
+ * fraction (held, never sent; a number, or a stored record's JSON text of one) as odometerText
+ * writes it, which the reader refuses again when saved unchanged. "87.456" in a form read back
+ * as 87456 km, and "87.4" stood beside a message about "87,4".
+ */
+export function showOdometer(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  const n = typeof value === 'number' ? value : typeof value === 'string' && NUMBER_TEXT.test(value) ? Number(value) : null;
+  return n !== null && !Number.isInteger(n) ? odometerText(n) : String(value);
+}
