@@ -23,8 +23,8 @@ import { createContext } from '../src/runtime';
 import { listJournal } from '../src/services/journal/list';
 import { findSession } from '../src/services/users/sessions';
 import { createUser } from '../src/services/users/users';
-import { loadList } from '../src/web/coada/load';
-import { CoadaQuery, dashboardFilters, pageRequest } from '../src/web/coada/query';
+import { loadList } from '../src/web/trimiteri/load';
+import { SubmissionsQuery, dashboardFilters, pageRequest } from '../src/web/trimiteri/query';
 import { listDashboard } from '../src/services/submissions/dashboard';
 import { vehicleHistory } from '../src/services/vehicles/history';
 
@@ -168,7 +168,7 @@ async function main() {
     const [row] = await sql<{ deep: number }[]>`SELECT id AS deep FROM submissions ORDER BY id OFFSET ${Math.floor(SUBMISSIONS * 0.1)} LIMIT 1`;
     const deep = row!.deep;
     const bare = (query: Record<string, string>) => {
-      const q = CoadaQuery.parse(query);
+      const q = SubmissionsQuery.parse(query);
       return withSession(() => loadList(ctx, ACCOUNT_1, q));
     };
     // `webCost: false`: only the p95 target is the case's (the vehicle page renders 200 rows and a
@@ -225,7 +225,7 @@ async function main() {
     // every list request also makes: what the trigram indexes answer as the account grows.
     console.log('\nsubstring search, its queries alone (page + capped count), p50 / p95 ms');
     for (const term of ['12345', '0004321', '000']) {
-      const q = CoadaQuery.parse({ vedere: 'toate', cauta: term });
+      const q = SubmissionsQuery.parse({ vedere: 'toate', cauta: term });
       const run = () => listDashboard({ ctx, actor: ACCOUNT_1, filters: dashboardFilters(q), page: pageRequest(q) });
       const { fragment } = await measurePair(run, async () => {});
       const label = `  "${term}"`.padEnd(14);

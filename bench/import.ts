@@ -1,7 +1,7 @@
 // npm run bench:import — a 100,000-row workshop export as xlsx, as csv and as the .dbf table of a
 // desktop program (FoxPro for Windows, code page 1250, written by dbffile). BENCH_FORMATS=csv,dbf
 // runs only those. For each, in one run:
-// (1) the time to read it alone with the chosen reader (src/import, in this process; the median
+// (1) the time to read it alone with the chosen reader (src/readers, in this process; the median
 // of three reads); (2) the same read with every row classified through the API's own per-row
 // path (the median of three); (3) over HTTP, the time from upload to the first page of the
 // preview (the preview polled until its page=1 page_size=100 holds rows: the upload answers
@@ -22,7 +22,7 @@ import { preserveExitCode } from '../db/exit-code';
 import { startServerProcess } from './server';
 import { migrate } from '../db/migrate';
 import { generateApiKey } from '../src/crypto/hash';
-import { openSpreadsheet } from '../src/import/open';
+import { openSpreadsheet } from '../src/readers/open';
 import { parseConfig } from '../src/config';
 import type { AppContext } from '../src/context';
 import { headerCells, headerSignature } from '../src/domain/import-header';

@@ -1,8 +1,8 @@
-import { OPERATIONS } from './integration/operations';
+import { OPERATIONS } from './clients/operations';
 
 // What the OpenAPI document adds to each operation beyond its route's description: a stable
 // operationId, a tag by resource, and the request example of the one description of the
-// operations (src/integration/operations.ts) that the integration page and collection share.
+// operations (src/clients/operations.ts) that the integration page and collection share.
 
 export const TAGS = [
   { name: 'prezentari', description: 'Trimiterea prezentărilor, dry run, citire, ștergere, repunere în coadă' },

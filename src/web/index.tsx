@@ -6,7 +6,7 @@ import type { RefuseBody } from '../http/body-refusals';
 import { noStore } from '../http/headers';
 import { DATABASE_DOWN_CAUSE, DATABASE_RETRY_AFTER_S, isDatabaseUnavailable } from '../http/database-down';
 import { reportUnexpected } from '../http/unexpected';
-import { coadaRoutes } from './coada/routes';
+import { submissionsRoutes } from './trimiteri/routes';
 import { contRoutes } from './cont/routes';
 import { devicesRoutes } from './cont/devices-routes';
 import { peopleRoutes } from './cont/people-routes';
@@ -74,7 +74,7 @@ export function webRoutes(ctx: AppContext, refuseBody: RefuseBody) {
   // The screens behind a session, and those open to anyone (sign-in, the assets).
   const mailer = createMailer(ctx.config);
   const signedInScreens = [
-    coadaRoutes(ctx),
+    submissionsRoutes(ctx),
     mapariRoutes(ctx),
     jurnalRoutes(ctx),
     contRoutes(ctx),

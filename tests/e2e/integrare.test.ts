@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LANGUAGES } from '../../src/integration/examples';
+import { LANGUAGES } from '../../src/clients/examples';
 import { KEY_TESTS_PER_USER } from '../../src/web/integrare/key-limits';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { launchChromium, shot, signIn } from '../helpers/chromium';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { suggestMapping } from '../../src/domain/import-header';
-import { openXlsx } from '../../src/import/xlsx';
-import { openArchive } from '../../src/import/zip';
+import { openXlsx } from '../../src/readers/xlsx';
+import { openArchive } from '../../src/readers/zip';
 import { XLSX_EXTRA_COLUMNS } from '../../src/services/import/export-failed';
 import { json, startTestApp, type TestApp, WITHOUT_COST_BUDGET } from '../helpers/app';
 import { exportBytes, fieldsUnderEveryReader, HOSTILE, readSemicolonCsv, TRIGGER_AT_START } from '../helpers/csv';

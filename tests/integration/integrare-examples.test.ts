@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SAMPLE_ROWS } from '../../src/domain/registry-code-column';
-import { EXAMPLE_SUBMISSION, FILE_PLACEHOLDER, KEY_PLACEHOLDER } from '../../src/integration/operations';
+import { EXAMPLE_SUBMISSION, FILE_PLACEHOLDER, KEY_PLACEHOLDER } from '../../src/clients/operations';
 import { pageExamples, run, startLiveGateway } from '../helpers/integrare';
 import { missingPrograms } from '../helpers/programs';
 

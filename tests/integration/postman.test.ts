@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EXAMPLE_SUBMISSION, KEY_PLACEHOLDER } from '../../src/integration/operations';
-import { COLLECTION_SCHEMA } from '../../src/integration/postman';
+import { EXAMPLE_SUBMISSION, KEY_PLACEHOLDER } from '../../src/clients/operations';
+import { COLLECTION_SCHEMA } from '../../src/clients/postman';
 import { run, startLiveGateway } from '../helpers/integrare';
 
 // GET /v1/integrare/postman-collection.json: valid against the v2.1.0 schema (vendored in

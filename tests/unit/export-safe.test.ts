@@ -1,6 +1,6 @@
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
-import { openXlsx } from '../../src/import/xlsx';
+import { openXlsx } from '../../src/readers/xlsx';
 import { CSV_BOM, csvLine, neutraliseFormulas } from '../../src/services/audit/csv';
 import { formatDate, formatInstant } from '../../src/services/export/format';
 import { columnName, writeXlsx, type XlsxCell } from '../../src/services/export/xlsx-writer';

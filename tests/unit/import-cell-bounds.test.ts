@@ -1,9 +1,9 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/errors';
-import { parseXml } from '../../src/import/xml';
+import { parseXml } from '../../src/readers/xml';
 import { storableValues, toSubmissionInput } from '../../src/domain/import-row';
-import { columnLetters } from '../../src/import/types';
+import { columnLetters } from '../../src/readers/types';
 
 describe('parseXml bounds the text saxes gathers', () => {
   it('refuses a 40 MB text node after reading less than 1 MB of it, before any handler sees the text', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/errors';
-import { openSpreadsheet } from '../../src/import/open';
-import type { ImportLimits, SheetRow, Spreadsheet } from '../../src/import/types';
+import { openSpreadsheet } from '../../src/readers/open';
+import type { ImportLimits, SheetRow, Spreadsheet } from '../../src/readers/types';
 import { day, writeTable, type TableSpec } from '../helpers/dbf-tables';
 import { zipFile } from '../helpers/import-files';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/errors';
 import { createRowsHasher, highestReadingUpTo, rowState, type RowFacts } from '../../src/domain/import-state';
-import { decodeCsv, detectDelimiter } from '../../src/import/csv';
+import { decodeCsv, detectDelimiter } from '../../src/readers/csv';
 
 const facts = (over: Partial<RowFacts> = {}): RowFacts => ({
   verdict: 'queued',

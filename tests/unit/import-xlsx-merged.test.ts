@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest';
 import type { CellValue } from '../../src/domain/import-cells';
 import { classifyLeadingRow } from '../../src/domain/import-header';
 import { AppError } from '../../src/errors';
-import { mergeLimit, readMergedRanges } from '../../src/import/merged';
-import type { ImportLimits } from '../../src/import/types';
-import { openXlsx } from '../../src/import/xlsx';
+import { mergeLimit, readMergedRanges } from '../../src/readers/merged';
+import type { ImportLimits } from '../../src/readers/types';
+import { openXlsx } from '../../src/readers/xlsx';
 import { HEADER, workbookParts, xlsxFile, zipFile } from '../helpers/import-files';
 
 const LIMITS: ImportLimits = { maxRows: 1_000, maxColumns: 256, maxUncompressedBytes: 50 * 1024 * 1024 };

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { normalizeText } from '../../src/domain/text';
 import { parseFormData } from '../../src/http/multipart';
-import { harbourSubmission, harbourUpload } from '../../src/integration/examples/harbour';
-import { vfpSubmission, vfpUpload } from '../../src/integration/examples/vfp';
-import { BATCH, COMMIT, DRY_RUN, KEY_PLACEHOLDER, PREVIEW, SUBMIT, UPLOAD } from '../../src/integration/operations';
+import { harbourSubmission, harbourUpload } from '../../src/clients/examples/harbour';
+import { vfpSubmission, vfpUpload } from '../../src/clients/examples/vfp';
+import { BATCH, COMMIT, DRY_RUN, KEY_PLACEHOLDER, PREVIEW, SUBMIT, UPLOAD } from '../../src/clients/operations';
 
 // The xBase examples cannot run here (no FoxPro, no Harbour on the test machines): they are
 // checked as structure. Every block opened is closed in order, the paths and headers are the

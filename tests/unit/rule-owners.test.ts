@@ -38,7 +38,7 @@ describe('one owner for each rule', () => {
   it("an upload's acceptance: queueUpload, its form read by readUploadForm, for the API and the dashboard alike", () => {
     expect(holding(/await queueUpload\(\{/)).toEqual(['src/routes/import/index.ts', 'src/web/import/upload-routes.tsx']);
     expect(holding(/= readUploadForm\(parts/)).toEqual(['src/routes/import/index.ts', 'src/web/import/upload-routes.tsx']);
-    expect(holding(/\bchosenCodePage\(/)).toEqual(['src/import/code-pages.ts', 'src/services/import/upload-form.ts']);
+    expect(holding(/\bchosenCodePage\(/)).toEqual(['src/readers/code-pages.ts', 'src/services/import/upload-form.ts']);
     expect(holding(/\bCHUNK_ROWS = /)).toEqual(['src/services/import/row-writer.ts']);
   });
 });

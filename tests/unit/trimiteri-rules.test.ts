@@ -4,7 +4,7 @@ import { ERROR_CAUSE_LABEL, errorCauseLabel, isErrorCause } from '../../src/doma
 import { isToResolve } from '../../src/domain/statuses';
 import { canonicalTerm, escapeLike } from '../../src/services/submissions/dashboard';
 import { countOf } from '../../src/web/ui/format';
-import { queryString, CoadaQuery } from '../../src/web/coada/query';
+import { queryString, SubmissionsQuery } from '../../src/web/trimiteri/query';
 
 describe('the Trimiteri list’s pure rules', () => {
   it('"De rezolvat": the held states, and a queued row only while it waits for credentials', () => {
@@ -43,9 +43,9 @@ describe('the Trimiteri list’s pure rules', () => {
   });
 
   it('the URL keeps the filters, the cause and the cursor; defaults are left out', () => {
-    const q = CoadaQuery.parse({ vedere: 'error', cauza: 'REG_LOGIN_RESPINS', inainte: '40' });
+    const q = SubmissionsQuery.parse({ vedere: 'error', cauza: 'REG_LOGIN_RESPINS', inainte: '40' });
     expect(queryString(q)).toBe('?vedere=error&cauza=REG_LOGIN_RESPINS&inainte=40');
-    expect(queryString(CoadaQuery.parse({}))).toBe('');
-    expect(CoadaQuery.safeParse({ cauza: 'constructor' }).success).toBe(false);
+    expect(queryString(SubmissionsQuery.parse({}))).toBe('');
+    expect(SubmissionsQuery.safeParse({ cauza: 'constructor' }).success).toBe(false);
   });
 });

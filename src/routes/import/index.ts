@@ -24,7 +24,7 @@ import { presentBatch, presentColumnMapping, presentCommit, presentPreview, pres
 import { BatchAnswer, ColumnMappingAnswer, CommitAnswer, PreviewAnswer, RowChangeAnswer } from './answers';
 import { ColumnMappingBody, CommitBody, ExportFailedQuery, PreviewQuery, RowEditBody, RowReviewBody, RowLeftOutBody, UploadForm } from './schemas';
 import { journalActor } from '../../journal/actor';
-import { readUploadForm, type UploadedForm } from '../../services/import/upload-form';
+import { readUploadForm, type UploadedForm } from '../../services/import';
 
 /** Reads the multipart upload (services/import/upload-form.ts: the same reading as the dashboard's), a problem as the 422 shape error. */
 async function readUpload(c: Context<AppEnv>): Promise<{ ok: true; upload: UploadedForm } | { ok: false; response: Response }> {

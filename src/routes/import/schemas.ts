@@ -1,4 +1,4 @@
-import { CHOSEN_CODE_PAGES } from '../../import/code-pages';
+import { CHOSEN_CODE_PAGES } from '../../readers/code-pages';
 import { z } from 'zod';
 import { IMPORT_FIELDS, type ImportField } from '../../domain/import-header';
 import { ROW_STATES } from '../../domain/import-state';

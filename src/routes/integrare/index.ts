@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { publicBaseUrl } from '../../config';
 import type { AppContext } from '../../context';
 import type { AppEnv } from '../../http/env';
-import { postmanCollection } from '../../integration/postman';
+import { postmanCollection } from '../../clients/postman';
 import { describeRoute } from '../../openapi';
 
 export const COLLECTION_PATH = '/v1/integrare/postman-collection.json';

@@ -1,4 +1,4 @@
-import type { DbfInfo } from '../../import/types';
+import type { DbfInfo } from '../../readers/types';
 import { AppError } from '../../errors';
 import { and, eq } from 'drizzle-orm';
 import type { Executor } from '../../../db/client';

@@ -14,3 +14,4 @@ export type { StagingFailure } from './staging-failure';
 export { admitUpload, createUploadGate, queueUpload, uploadRefusal, type UploadAdmission, type UploadGate, type UploadRefusal } from './queue';
 export { startStager, type Stager, type StagerOptions } from './stager';
 export type { BatchSummary, OperationToMap } from './states';
+export { readUploadForm, type UploadedForm, type UploadFormProblem } from './upload-form';

@@ -1,5 +1,5 @@
 import type { Config } from '../../config';
-import type { ImportLimits } from '../../import/types';
+import type { ImportLimits } from '../../readers/types';
 
 /** Columns past this are refused: no service export needs them, and each would be staged for every row. */
 export const MAX_COLUMNS = 256;

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { importBatches, importUploads } from '../../../db/schema';
 import { actorLabel, type Actor, type AppContext } from '../../context';
 import { AppError } from '../../errors';
-import { sniffFile } from '../../import/detect';
+import { sniffFile } from '../../readers/detect';
 import { importPurgeAfter, loadBatch, type LoadedBatch } from './batch';
 
 /** What a new file in the queue NOTIFYs: the stagers LISTEN to it (stager.ts). */

@@ -2,7 +2,7 @@ import { AppError } from '../../errors';
 import { isBlank, type CellValue } from '../../domain/import-cells';
 import { classifyLeadingRow, headerCells, headerSignature } from '../../domain/import-header';
 import { SAMPLE_ROWS } from '../../domain/registry-code-column';
-import { MAX_HEADER_CHARS, type SheetInfo, type SheetRow, type Spreadsheet } from '../../import/types';
+import { MAX_HEADER_CHARS, type SheetInfo, type SheetRow, type Spreadsheet } from '../../readers/types';
 
 export interface SheetSummary {
   name: string;

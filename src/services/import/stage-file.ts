@@ -4,7 +4,7 @@ import type { Executor } from '../../../db/client';
 import { importBatches } from '../../../db/schema';
 import type { AppContext } from '../../context';
 import { preferRegistryCodes } from '../../domain/registry-code-column';
-import { openSpreadsheet } from '../../import/open';
+import { openSpreadsheet } from '../../readers/open';
 import { loadResolutionContext } from '../operations/context';
 import type { FileMeta } from './batch';
 import { fingerprint } from './fingerprint';

@@ -1,7 +1,7 @@
 import { hasUnstorableChar, replaceUnstorable } from '../../domain/text';
 import type { FormPart } from '../../http/multipart';
 import { isFormFile } from '../../http/multipart';
-import { CHOSEN_CODE_PAGES, chosenCodePage } from '../../import/code-pages';
+import { CHOSEN_CODE_PAGES, chosenCodePage } from '../../readers/code-pages';
 
 /** What an upload's form holds, read: the file, the sheets chosen by name, a .dbf table's code page. */
 export interface UploadedForm {

@@ -1,5 +1,5 @@
-import { CHOSEN_CODE_PAGES } from '../../import/code-pages';
-import type { DbfInfo } from '../../import/types';
+import { CHOSEN_CODE_PAGES } from '../../readers/code-pages';
+import type { DbfInfo } from '../../readers/types';
 import type { LoadedBatch, Sample } from '../../services/import';
 import { countOf } from '../ui/format';
 

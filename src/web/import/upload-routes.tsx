@@ -5,7 +5,7 @@ import { isFormFile } from '../../http/multipart';
 import { admitBeforeBody } from '../../http/upload-admission';
 import { journalActor } from '../../journal/actor';
 import { queueUpload } from '../../services/import';
-import { readUploadForm } from '../../services/import/upload-form';
+import { readUploadForm } from '../../services/import';
 import type { WebEnv } from '../env';
 import { readForm, refuseForm } from '../form';
 import { errorNotice, notice } from '../notice';

@@ -1,4 +1,4 @@
-import type { Program } from '../../integration/examples';
+import type { Program } from '../../clients/examples';
 
 /**
  * A program as the page shows it, with its copy button: app.js copies the `<pre>`'s text, so

@@ -1,5 +1,5 @@
-import { ciStep, integrationExamples } from '../../integration/examples';
-import { FILE_PLACEHOLDER, KEY_PLACEHOLDER } from '../../integration/operations';
+import { ciStep, integrationExamples } from '../../clients/examples';
+import { FILE_PLACEHOLDER, KEY_PLACEHOLDER } from '../../clients/operations';
 import { COLLECTION_PATH } from '../../routes/integrare';
 import type { AccountAlerts } from '../../services/accounts/alerts';
 import type { SessionUser } from '../../services/users/sessions';
@@ -9,7 +9,7 @@ import { KeyTester, type KeyVerdict } from './key-tester';
 
 /**
  * Integrare: the examples in seven languages for both channels, each generated from the one
- * description of the operations (src/integration), the CI step, the key tester. Without
+ * description of the operations (src/clients), the CI step, the key tester. Without
  * JavaScript every language shows; app.js turns the list into remembered tabs.
  */
 export function IntegrarePage(props: { user: SessionUser; csrfToken: string; alerts?: AccountAlerts; base: string; verdict?: KeyVerdict }) {

@@ -4,7 +4,7 @@ import { AppError } from '../../errors';
 import { mappingHistory } from '../../services/operations/mapping-history';
 import { listMappings, pendingOperations } from '../../services/operations/mappings';
 import { listTextRules } from '../../services/operations/text-rules';
-import { costlyWeb } from '../coada/costly';
+import { costlyWeb } from '../trimiteri/costly';
 import type { WebEnv } from '../env';
 import { answerRefused } from '../notice';
 import { type EditorNotice, MappingEditor } from './editor';

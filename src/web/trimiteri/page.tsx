@@ -5,11 +5,11 @@ import { Layout } from '../layout';
 import { Notice } from '../notice';
 import { DateRange } from '../ui/date-range';
 import { showInstant } from '../ui/format';
-import { CoadaSection, ViewField, type ListData } from './list';
-import { SUBSTRING_HINT, type CoadaQuery } from './query';
+import { SubmissionsSection, ViewField, type ListData } from './list';
+import { SUBSTRING_HINT, type SubmissionsQuery } from './query';
 
 /** The filters: plain GET form (works without script), swapped in place by htmx. */
-function Filters({ q }: { q: CoadaQuery }) {
+function Filters({ q }: { q: SubmissionsQuery }) {
   return (
     <form id="filtre" class="filters" method="get" action="/" hx-get="/_fragments/coada" hx-target="#coada" hx-swap="outerMorph">
       <ViewField q={q} />
@@ -32,7 +32,7 @@ function Filters({ q }: { q: CoadaQuery }) {
  * The home page: the import screen's upload and earlier imports (`imports`), then the
  * permanent submissions section (filters, the polled list, the detail panel).
  */
-export function CoadaPage(props: {
+export function SubmissionsPage(props: {
   user: SessionUser;
   csrfToken: string;
   list: ListData;
@@ -58,7 +58,7 @@ export function CoadaPage(props: {
           {/* Where a failed refresh, filter or page says so: the list below stays as it was. */}
           <div id="coada-stare" aria-live="polite"></div>
           <div id="confirmare" aria-live="polite"></div>
-          <CoadaSection {...props.list} />
+          <SubmissionsSection {...props.list} />
         </div>
         <aside id="panou" aria-live="polite">
           {props.panel}

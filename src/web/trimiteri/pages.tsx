@@ -1,10 +1,10 @@
 import { errorCauseLabel } from '../../domain/error-causes';
 import type { DashboardPage } from '../../services/submissions/dashboard';
 import { trimiteri } from '../ui/format';
-import { firstPage, PAGE_SIZE, queryString, type CoadaQuery } from './query';
+import { firstPage, PAGE_SIZE, queryString, type SubmissionsQuery } from './query';
 
 /** A link that swaps the list in place and keeps the filters in the page's URL. */
-export function ListLink({ q, changes, current, rel, children }: { q: CoadaQuery; changes: Partial<CoadaQuery>; current?: boolean; rel?: string; children: unknown }) {
+export function ListLink({ q, changes, current, rel, children }: { q: SubmissionsQuery; changes: Partial<SubmissionsQuery>; current?: boolean; rel?: string; children: unknown }) {
   const qs = queryString(q, changes);
   return (
     <a href={`/${qs}`} hx-get={`/_fragments/coada${qs}`} hx-target="#coada" hx-swap="outerMorph" hx-push-url={`/${qs}`} aria-current={current ? 'true' : undefined} rel={rel}>
@@ -14,7 +14,7 @@ export function ListLink({ q, changes, current, rel, children }: { q: CoadaQuery
 }
 
 /** "Pagina 2 din 7 · 312 trimiteri", with the pages before and after (keyset both ways). */
-export function Pages({ q, page }: { q: CoadaQuery; page: DashboardPage }) {
+export function Pages({ q, page }: { q: SubmissionsQuery; page: DashboardPage }) {
   const pages = Math.max(1, Math.ceil(page.total / PAGE_SIZE));
   const current = Math.min(pages, Math.floor(page.position / PAGE_SIZE) + 1);
   const first = page.items[0];
@@ -43,7 +43,7 @@ export function Pages({ q, page }: { q: CoadaQuery; page: DashboardPage }) {
 }
 
 /** The errors of the view grouped by cause: each chip filters the list to that cause (cauza=…). */
-export function Causes({ q, causes }: { q: CoadaQuery; causes: Array<{ cod: string; n: number }> }) {
+export function Causes({ q, causes }: { q: SubmissionsQuery; causes: Array<{ cod: string; n: number }> }) {
   if (causes.length === 0) return null;
   return (
     <nav class="chips causes" aria-label="Erori după cauză">

@@ -6,7 +6,7 @@ import { showDate, showInstant } from '../ui/format';
 import { StatusChip } from '../ui/status-chip';
 import { BulkBar } from './bulk';
 import { Causes, ListLink, Pages } from './pages';
-import { firstPage, queryString, SUBSTRING_HINT, type CoadaQuery, type View } from './query';
+import { firstPage, queryString, SUBSTRING_HINT, type SubmissionsQuery, type View } from './query';
 import { VinLink } from '../vehicul/page';
 
 /** A counter as a chip shows it: past the cap, "10.000+". */
@@ -15,22 +15,22 @@ const shownCount = (c: Count) => `${c.n.toLocaleString('ro-RO')}${c.capped ? '+'
 const VIEW_LABEL: Record<View, string> = { de_rezolvat: 'De rezolvat', toate: 'Toate', ...STATUS_LABEL };
 
 export interface ListData {
-  q: CoadaQuery;
+  q: SubmissionsQuery;
   counts: DashboardCounts;
   page: DashboardPage;
   causes: Array<{ cod: string; n: number }>;
 }
 
 /** The filter form's view: a chip changes it, so each list answer brings it along (out of band). */
-export function ViewField({ q, oob }: { q: CoadaQuery; oob?: boolean }) {
+export function ViewField({ q, oob }: { q: SubmissionsQuery; oob?: boolean }) {
   return <input type="hidden" id="filtru-vedere" name="vedere" value={q.vedere} hx-swap-oob={oob ? 'true' : undefined} />;
 }
 
 /** What a list request answers: the section, and the form's view field kept in step. */
-export function CoadaFragment(props: ListData) {
+export function SubmissionsFragment(props: ListData) {
   return (
     <>
-      <CoadaSection {...props} />
+      <SubmissionsSection {...props} />
       <ViewField q={props.q} oob />
     </>
   );
@@ -100,7 +100,7 @@ function Rows({ page }: { page: DashboardPage }) {
  * hidden, and backs off after a failure; the server answers 304 when nothing changed), and is
  * swapped by morphing, so scroll and focus stay where they were.
  */
-export function CoadaSection({ q, counts, page, causes }: ListData) {
+export function SubmissionsSection({ q, counts, page, causes }: ListData) {
   const views: Array<[View, Count]> = [['de_rezolvat', counts.toResolve], ['toate', counts.all], ...SUBMISSION_STATUSES.map((s): [View, Count] => [s, counts.byStatus[s]])];
   const filtered = Boolean(q.cauta || q.de_la || q.pana_la || q.cauza);
   return (

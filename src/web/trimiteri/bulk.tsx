@@ -1,11 +1,11 @@
 import { BULK_CAP, type BulkPlan } from '../../services/submissions/bulk';
 import { trimiteri } from '../ui/format';
-import type { CoadaQuery } from './query';
+import type { SubmissionsQuery } from './query';
 
 const n = (count: number) => count.toLocaleString('ro-RO');
 
 /** The list's filters as hidden fields: "all in this view" means these, whatever page is shown. */
-function FilterFields({ q }: { q: CoadaQuery }) {
+function FilterFields({ q }: { q: SubmissionsQuery }) {
   return (
     <>
       <input type="hidden" name="vedere" value={q.vedere} />
@@ -22,7 +22,7 @@ function FilterFields({ q }: { q: CoadaQuery }) {
  * Its buttons only ask for the confirmation (the server counts what the selection matches now).
  * htmx only: the confirmation is a fragment of this page, so there is no plain-post fallback.
  */
-export function BulkBar({ q, total, capped }: { q: CoadaQuery; total: number; capped: boolean }) {
+export function BulkBar({ q, total, capped }: { q: SubmissionsQuery; total: number; capped: boolean }) {
   return (
     <form id="actiuni" class="list-actions" hx-post="/trimiteri/actiuni" hx-target="#confirmare">
       <FilterFields q={q} />
@@ -51,7 +51,7 @@ const YES = { requeue: (k: number) => `Da, repuneți ${n(k)}`, delete: (k: numbe
  * alone and why. Its form carries the same selection and the fingerprint of the rows counted:
  * the action is refused if they are no longer the same.
  */
-export function BulkConfirm({ plan, selection }: { plan: BulkPlan; selection: { q: CoadaQuery; all: boolean; ids: number[] } }) {
+export function BulkConfirm({ plan, selection }: { plan: BulkPlan; selection: { q: SubmissionsQuery; all: boolean; ids: number[] } }) {
   const verb = plan.action === 'requeue' ? 'repune' : 'sterge';
   if (plan.overCap) {
     return (

@@ -8,7 +8,7 @@ import { readForm } from '../form';
 import { errorNotice } from '../notice';
 import { BulkConfirm, BulkDone } from './bulk';
 import { costlyWeb } from './costly';
-import { CoadaQuery, dashboardFilters } from './query';
+import { SubmissionsQuery, dashboardFilters } from './query';
 
 /** The rows ticked on one page are few; more than this is no page of ours. */
 const MAX_TICKED = 200;
@@ -30,7 +30,7 @@ const BulkForm = z.object({
 function parse(fields: Record<string, unknown>) {
   const form = BulkForm.safeParse(fields);
   // The filters are read by the list's own schema, so "all in this view" is the list's rule.
-  const q = CoadaQuery.safeParse(Object.fromEntries(Object.entries(fields).filter(([k]) => k in CoadaQuery.shape)));
+  const q = SubmissionsQuery.safeParse(Object.fromEntries(Object.entries(fields).filter(([k]) => k in SubmissionsQuery.shape)));
   if (!form.success || !q.success) return undefined;
   const all = form.data.tot === '1';
   if (!all && form.data.id.length === 0) return { empty: true as const };

@@ -16,12 +16,12 @@ import { errorNotice } from '../notice';
 import { bulkRoutes } from './bulk-routes';
 import { costlyWeb, hasSearch } from './costly';
 import { readCorrection, type CorrectionState } from './correction';
-import { CoadaFragment } from './list';
+import { SubmissionsFragment } from './list';
 import { loadList } from './load';
-import { CoadaPage } from './page';
+import { SubmissionsPage } from './page';
 import { DeletedPanel, SubmissionPanel, type PanelNotice } from './panel';
 import { LivePanel, panelVersion } from './live-panel';
-import { CoadaQuery, queryString } from './query';
+import { SubmissionsQuery, queryString } from './query';
 import { listImportBatches } from '../../services/import';
 import { EarlierImports, UploadArea } from '../import/home';
 
@@ -60,7 +60,7 @@ async function panel(c: Context<WebEnv>, ctx: AppContext, id: number, notice?: P
 }
 
 /** Trimiteri: the page, the list fragment it polls, the detail panel and its actions. */
-export function coadaRoutes(ctx: AppContext) {
+export function submissionsRoutes(ctx: AppContext) {
   const app = new Hono<WebEnv>();
 
   app.route('/', bulkRoutes(ctx));
@@ -68,8 +68,8 @@ export function coadaRoutes(ctx: AppContext) {
   /** The page, with the panel of `id` open when there is one (a permalink, /trimiteri/{id}). */
   async function page(c: Context<WebEnv>, id?: number) {
     // ?tab=import and ?tab=coada lead here: the import screen is the home page's top.
-    const parsed = CoadaQuery.safeParse(c.req.query());
-    const q = parsed.success ? parsed.data : CoadaQuery.parse({});
+    const parsed = SubmissionsQuery.safeParse(c.req.query());
+    const q = parsed.success ? parsed.data : SubmissionsQuery.parse({});
     const { user, csrfToken } = c.get('session');
     // The panel first: another account's id is the same 404 as a missing one, before any list.
     const actor = c.get('actor');
@@ -82,7 +82,7 @@ export function coadaRoutes(ctx: AppContext) {
       </>
     );
     return c.html(
-      <CoadaPage user={user} csrfToken={csrfToken} list={list} panel={open} now={ctx.clock()} invalidQuery={!parsed.success} alerts={c.get('alerts')} imports={imports} />,
+      <SubmissionsPage user={user} csrfToken={csrfToken} list={list} panel={open} now={ctx.clock()} invalidQuery={!parsed.success} alerts={c.get('alerts')} imports={imports} />,
     );
   }
 
@@ -96,14 +96,14 @@ export function coadaRoutes(ctx: AppContext) {
    * filters into the page's URL.
    */
   app.get('/_fragments/coada', costlyWeb(ctx, { isCostly: hasSearch }), async (c) => {
-    const parsed = CoadaQuery.safeParse(c.req.query());
+    const parsed = SubmissionsQuery.safeParse(c.req.query());
     if (!parsed.success) {
       // A notice only: app.js shows it above the list it keeps (a failed answer never replaces the list).
       const cauza = 'Filtrele nu sunt valide: data în forma zz.ll.aaaa, căutarea de cel mult 40 de caractere, o cauză din listă.';
       return errorNotice(c, 'FORMULAR_INVALID', cauza);
     }
     const q = parsed.data;
-    const html = await (<CoadaFragment {...(await loadList(ctx, c.get('actor'), q))} />).toString();
+    const html = await (<SubmissionsFragment {...(await loadList(ctx, c.get('actor'), q))} />).toString();
     const etag = `"${createHash('sha256').update(html).digest('base64url').slice(0, 22)}"`;
     c.header('ETag', etag);
     c.header('Cache-Control', 'no-cache');
