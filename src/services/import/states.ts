@@ -143,9 +143,9 @@ export interface PageQuery {
 
 /**
  * Counts per state and `rows_hash`: what the user was shown, row by row (index, state, key,
- * resolved codes, the visit of a line of several), hashed in row order, the same text as domain/import-state's hasher. With
- * `page`, that page's outcomes too, from the same evaluation of the states. One pass over the
- * states for the counts, the total and the hash.
+ * resolved codes, the visit of a line of several), hashed in row order, the same text as
+ * domain/import-state's hasher. With `page`, that page's outcomes too, from the same evaluation
+ * of the states. One pass over the states for the counts, the total and the hash.
  */
 export async function batchSummary(exec: Executor, accountId: number, batchId: number, page: PageQuery | null = null): Promise<BatchSummary & { page: RowOutcome[] }> {
   const [row] = await exec.execute<Record<RowState, number> & { rows_hash: string; total: number; n_records: number; n_linked: number; page: OutcomeRow[] | null }>(sql`
