@@ -33,7 +33,7 @@ export async function runCli(usage: string, fn: (db: DbHandle, args: string[], c
         `Nu există nicio bază de date în ${pgDir}. Dați aceleași GATEWAY_DATA_DIR (sau DATABASE_URL) ca serverului, ori porniți întâi serverul (npm start) ca să o creeze.`,
       );
     }
-    const database = await openDatabase(config, () => {}, { migrate: options.migrate });
+    const database = await openDatabase(config, () => {}, { migrate: options.migrate, tool: true });
     stop = database.stop;
     handle = createDb(database.url, { max: 2, connection: databaseConnection(config, database.url) });
     await fn(handle, args, config);

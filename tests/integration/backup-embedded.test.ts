@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,6 +13,7 @@ import { startSimulator, type Simulator } from '../../worker/registry/simulator'
 import { makeSubmission } from '../helpers/factories';
 import { buildDist, spawnGateway, stopGateway, type GatewayProcess } from '../helpers/gateway-processes';
 import { BACKUP_PASSPHRASE, runTool, tableRows } from '../helpers/operations-cli';
+import { reservePort } from '../helpers/ports';
 import { alive, FAST_WORKER_ENV, waitFor } from '../helpers/worker';
 
 // Issue 34, as an operator meets it: the built server runs on its embedded database and takes
@@ -52,6 +54,26 @@ const envOf = (dataDir: string) => ({
   GATEWAY_LOG_LEVEL: 'info',
 });
 const toolEnv = (dataDir: string) => ({ GATEWAY_DATA_DIR: dataDir, GATEWAY_BACKUP_PASSPHRASE: BACKUP_PASSPHRASE });
+
+/**
+ * The built server (dist/main.js, as `npm start` runs it) as a process whose output is read
+ * while it starts: spawnGateway answers only once it has started.
+ */
+async function startBuiltServer(name: string, env: Record<string, string>): Promise<GatewayProcess> {
+  const port = await reservePort();
+  const child = spawn(process.execPath, ['dist/main.js'], {
+    cwd: join(import.meta.dirname, '..', '..'),
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, HOST: '127.0.0.1', ...env, PORT: String(port), GATEWAY_RUN_WORKER: 'false' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const p = { name, child, url: `http://127.0.0.1:${port}`, exited, output: () => out, running: () => child.exitCode === null && child.signalCode === null };
+  processes.push(p);
+  return p;
+}
 
 /** The pid of the postmaster running on the data dir's cluster, if one runs. */
 function postmaster(dataDir: string): number | undefined {
@@ -175,7 +197,8 @@ describe('a backup of the embedded database while the server runs and writes, re
       expect(existsSync(join(newDir, 'secret.key'))).toBe(false);
       console.log(`backup under load ${backupMs.toFixed(0)} ms, restore into a new data dir ${restoreMs.toFixed(0)} ms`);
 
-      const opened = await startEmbedded({ dataDir: newDir });
+      // Read as a tool reads it (the test is one here): the database started for the moment.
+      const opened = await startEmbedded({ dataDir: newDir, tool: true });
       newSql.stop = opened.stop;
       newSql.sql = postgres(opened.url, { max: 2, onnotice: () => {} });
       const copy = await tableRows(newSql.sql);
@@ -183,9 +206,20 @@ describe('a backup of the embedded database while the server runs and writes, re
       const loadInCopy = await ids(newSql.sql<{ id: number }[]>`SELECT id FROM api_keys WHERE prefix = 'load' ORDER BY id`);
       const eventsInCopy = await ids(newSql.sql<{ id: number }[]>`SELECT (data->>'key')::int AS id FROM app_events WHERE event = 'load' ORDER BY 1`);
       const idsInCopy = await ids(newSql.sql<{ id: number }[]>`SELECT id FROM submissions ORDER BY id`);
+
+      // The master key put back, the service started on the new data dir while the tool still
+      // holds its database: the server waits for the tool, which stops that database when it
+      // ends, and then starts its own (it never serves from a database about to stop).
+      copyFileSync(join(oldDir, 'secret.key'), join(newDir, 'secret.key'));
+      chmodSync(join(newDir, 'secret.key'), 0o600);
+      const toolPostmaster = postmaster(newDir);
+      const restoredServer = await startBuiltServer('backup-new', envOf(newDir));
+      await waitFor(() => /waiting for it/.test(restoredServer.output()) || undefined, 60_000, 'the server to wait for the tool');
       await newSql.sql.end();
       await opened.stop();
       newSql.sql = undefined;
+      await waitFor(() => /Gateway listening/.test(restoredServer.output()) || undefined, 60_000, 'the restored server to start');
+      expect(postmaster(newDir)).not.toBe(toolPostmaster);
 
       // One instant: each key of the load the copy has, it has with its event; they are the
       // keys written before some moment during the backup, and the records likewise.
@@ -224,12 +258,8 @@ describe('a backup of the embedded database while the server runs and writes, re
         }
       }
 
-      // The master key put back, the service started on the new data dir: what was queued at
-      // the instant is sent once; what came after is not in it; a new record takes a new id.
-      copyFileSync(join(oldDir, 'secret.key'), join(newDir, 'secret.key'));
-      chmodSync(join(newDir, 'secret.key'), 0o600);
-      const restoredServer = await spawnGateway('server', 'backup-new', envOf(newDir));
-      processes.push(restoredServer);
+      // On the restored database, what was queued at the instant is sent once; what came after
+      // is not in it; a new record takes a new id.
       const fresh = await post(restoredServer.url, key.plain, '/v1/prezentari', makeSubmission({ vin: vinOf(9_999_999) }));
       expect(fresh.body).toMatchObject({ status: 'queued' });
       expect(fresh.body.submission_id as number).toBeGreaterThan(Math.max(...idsInCopy));
