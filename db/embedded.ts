@@ -32,7 +32,7 @@ const OWNER_FILE = 'gateway-owner.pid';
 /** Beside OWNER_FILE while its owner is a command-line tool, which stops the database when it ends. */
 const TOOL_OWNER_FILE = 'gateway-owner.tool';
 const INITIALISED_FILE = 'gateway-initdb-done';
-/** How often a server or worker looks whether the tool holding the database has ended. */
+/** How often a process waiting for the tool that holds the database looks whether it has ended. */
 const TOOL_POLL_MS = 200;
 
 /** Records this process as the owner of the data dir's PostgreSQL, and whether it is a tool. */
@@ -56,9 +56,9 @@ function toolOwner(dataDir: string): number | undefined {
 }
 
 /**
- * A server or worker that finds the database started by a tool (a backup run while no server
- * ran) waits for the tool to end: the tool stops its database when done, which would leave the
- * service without one. Tools are short; the wait is logged.
+ * A process that finds the database started by a tool (a backup run while no server ran) waits
+ * for the tool to end: the tool stops its database when done, which would leave a server, a
+ * worker or another tool attached to it without one. Tools are short; the wait is logged.
  */
 async function waitForToolOwner(dataDir: string, log: (line: string) => void, signal: AbortSignal | undefined): Promise<void> {
   const tool = toolOwner(dataDir);
@@ -137,7 +137,7 @@ export async function startEmbedded(options: {
   signal?: AbortSignal;
   /**
    * A command-line tool (backup, restore, ...): a database it starts, it stops when it ends, so a
-   * server or worker starting meanwhile waits for it rather than attach to it.
+   * process starting meanwhile waits for it rather than attach to it.
    */
   tool?: boolean;
 }): Promise<EmbeddedDb> {
@@ -147,7 +147,7 @@ export async function startEmbedded(options: {
   const dataDir = resolve(options.dataDir);
   const database = options.database ?? 'gateway';
   const log = options.onLog ?? (() => {});
-  if (!tool) await waitForToolOwner(dataDir, log, signal);
+  await waitForToolOwner(dataDir, log, signal);
   const recorded = clusterDir(dataDir);
   const running = livePostmaster(recorded, log);
   const known = readCredentials(dataDir);
