@@ -22,7 +22,9 @@ import { alive, FAST_WORKER_ENV, waitFor } from '../helpers/worker';
 // machine, with `npm run restore` into a data dir that does not exist yet (no DATABASE_URL),
 // the master key put back beside it, the service started on it. The restored database holds
 // every row of one instant, and what was queued then is sent, once. A data dir that holds a
-// database is refused. (backup-restore.test.ts covers DATABASE_URL and the archive's faults.)
+// database is refused, and a wrong passphrase before anything is made. A server started while
+// a tool holds the database it started waits for it. The tools run as `npm run` runs them
+// (dist/, built once). (backup-restore.test.ts covers DATABASE_URL and the archive's faults.)
 
 let dir: string;
 let sim: Simulator;
