@@ -29,7 +29,47 @@ export async function freePort(): Promise<number> {
 }
 
 const OWNER_FILE = 'gateway-owner.pid';
+/** Beside OWNER_FILE while its owner is a command-line tool, which stops the database when it ends. */
+const TOOL_OWNER_FILE = 'gateway-owner.tool';
 const INITIALISED_FILE = 'gateway-initdb-done';
+/** How often a process waiting for the tool that holds the database looks whether it has ended. */
+const TOOL_POLL_MS = 200;
+
+/** Records this process as the owner of the data dir's PostgreSQL, and whether it is a tool. */
+function recordOwner(dataDir: string, tool: boolean): void {
+  writeFileSync(join(dataDir, OWNER_FILE), String(process.pid));
+  if (tool) writeFileSync(join(dataDir, TOOL_OWNER_FILE), String(process.pid));
+  else rmSync(join(dataDir, TOOL_OWNER_FILE), { force: true });
+}
+
+/** The live tool (another process) that started the data dir's PostgreSQL and will stop it, if one did. */
+function toolOwner(dataDir: string): number | undefined {
+  const read = (name: string) => {
+    try {
+      return Number(readFileSync(join(dataDir, name), 'utf8'));
+    } catch {
+      return 0;
+    }
+  };
+  const tool = read(TOOL_OWNER_FILE);
+  return tool > 0 && tool === read(OWNER_FILE) && tool !== process.pid && alive(tool) ? tool : undefined;
+}
+
+/**
+ * A process that finds the database started by a tool (a backup run while no server ran) waits
+ * for the tool to end: the tool stops its database when done, which would leave a server, a
+ * worker or another tool attached to it without one. Tools are short; the wait is logged.
+ */
+async function waitForToolOwner(dataDir: string, log: (line: string) => void, signal: AbortSignal | undefined): Promise<void> {
+  const tool = toolOwner(dataDir);
+  if (tool === undefined) return;
+  log(`The embedded PostgreSQL was started by a command (pid ${tool}, npm run backup or another tool), which stops it when it ends: waiting for it`);
+  while (toolOwner(dataDir) !== undefined) {
+    signal?.throwIfAborted();
+    await new Promise((resolve) => setTimeout(resolve, TOOL_POLL_MS));
+  }
+  log(`The command (pid ${tool}) ended`);
+}
 
 /** Whether process `pid` exists (one of another user counts). */
 export const alive = (pid: number) => {
@@ -95,12 +135,19 @@ export async function startEmbedded(options: {
    * is ended, a server already started is stopped, and the start rejects with the reason.
    */
   signal?: AbortSignal;
+  /**
+   * A command-line tool (backup, restore, ...): a database it starts, it stops when it ends, so a
+   * process starting meanwhile waits for it rather than attach to it.
+   */
+  tool?: boolean;
 }): Promise<EmbeddedDb> {
   const { signal } = options;
+  const tool = options.tool === true;
   // Absolute: PostgreSQL runs elsewhere than in our working directory, as another user.
   const dataDir = resolve(options.dataDir);
   const database = options.database ?? 'gateway';
   const log = options.onLog ?? (() => {});
+  await waitForToolOwner(dataDir, log, signal);
   const recorded = clusterDir(dataDir);
   const running = livePostmaster(recorded, log);
   const known = readCredentials(dataDir);
@@ -111,7 +158,7 @@ export async function startEmbedded(options: {
     // Its starter is alive (the server, while a tool or the worker attaches): use it, leave it.
     if (owner > 0 && owner !== process.pid && alive(owner)) return { ...attached, stop: async () => {} };
     // Its starter is gone (killed outright): this process takes it over and stops it when done.
-    writeFileSync(ownerFile, String(process.pid));
+    recordOwner(dataDir, tool);
     log(`Took over the embedded PostgreSQL (pid ${running.pid}) left running by process ${owner || 'unknown'}`);
     await ensureRoles(known, running.port, database);
     let adopted = true;
@@ -121,6 +168,7 @@ export async function startEmbedded(options: {
         if (!adopted) return;
         adopted = false;
         await stopPostmaster(running.pid);
+        if (tool) rmSync(join(dataDir, TOOL_OWNER_FILE), { force: true });
       },
     };
   }
@@ -152,7 +200,7 @@ export async function startEmbedded(options: {
   writeFileSync(join(pgDir, INITIALISED_FILE), '');
   writeHba(pgDir);
   const server = await startServer({ ...cluster, port, flags: SERVER_FLAGS, signal });
-  writeFileSync(join(dataDir, OWNER_FILE), String(process.pid));
+  recordOwner(dataDir, tool);
   try {
     // Resumable: roles and database are brought to what they must be whatever an earlier,
     // interrupted start left (initdb done, database not yet created, ...).
@@ -162,5 +210,10 @@ export async function startEmbedded(options: {
     await server.stop();
     throw error;
   }
-  return { url: roleUrl(credentials.app, port, database), adminUrl: roleUrl(credentials.admin, port, 'postgres'), pgDir, stop: server.stop };
+  const stop = async () => {
+    await server.stop();
+    // Stopped: a service that waited for this tool starts the database itself.
+    if (tool) rmSync(join(dataDir, TOOL_OWNER_FILE), { force: true });
+  };
+  return { url: roleUrl(credentials.app, port, database), adminUrl: roleUrl(credentials.admin, port, 'postgres'), pgDir, stop };
 }

@@ -15,8 +15,9 @@ export async function openDatabase(
   config: Config,
   log: (message: string) => void,
   // `migrate: false` for the tools that must see the database as it is (backup, restore); `signal`
-  // ends a first start's long steps (src/lifecycle.ts).
-  options: { migrate?: boolean; signal?: AbortSignal } = {},
+  // ends a first start's long steps (src/lifecycle.ts); `tool` for every command-line tool (a
+  // server or worker waits for a database a tool started, db/embedded.ts).
+  options: { migrate?: boolean; signal?: AbortSignal; tool?: boolean } = {},
 ): Promise<{ url: string; stop: () => Promise<void> }> {
   const { signal } = options;
   let url = config.DATABASE_URL;
@@ -25,7 +26,7 @@ export async function openDatabase(
   const ssl = url ? databaseConnection(config, url).ssl : undefined;
   if (!url) {
     preserveExitCode();
-    const embedded = await startEmbedded({ dataDir: config.GATEWAY_DATA_DIR, onLog: log, signal });
+    const embedded = await startEmbedded({ dataDir: config.GATEWAY_DATA_DIR, onLog: log, signal, tool: options.tool });
     url = embedded.url;
     stop = embedded.stop;
     log(`Embedded PostgreSQL in ${embedded.pgDir}`);

@@ -164,11 +164,24 @@ async function readHeader(file: FileHandle, passphrase: string): Promise<{ heade
   return { headerBytes: Buffer.from(headerBytes), key };
 }
 
-/** The archive's chunks, decrypted and authenticated, in order; throws ArchiveError at the first fault. */
-async function* chunks(path: string, passphrase: string): AsyncGenerator<Buffer> {
-  const file = await open(path, 'r').catch((error: NodeJS.ErrnoException) => {
+/** Opens the archive and checks its header and passphrase (not its contents): a restore's check before it touches anything. */
+export async function checkArchivePassphrase(path: string, passphrase: string): Promise<void> {
+  const file = await openArchive(path);
+  try {
+    await readHeader(file, passphrase);
+  } finally {
+    await file.close();
+  }
+}
+
+const openArchive = (path: string) =>
+  open(path, 'r').catch((error: NodeJS.ErrnoException) => {
     throw new ArchiveError(`Arhiva ${path} nu se poate deschide (${error.code ?? error.message}).`);
   });
+
+/** The archive's chunks, decrypted and authenticated, in order; throws ArchiveError at the first fault. */
+async function* chunks(path: string, passphrase: string): AsyncGenerator<Buffer> {
+  const file = await openArchive(path);
   try {
     const { headerBytes, key } = await readHeader(file, passphrase);
     let position = headerBytes.length;

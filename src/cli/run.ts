@@ -11,6 +11,8 @@ export interface CliOptions {
   database?: 'existing' | 'create';
   /** `false`: the schema is left as found (backup, restore). */
   migrate?: boolean;
+  /** Checks made before any database is opened, let alone created (a restore's archive and passphrase). */
+  before?: (args: string[], config: Config) => Promise<void>;
 }
 
 /**
@@ -22,6 +24,7 @@ export async function runCli(usage: string, fn: (db: DbHandle, args: string[], c
   let stop = async () => {};
   let handle: DbHandle | undefined;
   await runTool(usage, async (args, config) => {
+    await options.before?.(args, config);
     // A tool must never create a second, empty database: a key it issued there would be
     // refused by the server, which reads another one.
     const pgDir = clusterDir(resolve(config.GATEWAY_DATA_DIR));
@@ -30,7 +33,7 @@ export async function runCli(usage: string, fn: (db: DbHandle, args: string[], c
         `Nu există nicio bază de date în ${pgDir}. Dați aceleași GATEWAY_DATA_DIR (sau DATABASE_URL) ca serverului, ori porniți întâi serverul (npm start) ca să o creeze.`,
       );
     }
-    const database = await openDatabase(config, () => {}, { migrate: options.migrate });
+    const database = await openDatabase(config, () => {}, { migrate: options.migrate, tool: true });
     stop = database.stop;
     handle = createDb(database.url, { max: 2, connection: databaseConnection(config, database.url) });
     await fn(handle, args, config);

@@ -97,18 +97,26 @@ export interface HashedRow {
   state: RowState;
   key: string;
   codes: readonly string[];
+  /** The line's visit (its first line, how many lines), or null for a line left out. */
+  visit: { head: number; lines: number } | null;
 }
 
 /**
  * `rows_hash`: what the user was shown, row by row: its state, its content (through the
- * idempotency key, which covers every canonical value) and the registry codes it resolved to.
- * Any edit, mapping or newly stored duplicate changes it, so a commit confirms those values.
+ * idempotency key, which covers every canonical value), the registry codes it resolved to and,
+ * for a line of a visit of several lines, that visit (its first line): the lines the commit
+ * makes one record of. Any edit, mapping, newly stored duplicate or other grouping changes it,
+ * so a commit confirms those values. A line alone adds nothing for its visit: a file without
+ * visits of several lines hashes as before visits were grouped, and a server that does not
+ * group them (an earlier release, during a rolling upgrade) computes another hash for a file
+ * that has some, so it refuses to commit this version's preview line by line.
  */
 export function createRowsHasher() {
   const hash = createHash('sha256');
   return {
     add(row: HashedRow) {
-      hash.update(`${row.rowIndex}\t${row.state}\t${row.key}\t${row.codes.join(',')}\n`);
+      const visit = row.visit && row.visit.lines > 1 ? `\t${row.visit.head}` : '';
+      hash.update(`${row.rowIndex}\t${row.state}\t${row.key}\t${row.codes.join(',')}${visit}\n`);
     },
     digest: () => hash.digest('hex'),
   };

@@ -14,12 +14,15 @@ export interface CliResult {
   stderr: string;
 }
 
-/** One of the operations tools (src/cli/<tool>.ts) as a process, with only `env` (and PATH, HOME). */
-export function runTool(tool: 'backup' | 'restore' | 'rotate-key', args: string[], env: Record<string, string>, timeoutMs = 120_000): Promise<CliResult> {
+/**
+ * One of the operations tools (src/cli/<tool>.ts) as a process, with only `env` (and PATH, HOME);
+ * `built`: its dist/<tool>.js, as `npm run <tool>` runs it (after buildDist()).
+ */
+export function runTool(tool: 'backup' | 'restore' | 'rotate-key', args: string[], env: Record<string, string>, timeoutMs = 120_000, built = false): Promise<CliResult> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', `src/cli/${tool}.ts`, ...args],
+      [...(built ? [`dist/${tool}.js`] : ['--import', 'tsx', `src/cli/${tool}.ts`]), ...args],
       { cwd: ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, timeout: timeoutMs, maxBuffer: 16 << 20 },
       (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
     );

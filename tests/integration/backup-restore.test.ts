@@ -13,7 +13,8 @@ import { TEST_SECRET, type TestApp } from '../helpers/app';
 import { makeSubmission } from '../helpers/factories';
 import { csvFile, HEADER } from '../helpers/import-files';
 import { stage } from '../helpers/import-flow';
-import { BACKUP_PASSPHRASE, createEmptyDatabase, runTool, tableRows } from '../helpers/operations-cli';
+import { BACKUP_PASSPHRASE, createEmptyDatabase, runTool as runSourceTool, tableRows } from '../helpers/operations-cli';
+import { buildDist } from '../helpers/gateway-processes';
 import { makeUser } from '../helpers/web';
 import { FAST_WORKER_ENV, quietLog, startWorkerHarness, waitFor, type WorkerHarness } from '../helpers/worker';
 import { apiOverHarness } from '../helpers/worker-api';
@@ -28,9 +29,12 @@ let dir: string;
 let target: { url: string; drop: () => Promise<void> };
 let accountId: number;
 const queued: number[] = [];
+// The tools as `npm run` runs them, built once: no TypeScript loader in each of their processes.
+const runTool = (tool: 'backup' | 'restore', args: string[], env: Record<string, string>) => runSourceTool(tool, args, env, 120_000, true);
 const env = (url: string) => ({ DATABASE_URL: url, GATEWAY_BACKUP_PASSPHRASE: BACKUP_PASSPHRASE, GATEWAY_SECRET_KEY: TEST_SECRET });
 
 beforeAll(async () => {
+  buildDist();
   h = await startWorkerHarness();
   t = await apiOverHarness(h);
   dir = mkdtempSync(join(tmpdir(), 'gateway-backup-'));

@@ -125,7 +125,9 @@ describe('row states in SQL agree with the domain rules', () => {
         includeReview: r.include_review !== 0,
       });
       counts[result.state] += 1;
-      hasher.add({ rowIndex: r.row_index, state: result.state, key: r.idem_key, codes: r.codes ? r.codes.split(',') : [] });
+      const lines = inFile ? visits.get(r.visit_key ?? String(r.row_index))! : null;
+      const grouped = lines && { head: Math.min(...lines.map((l) => l.row_index)), lines: lines.length };
+      hasher.add({ rowIndex: r.row_index, state: result.state, key: r.idem_key, codes: r.codes ? r.codes.split(',') : [], visit: grouped });
       return { rowIndex: r.row_index, state: result.state, review: result.review, duplicateOf, existing };
     });
 

@@ -80,10 +80,17 @@ function api(base: string, key: string) {
       await waitFor(async () => ((await request('GET', `/v1/import/${answer.batch_id}`)).body.status === 'staged' ? true : undefined), 30_000, 'the upload to be staged');
       return answer.batch_id;
     },
-    async commit(batchId: number, expected: number) {
-      const preview = (await request('GET', `/v1/import/${batchId}/preview`)).body as { n_to_commit: number; rows_hash: string };
+    async preview(batchId: number) {
+      return (await request('GET', `/v1/import/${batchId}/preview`)).body as { n_to_commit: number; n_records?: number; rows_hash: string };
+    },
+    /** Commits what `previewed` (this server's preview, or another's) showed; answers the commit. */
+    async confirm(batchId: number, previewed: { n_to_commit: number; rows_hash: string }) {
+      return request('POST', `/v1/import/${batchId}/commit`, { n_confirmed: previewed.n_to_commit, rows_hash: previewed.rows_hash });
+    },
+    async commit(batchId: number, expected: number, previewed?: { n_to_commit: number; rows_hash: string }) {
+      const preview = previewed ?? (await this.preview(batchId));
       expect(preview.n_to_commit).toBe(expected);
-      const res = await request('POST', `/v1/import/${batchId}/commit`, { n_confirmed: preview.n_to_commit, rows_hash: preview.rows_hash });
+      const res = await this.confirm(batchId, preview);
       expect(res.status, JSON.stringify(res.body)).toBe(200);
     },
   };
@@ -294,9 +301,10 @@ describe.skipIf(!runs)(`an upgrade from release ${RELEASE}`, () => {
       }
       expect((await w.post('/v1/mapari', { cod_op_service: `OP-${writer.toUpperCase()}`, cod_prestatie: 'OE-2' })).status).toBe(200);
       expect(((await r.get('/v1/mapari')).body.items as Array<{ cod_op_service: string }>).map((m) => m.cod_op_service)).toContain(`OP-${writer.toUpperCase()}`);
-      // An import uploaded through one, committed through the other.
+      // An import uploaded and previewed through one, committed through the other: a file of
+      // one line per visit hashes alike on both versions.
       const batch = await w.upload(importRows(writer === 'release' ? 'K' : 'L', 2));
-      await r.commit(batch, 2);
+      await r.commit(batch, 2, await w.preview(batch));
       written.push(...(await db.sql<{ id: string }[]>`SELECT id FROM submissions WHERE batch_id = ${batch}`).map((row) => Number(row.id)));
       // Signed in through one version, the same session reads the dashboard of the other.
       const web = webSession(servers[writer], '198.51.100.22');
@@ -307,24 +315,37 @@ describe.skipIf(!runs)(`an upgrade from release ${RELEASE}`, () => {
     }
     expect(written).toHaveLength(12);
 
-    // The difference docs/operations-upgrade.md warns of: a service visit of two lines, staged by
-    // this version (one record), passes the release's check of this version's preview, and the
-    // release commits it as it always did, a submission per line.
+    // A service visit of two lines, staged by this version (one record): its preview's rows_hash
+    // covers the grouping, so the release, which would commit a submission per line, refuses
+    // this version's preview as stale, and this version refuses the release's; previewed and
+    // committed through this version, it is one record.
     const visitVin = vinOf('V', 1);
-    const visitBatch = await api(servers.current, keys.a).upload([
+    const throughCurrent = api(servers.current, keys.a);
+    const throughRelease = api(servers.release, keys.a);
+    const visitBatch = await throughCurrent.upload([
       [visitVin, 'B9UPG', '14.03.2025', null, 150_000, 'OE-3', 'Revizie'],
       [visitVin, 'B9UPG', '14.03.2025', null, 150_000, 'OE-2', 'Schimb ulei'],
     ]);
-    const preview = (await api(servers.current, keys.a).get(`/v1/import/${visitBatch}/preview`)).body as { n_to_commit: number; n_records: number; rows_hash: string };
+    const preview = await throughCurrent.preview(visitBatch);
     expect(preview).toMatchObject({ n_to_commit: 2, n_records: 1 });
-    const crossed = await api(servers.release, keys.a).post(`/v1/import/${visitBatch}/commit`, { n_confirmed: preview.n_to_commit, rows_hash: preview.rows_hash });
-    expect(crossed.status).toBe(200);
-    const perLine = (await db.sql<{ id: string }[]>`SELECT id FROM submissions WHERE batch_id = ${visitBatch}`).map((row) => Number(row.id));
-    expect(perLine).toHaveLength(2);
+    const oldPreview = await throughRelease.preview(visitBatch);
+    expect(oldPreview.n_to_commit).toBe(2);
+    for (const [through, previewed] of [
+      [throughRelease, preview],
+      [throughCurrent, oldPreview],
+    ] as const) {
+      const crossed = await through.confirm(visitBatch, previewed);
+      expect(crossed.status, JSON.stringify(crossed.body)).toBe(409);
+      expect(crossed.body).toMatchObject({ cod: 'IMPORT_CONFIRMARE_HASH' });
+    }
+    expect(await db.sql`SELECT id FROM submissions WHERE batch_id = ${visitBatch}`).toEqual([]);
+    await throughCurrent.commit(visitBatch, 2);
+    const perVisit = (await db.sql<{ id: string }[]>`SELECT id FROM submissions WHERE batch_id = ${visitBatch}`).map((row) => Number(row.id));
+    expect(perVisit).toHaveLength(1);
 
-    await waitStatus([...written, ...perLine], 'sent', 'the writes through both versions to be sent');
-    expect(receivedVins().get(visitVin)).toBe(2);
-    expect([...receivedVins()].filter(([vin, n]) => n !== 1 && vin !== visitVin)).toEqual([]);
+    await waitStatus([...written, ...perVisit], 'sent', 'the writes through both versions to be sent');
+    expect(sim.state.records.filter((r) => r.record.vin === visitVin).map((r) => r.record.prestatii.length)).toEqual([2]);
+    expect([...receivedVins()].filter(([, n]) => n !== 1)).toEqual([]);
     expect(sim.state.duplicates()).toBe(0);
     // Both versions were serving: each answered a health check after the writes.
     for (const url of Object.values(servers)) expect((await fetch(`${url}/healthz`)).status).toBe(200);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/errors';
 import { createRowsHasher, highestReadingUpTo, rowState, type RowFacts } from '../../src/domain/import-state';
@@ -38,14 +39,19 @@ describe('row state precedence', () => {
     expect(highestReadingUpTo(readings, '2024-12-31')).toBeNull();
   });
 
-  it('hashes what is shown: any state, content or resolution change moves rows_hash', () => {
-    const hash = (state: 'ok' | 'needs_review', key = 'k', codes = ['OE-3']) => {
+  it('hashes what is shown: any state, content, resolution or visit change moves rows_hash', () => {
+    type Visit = { head: number; lines: number } | null;
+    const hash = (state: 'ok' | 'needs_review', key = 'k', codes = ['OE-3'], visit: Visit = { head: 1, lines: 1 }) => {
       const h = createRowsHasher();
-      h.add({ rowIndex: 1, state, key, codes });
+      h.add({ rowIndex: 1, state, key, codes, visit });
       return h.digest();
     };
     expect(hash('ok')).toBe(hash('ok'));
-    expect(new Set([hash('ok'), hash('needs_review'), hash('ok', 'k2'), hash('ok', 'k', ['OE-2'])]).size).toBe(4);
+    const grouped = [hash('ok', 'k', ['OE-3'], { head: 1, lines: 2 }), hash('ok', 'k', ['OE-3'], { head: 0, lines: 2 })];
+    expect(new Set([hash('ok'), hash('needs_review'), hash('ok', 'k2'), hash('ok', 'k', ['OE-2']), ...grouped]).size).toBe(6);
+    // A line alone (or left out) hashes as before visits were grouped: what an earlier release computes for it.
+    const before = createHash('sha256').update('1\tok\tk\tOE-3\n').digest('hex');
+    expect([hash('ok'), hash('ok', 'k', ['OE-3'], null)]).toEqual([before, before]);
   });
 });
 

@@ -143,9 +143,9 @@ export interface PageQuery {
 
 /**
  * Counts per state and `rows_hash`: what the user was shown, row by row (index, state, key,
- * resolved codes), hashed in row order, the same text as domain/import-state's hasher. With
- * `page`, that page's outcomes too, from the same evaluation of the states. One pass over the
- * states for the counts, the total and the hash.
+ * resolved codes, the visit of a line of several), hashed in row order, the same text as
+ * domain/import-state's hasher. With `page`, that page's outcomes too, from the same evaluation
+ * of the states. One pass over the states for the counts, the total and the hash.
  */
 export async function batchSummary(exec: Executor, accountId: number, batchId: number, page: PageQuery | null = null): Promise<BatchSummary & { page: RowOutcome[] }> {
   const [row] = await exec.execute<Record<RowState, number> & { rows_hash: string; total: number; n_records: number; n_linked: number; page: OutcomeRow[] | null }>(sql`
@@ -156,7 +156,7 @@ export async function batchSummary(exec: Executor, accountId: number, batchId: n
         ROW_STATES.map((state) => sql`count(*) FILTER (WHERE state = ${state})::int AS ${sql.identifier(state)}`),
         sql`, `,
       )},
-      encode(sha256(convert_to(coalesce(string_agg(row_index || E'\t' || state || E'\t' || coalesce(idem_key, '') || E'\t' || coalesce(codes, '') || E'\n', '' ORDER BY row_index), ''), 'UTF8')), 'hex') AS rows_hash,
+      encode(sha256(convert_to(coalesce(string_agg(row_index || E'\t' || state || E'\t' || coalesce(idem_key, '') || E'\t' || coalesce(codes, '') || CASE WHEN visit_lines > 1 THEN E'\t' || visit_head ELSE '' END || E'\n', '' ORDER BY row_index), ''), 'UTF8')), 'hex') AS rows_hash,
       ${page ? sql`(SELECT json_agg(p ORDER BY p.row_index) FROM (SELECT ${OUTCOME_COLUMNS} FROM states WHERE ${page.filter} ORDER BY row_index LIMIT ${page.limit} OFFSET ${page.offset}) p)` : sql`NULL`} AS page
     FROM states`);
   const counts = emptyCounts();
