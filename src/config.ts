@@ -452,7 +452,10 @@ export const SETTING_DOCS: Record<keyof Config, { group: SettingGroup; doc: stri
   GATEWAY_WORKER_MAX_ATTEMPTS: { group: 'worker', doc: 'Attempts (network failures, expired tokens) before the submission goes to `error`.' },
   GATEWAY_WORKER_BACKOFF_S: { group: 'worker', doc: 'First retry delay; doubles per attempt, capped at 15 min, ±20 % jitter.' },
   GATEWAY_WORKER_CREDS_RETRY_S: { group: 'worker', doc: 'First wait when no credentials exist; doubles, capped at 1 h. Saving credentials wakes the submissions at once.' },
-  GATEWAY_WORKER_SHUTDOWN_S: { group: 'worker', doc: 'On SIGTERM, how long sends in flight may finish before they are aborted and released.' },
+  GATEWAY_WORKER_SHUTDOWN_S: {
+    group: 'worker',
+    doc: 'On SIGTERM, how long sends in flight may finish before they are aborted and released. Under `npm start`, the worker and each stager (which hands its file back to the queue) are killed if not stopped 5 s after it.',
+  },
 };
 
 export const SETTING_GROUPS = {

@@ -116,9 +116,9 @@ async function startServing(
   const host = bound.family === 'IPv6' ? `[${bound.address}]` : bound.address;
   consola.success(`Gateway listening on http://${host}:${bound.port} (mediu: ${environmentName(config)})`);
 
-  // Stop order: stop taking requests, stop the stagers (a file being staged goes back to the
-  // queue) and let the worker finish or release its sends, then the simulator it may still be
-  // talking to, then our pool; the database goes last. All of it within GATEWAY_SHUTDOWN_S:
+  // Stop order: stop taking requests and, meanwhile, stop the stagers (a file being staged goes
+  // back to the queue); once no request is left, let the worker finish or release its sends;
+  // then the simulator it may still be talking to, then our pool; the database goes last. All of it within GATEWAY_SHUTDOWN_S:
   // what has not ended by then (a request still arriving) is cut, and the database stopped all
   // the same.
   return async () => {
@@ -127,8 +127,8 @@ async function startServing(
         server.close(() => resolve());
         server.closeIdleConnections();
       });
-      await Promise.all([closed, ...stagers.map((stager) => stager.stop(STAGER_STOP_MS))]);
-      await worker?.stop((config.GATEWAY_WORKER_SHUTDOWN_S + 5) * 1000);
+      const childMs = (config.GATEWAY_WORKER_SHUTDOWN_S + 5) * 1000;
+      await Promise.all([closed.then(() => worker?.stop(childMs)), ...stagers.map((stager) => stager.stop(childMs))]);
       await registry.sim?.close();
       await ctx.close();
     };
@@ -141,9 +141,6 @@ async function startServing(
     await database.stop();
   };
 }
-
-/** A stager ends its staging between two rows and hands its file back: past this it is killed (its claim then goes stale). */
-const STAGER_STOP_MS = 5_000;
 
 /** What the database's own stop is left of GATEWAY_SHUTDOWN_S (a fast shutdown: it ends its connections). */
 const DATABASE_STOP_MS = 5_000;
