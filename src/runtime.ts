@@ -17,7 +17,11 @@ export function createContext(options: ContextOptions): AppContext & { close: ()
     inserts: createInsertBatcher(base.db),
     lookups: createOperationsLoader(base.db),
     windows: createWindowSync(base.sql),
-    uploads: createUploadGate({ uploads: options.config.GATEWAY_IMPORT_UPLOADS_MAX, perAccount: options.config.GATEWAY_IMPORT_UPLOADS_PER_ACCOUNT }),
+    uploads: createUploadGate({
+      uploads: options.config.GATEWAY_IMPORT_UPLOADS_MAX,
+      perAccount: options.config.GATEWAY_IMPORT_UPLOADS_PER_ACCOUNT,
+      writes: Math.max(1, Math.floor((options.poolSize ?? options.config.GATEWAY_DB_POOL) / 4)),
+    }),
     close: async () => {
       await ctx.windows.stop();
       await base.close();

@@ -24,6 +24,8 @@ interface UploadLimits {
   uploads: number;
   /** Of those, one account's (GATEWAY_IMPORT_UPLOADS_PER_ACCOUNT). */
   perAccount: number;
+  /** Files written into the queue at once by this server (a quarter of its pool, at least one). */
+  writes: number;
 }
 
 /**
@@ -33,8 +35,27 @@ interface UploadLimits {
 export function createUploadGate(limits: UploadLimits) {
   const reading = new Map<number, number>();
   let total = 0;
+  let writing = 0;
+  const waiting: Array<() => void> = [];
   return {
     limits,
+    /**
+     * Runs a file's write into the queue when one of `limits.writes` places is free: a large
+     * file's INSERT holds its pooled connection for seconds, and a storm of them took the whole
+     * pool from other accounts' requests. Those waiting are admitted uploads, bounded above.
+     */
+    async write<T>(work: () => Promise<T>): Promise<T> {
+      if (writing < limits.writes) writing += 1;
+      else await new Promise<void>((resolve) => waiting.push(resolve));
+      try {
+        return await work();
+      } finally {
+        // The place goes to the next waiting write, or back.
+        const next = waiting.shift();
+        if (next) next();
+        else writing -= 1;
+      }
+    },
     /** Bodies read now: this account's, and all. */
     reading: (accountId: number) => ({ mine: reading.get(accountId) ?? 0, total }),
     take(accountId: number): UploadAdmission {
@@ -158,11 +179,13 @@ export async function queueUpload({
   // A batch without its file is no stager's to claim (the claim joins the file): it waits
   // for this write, and goes if the write fails.
   try {
-    return await ctx.db.transaction(async (tx) => {
-      await tx.insert(importUploads).values({ batchId, accountId, fileEnc, sheets, codePage: codePage ?? null, requestId });
-      await tx.execute(sql`SELECT pg_notify(${QUEUE_CHANNEL}, ${String(batchId)})`);
-      return loadBatch(tx, accountId, batchId);
-    });
+    return await ctx.uploads.write(() =>
+      ctx.db.transaction(async (tx) => {
+        await tx.insert(importUploads).values({ batchId, accountId, fileEnc, sheets, codePage: codePage ?? null, requestId });
+        await tx.execute(sql`SELECT pg_notify(${QUEUE_CHANNEL}, ${String(batchId)})`);
+        return loadBatch(tx, accountId, batchId);
+      }),
+    );
   } catch (error) {
     await ctx.db.execute(sql`DELETE FROM import_batches WHERE id = ${batchId}`).catch(() => undefined);
     throw error;
