@@ -48,7 +48,7 @@ interface Preview {
   rows_hash: string;
 }
 
-/** Upload, poll until the batch is no longer `staging`, then the preview of the whole batch. */
+/** Upload, poll until the batch is no longer `queued` or `staging`, then the preview of the whole batch. */
 async function uploadToPreview(base: string, key: string, bytes: Buffer) {
   const headers = { 'X-API-Key': key };
   const started = performance.now();
@@ -57,7 +57,7 @@ async function uploadToPreview(base: string, key: string, bytes: Buffer) {
   const uploaded = await fetch(`${base}/v1/import`, { method: 'POST', body: form, headers });
   const batch = (await uploaded.json()) as { batch_id: number; status: string };
   if (uploaded.status !== 201) throw new Error(`upload: ${uploaded.status} ${JSON.stringify(batch)}`);
-  for (let status = batch.status; status === 'staging'; ) {
+  for (let status = batch.status; status === 'queued' || status === 'staging'; ) {
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     const res = await fetch(`${base}/v1/import/${batch.batch_id}`, { headers });
     status = ((await res.json()) as { status: string }).status;
