@@ -1,7 +1,6 @@
 CREATE TABLE IF NOT EXISTS "import_uploads" (
 	"batch_id" integer PRIMARY KEY NOT NULL,
 	"account_id" integer NOT NULL,
-	"file_enc" text,
 	"sheets" jsonb NOT NULL,
 	"code_page" integer,
 	"request_id" text,
@@ -13,6 +12,14 @@ CREATE TABLE IF NOT EXISTS "import_uploads" (
 );
 --> statement-breakpoint
 DO $$ BEGIN ALTER TABLE "import_uploads" ADD CONSTRAINT "import_uploads_batch_id_import_batches_id_fk" FOREIGN KEY ("batch_id") REFERENCES "public"."import_batches"("id") ON DELETE cascade ON UPDATE no action; EXCEPTION WHEN duplicate_object OR duplicate_table THEN NULL; END $$;--> statement-breakpoint
+CREATE TABLE IF NOT EXISTS "import_upload_pieces" (
+	"batch_id" integer NOT NULL,
+	"piece" integer NOT NULL,
+	"piece_enc" text NOT NULL,
+	CONSTRAINT "import_upload_pieces_pkey" PRIMARY KEY("batch_id","piece")
+);
+--> statement-breakpoint
+DO $$ BEGIN ALTER TABLE "import_upload_pieces" ADD CONSTRAINT "import_upload_pieces_batch_id_import_uploads_batch_id_fk" FOREIGN KEY ("batch_id") REFERENCES "public"."import_uploads"("batch_id") ON DELETE cascade ON UPDATE no action; EXCEPTION WHEN duplicate_object OR duplicate_table THEN NULL; END $$;--> statement-breakpoint
 CREATE INDEX IF NOT EXISTS "import_uploads_account_claimed_idx" ON "import_uploads" USING btree ("account_id","claimed_at");--> statement-breakpoint
 -- The files waiting or being staged: counted by every upload's admission, scanned by every claim.
 CREATE INDEX IF NOT EXISTS "import_batches_unstaged_idx" ON "import_batches" USING btree ("account_id") WHERE "status" IN ('queued', 'staging');

@@ -99,10 +99,9 @@ export const importRowBlocks = pgTable(
 );
 
 /**
- * An uploaded file waiting for a stager, or being staged (services/import/stager.ts): the
- * file's bytes, envelope-encrypted like every staged row, so that any stager of the deployment
- * can stage it. Deleted when the batch fails, else with its batch (the worker's purge, at the
- * rows' purge_after).
+ * An uploaded file waiting for a stager, or being staged (services/import/stager.ts): its
+ * claim, and its bytes in import_upload_pieces. Kept with its batch (the worker's purge, at the
+ * rows' purge_after); a failed batch's pieces are deleted.
  */
 export const importUploads = pgTable(
   'import_uploads',
@@ -111,8 +110,6 @@ export const importUploads = pgTable(
       .primaryKey()
       .references(() => importBatches.id, { onDelete: 'cascade' }),
     accountId: integer('account_id').notNull(),
-    // Gone (NULL) once its batch failed: nothing of a file that cannot be committed is kept.
-    fileEnc: text('file_enc'),
     // The sheets the upload chose by name (none: the default choice).
     sheets: jsonb('sheets').notNull(),
     // A .dbf table's code page chosen by the clerk, over its header's (none: the header's).
@@ -127,6 +124,24 @@ export const importUploads = pgTable(
     claims: integer('claims').notNull().default(0),
   },
   (t) => [index('import_uploads_account_claimed_idx').on(t.accountId, t.claimedAt)],
+);
+
+/**
+ * An uploaded file's bytes in pieces of UPLOAD_PIECE_BYTES, each envelope-encrypted like every
+ * staged row, so that any stager of the deployment can stage it. In pieces because one 15 MB
+ * file's ciphertext, built and sent as one value, held the server's event loop for a few hundred
+ * milliseconds; a piece is a millisecond or two.
+ */
+export const importUploadPieces = pgTable(
+  'import_upload_pieces',
+  {
+    batchId: integer('batch_id')
+      .notNull()
+      .references(() => importUploads.batchId, { onDelete: 'cascade' }),
+    piece: integer('piece').notNull(),
+    pieceEnc: text('piece_enc').notNull(),
+  },
+  (t) => [primaryKey({ name: 'import_upload_pieces_pkey', columns: [t.batchId, t.piece] })],
 );
 
 export const columnMappings = pgTable(

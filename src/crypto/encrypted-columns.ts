@@ -18,6 +18,6 @@ export const ENCRYPTED_COLUMNS: readonly EncryptedColumn[] = [
   { table: 'import_rows', key: ['batch_id', 'row_index'], column: 'raw_enc' },
   { table: 'import_row_blocks', key: ['batch_id', 'block_no'], column: 'raw_enc' },
   { table: 'registry_sessions', key: ['account_id'], column: 'token_enc' },
-  // An uploaded file (up to GATEWAY_MAX_BODY_BYTES), kept with its batch's staged rows.
-  { table: 'import_uploads', key: ['batch_id'], column: 'file_enc', maxBatch: 4 },
+  // An uploaded file's pieces of 1 MiB each, kept with its batch's staged rows.
+  { table: 'import_upload_pieces', key: ['batch_id', 'piece'], column: 'piece_enc', maxBatch: 32 },
 ];

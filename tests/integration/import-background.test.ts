@@ -3,6 +3,7 @@ import { createApp } from '../../src/app';
 import { parseConfig } from '../../src/config';
 import { createContext } from '../../src/runtime';
 import { startStager, type Stager } from '../../src/services/import';
+import { UPLOAD_PIECE_BYTES } from '../../src/services/import/queue';
 import { MAX_CLAIMS } from '../../src/services/import/stager';
 import { json, startTestApp, TEST_SECRET, TEST_STAGER, type TestApp, WITHOUT_COST_BUDGET } from '../helpers/app';
 import { csvFile, HEADER, uploadNow, workbookParts, xlsxFile, zipFile, type Grid } from '../helpers/import-files';
@@ -140,7 +141,10 @@ describe('a file is queued, then staged by a stager', () => {
     batchId = body.batch_id as number;
     expect(body).toMatchObject({ status: 'queued', rows_staged: 0, row_count: 0, header: [], file: { kind: 'xlsx', size: file.length } });
     expect(await preview(t, key, batchId)).toMatchObject({ status: 'queued', total_rows: 0, rows: [] });
-    expect(await t.ctx.sql`SELECT file_enc FROM import_uploads WHERE batch_id = ${batchId}`).toEqual([{ file_enc: expect.stringMatching(/^v1\./) }]);
+    // Kept in pieces, each encrypted.
+    const pieces = await t.ctx.sql<{ piece: number; piece_enc: string }[]>`SELECT piece, piece_enc FROM import_upload_pieces WHERE batch_id = ${batchId} ORDER BY piece`;
+    expect(pieces.map((p) => p.piece)).toEqual([...Array(Math.ceil(file.length / UPLOAD_PIECE_BYTES)).keys()]);
+    for (const p of pieces) expect(p.piece_enc).toMatch(/^v1\./);
 
     await startStaging();
     const release = await holdBlockZero(batchId);

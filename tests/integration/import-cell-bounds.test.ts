@@ -18,8 +18,7 @@ afterAll(() => t.close());
 const batches = async () =>
   Number(
     (
-      await t.ctx
-        .sql`SELECT (SELECT count(*) FROM import_batches WHERE status <> 'failed') + (SELECT count(*) FROM import_rows) + (SELECT count(*) FROM import_uploads WHERE file_enc IS NOT NULL) AS n`
+      await t.ctx.sql`SELECT (SELECT count(*) FROM import_batches WHERE status <> 'failed') + (SELECT count(*) FROM import_rows) + (SELECT count(*) FROM import_upload_pieces) AS n`
     )[0]!.n,
   );
 

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { importBatches, importUploads } from '../../../db/schema';
+import { importBatches, importUploadPieces, importUploads } from '../../../db/schema';
 import { actorLabel, type Actor, type AppContext } from '../../context';
 import { AppError } from '../../errors';
 import { sniffFile } from '../../readers/detect';
@@ -7,6 +7,15 @@ import { importPurgeAfter, loadBatch, type LoadedBatch } from './batch';
 
 /** What a new file in the queue NOTIFYs: the stagers LISTEN to it (stager.ts). */
 export const QUEUE_CHANNEL = 'gateway_import_queue';
+
+/** The size of the pieces an uploaded file is kept in (db/schema/imports.ts, import_upload_pieces). */
+export const UPLOAD_PIECE_BYTES = 1024 * 1024;
+
+/** An uploaded file's bytes, read back from its pieces (a stager, once it claimed the file). */
+export async function readUploadedFile(ctx: AppContext, batchId: number): Promise<Buffer> {
+  const pieces = await ctx.db.execute<{ piece_enc: string }>(sql`SELECT piece_enc FROM import_upload_pieces WHERE batch_id = ${batchId} ORDER BY piece`);
+  return Buffer.concat(pieces.map((p) => ctx.keyring.decryptBytes(p.piece_enc)));
+}
 
 /** The advisory-lock key that orders the deployment's enqueues (its count, then its insert). */
 const QUEUE_LOCK = 727_013;
@@ -144,7 +153,6 @@ export async function queueUpload({
   requestId: string;
 }): Promise<LoadedBatch> {
   const kind = sniffFile(bytes);
-  const fileEnc = ctx.keyring.encryptBytes(bytes);
   const { accountId } = actor;
   const now = ctx.clock();
   // The count and the batch's row under one short lock (never the file's write: enqueues
@@ -181,7 +189,12 @@ export async function queueUpload({
   try {
     return await ctx.uploads.write(() =>
       ctx.db.transaction(async (tx) => {
-        await tx.insert(importUploads).values({ batchId, accountId, fileEnc, sheets, codePage: codePage ?? null, requestId });
+        await tx.insert(importUploads).values({ batchId, accountId, sheets, codePage: codePage ?? null, requestId });
+        // A piece encrypted and sent at a time: each is a turn of the event loop of its own.
+        for (let piece = 0; piece * UPLOAD_PIECE_BYTES < bytes.length; piece++) {
+          const part = bytes.subarray(piece * UPLOAD_PIECE_BYTES, (piece + 1) * UPLOAD_PIECE_BYTES);
+          await tx.insert(importUploadPieces).values({ batchId, piece, pieceEnc: ctx.keyring.encryptBytes(part) });
+        }
         await tx.execute(sql`SELECT pg_notify(${QUEUE_CHANNEL}, ${String(batchId)})`);
         return loadBatch(tx, accountId, batchId);
       }),

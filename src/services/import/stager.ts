@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { isDatabaseUnavailable } from '../../../db/unavailable';
 import type { AppContext } from '../../context';
 import { describeError } from '../../journal/describe-error';
-import { QUEUE_CHANNEL } from './queue';
+import { QUEUE_CHANNEL, readUploadedFile } from './queue';
 import { stageFile, type ClaimedFile } from './stage-file';
 import { claimLost, stagerStopping } from './staging-errors';
 import { failStaging, interruptedFailure, markFailed, removeStagedRows, requeue } from './staging-failure';
@@ -28,8 +28,8 @@ export interface StagerOptions {
  * Returns null when nothing waits; a file taken up too often is failed instead (and the
  * next one looked for).
  */
-/** A claim as taken: its file still encrypted. */
-type Claim = Omit<ClaimedFile, 'bytes'> & { fileEnc: string };
+/** A claim as taken: its file still in the database. */
+type Claim = Omit<ClaimedFile, 'bytes'>;
 
 async function claimNext(ctx: AppContext, options: StagerOptions): Promise<Claim | null> {
   for (;;) {
@@ -38,14 +38,13 @@ async function claimNext(ctx: AppContext, options: StagerOptions): Promise<Claim
         batch_id: number;
         account_id: number;
         claims: number;
-        file_enc: string;
         sheets: unknown;
         code_page: number | null;
         request_id: string | null;
       }>(sql`
         WITH next AS (
           SELECT u.batch_id FROM import_uploads u JOIN import_batches b ON b.id = u.batch_id
-          WHERE b.status IN ('queued', 'staging') AND u.file_enc IS NOT NULL
+          WHERE b.status IN ('queued', 'staging')
             AND (b.status = 'queued' OR u.heartbeat_at IS NULL OR u.heartbeat_at < now() - make_interval(secs => ${options.staleS}))
           ORDER BY (SELECT max(o.claimed_at) FROM import_uploads o WHERE o.account_id = u.account_id) ASC NULLS FIRST, u.queued_at, u.batch_id
           LIMIT 1
@@ -53,7 +52,7 @@ async function claimNext(ctx: AppContext, options: StagerOptions): Promise<Claim
         )
         UPDATE import_uploads u SET claimed_by = ${options.id}, claimed_at = now(), heartbeat_at = now(), claims = u.claims + 1
         FROM next WHERE u.batch_id = next.batch_id
-        RETURNING u.batch_id, u.account_id, u.claims, u.file_enc, u.sheets, u.code_page, u.request_id`);
+        RETURNING u.batch_id, u.account_id, u.claims, u.sheets, u.code_page, u.request_id`);
       if (!file) return null;
       if (file.claims > MAX_CLAIMS) {
         await markFailed(tx, file.batch_id, interruptedFailure(file.claims - 1), null);
@@ -78,8 +77,6 @@ async function claimNext(ctx: AppContext, options: StagerOptions): Promise<Claim
       batchId: file.batch_id,
       accountId: file.account_id,
       claim: file.claims,
-      // Decrypted once the claim is committed: the claim's transaction stays short.
-      fileEnc: file.file_enc,
       sheets: Array.isArray(file.sheets) ? file.sheets.map(String) : [],
       codePage: file.code_page,
       filename: batch.filename,
@@ -143,8 +140,8 @@ export async function startStager(ctx: AppContext, options: StagerOptions) {
     const stopBeat = heartbeat(ctx, file, options.heartbeatS * 1000, () => controller.abort(claimLost()));
     const started = performance.now();
     try {
-      const { fileEnc, ...claim } = file;
-      const rows = await stageFile(ctx, { ...claim, bytes: ctx.keyring.decryptBytes(fileEnc) }, controller.signal);
+      // Read once the claim is committed: the claim's transaction stays short.
+      const rows = await stageFile(ctx, { ...file, bytes: await readUploadedFile(ctx, file.batchId) }, controller.signal);
       ctx.journal.write({
         event: 'import_incarcat',
         requestId: file.requestId,

@@ -62,7 +62,7 @@ export async function markFailed(tx: Executor, batchId: number, failure: StoredF
   if (updated.length === 0) return false;
   await removeRows(tx, batchId);
   // Nothing of the file is kept once nothing of it can be committed: its bytes go with its rows.
-  await tx.execute(sql`UPDATE import_uploads SET file_enc = NULL WHERE batch_id = ${batchId}`);
+  await tx.execute(sql`DELETE FROM import_upload_pieces WHERE batch_id = ${batchId}`);
   return true;
 }
 
