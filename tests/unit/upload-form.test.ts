@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { FormPart } from '../../src/http/multipart';
 import { readUploadForm } from '../../src/services/import/upload-form';
 
-// The one reading of an upload's form (API `sheet`, dashboard `foaie`): the dashboard used to
-// trim and bound the sheet name by itself, without the API's check of unstorable characters.
+// The one reading of an upload's form (API `sheet`, dashboard `foaie`): the two routes each
+// read the file, the sheet name and the code page by hand, with their own words and rules
+// (the dashboard trimmed a typed name, the API did not; the API named a blank one as none).
 
 const file = (filename = 'prestatii.csv'): FormPart => ({ name: 'file', filename, bytes: Buffer.from('a;b\r\n') });
 
