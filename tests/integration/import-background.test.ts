@@ -3,7 +3,7 @@ import { createApp } from '../../src/app';
 import { parseConfig } from '../../src/config';
 import { createContext } from '../../src/runtime';
 import { startStager, type Stager } from '../../src/services/import';
-import { UPLOAD_PIECE_BYTES } from '../../src/services/import/queue';
+import { readUploadedFile, UPLOAD_PIECE_BYTES } from '../../src/services/import/queue';
 import { MAX_CLAIMS } from '../../src/services/import/stager';
 import { json, startTestApp, TEST_SECRET, TEST_STAGER, type TestApp, WITHOUT_COST_BUDGET } from '../helpers/app';
 import { csvFile, HEADER, uploadNow, workbookParts, xlsxFile, zipFile, type Grid } from '../helpers/import-files';
@@ -145,6 +145,8 @@ describe('a file is queued, then staged by a stager', () => {
     const pieces = await t.ctx.sql<{ piece: number; piece_enc: string }[]>`SELECT piece, piece_enc FROM import_upload_pieces WHERE batch_id = ${batchId} ORDER BY piece`;
     expect(pieces.map((p) => p.piece)).toEqual([...Array(Math.ceil(file.length / UPLOAD_PIECE_BYTES)).keys()]);
     for (const p of pieces) expect(p.piece_enc).toMatch(/^v1\./);
+    // A zip already: kept as it came.
+    expect((await t.ctx.sql`SELECT deflated FROM import_uploads WHERE batch_id = ${batchId}`)[0]).toEqual({ deflated: false });
 
     await startStaging();
     const release = await holdBlockZero(batchId);
@@ -183,6 +185,24 @@ describe('a file is queued, then staged by a stager', () => {
     const res = await t.call('POST', `/v1/import/${batchId}/commit`, { key, body: { n_confirmed: done.n_to_commit, rows_hash: done.rows_hash } });
     expect(res.status).toBe(200);
     expect(await json(res)).toMatchObject({ inserted: 1711 });
+  });
+});
+
+describe('a csv in the queue', () => {
+  it('is kept deflated and encrypted, in a fraction of its pieces, and read back byte for byte', async () => {
+    await stopStaging();
+    const file = csvFile([HEADER, ...rows(3000)]);
+    expect(file.length).toBeGreaterThan(UPLOAD_PIECE_BYTES / 8);
+    const id = (await uploaded(file, 'mare.csv')).batch_id as number;
+    expect((await t.ctx.sql`SELECT deflated FROM import_uploads WHERE batch_id = ${id}`)[0]).toEqual({ deflated: true });
+    const pieces = await t.ctx.sql<{ piece_enc: string }[]>`SELECT piece_enc FROM import_upload_pieces WHERE batch_id = ${id} ORDER BY piece`;
+    const kept = Buffer.concat(pieces.map((p) => t.ctx.keyring.decryptBytes(p.piece_enc)));
+    expect(kept.length).toBeLessThan(file.length / 4);
+    expect((await readUploadedFile(t.ctx, id, { deflated: true, maxBytes: file.length })).equals(file)).toBe(true);
+    // Bounded as it is inflated: a stored file larger than the upload limit is refused, not held.
+    await expect(readUploadedFile(t.ctx, id, { deflated: true, maxBytes: file.length - 1 })).rejects.toThrow();
+    await startStaging();
+    expect(await settled(t, key, id)).toMatchObject({ status: 'staged', row_count: 3000 });
   });
 });
 

@@ -28,8 +28,8 @@ export interface StagerOptions {
  * Returns null when nothing waits; a file taken up too often is failed instead (and the
  * next one looked for).
  */
-/** A claim as taken: its file still in the database. */
-type Claim = Omit<ClaimedFile, 'bytes'>;
+/** A claim as taken: its file still in the database (deflated or not). */
+type Claim = Omit<ClaimedFile, 'bytes'> & { deflated: boolean };
 
 async function claimNext(ctx: AppContext, options: StagerOptions): Promise<Claim | null> {
   for (;;) {
@@ -40,6 +40,7 @@ async function claimNext(ctx: AppContext, options: StagerOptions): Promise<Claim
         claims: number;
         sheets: unknown;
         code_page: number | null;
+        deflated: boolean;
         request_id: string | null;
       }>(sql`
         WITH next AS (
@@ -52,7 +53,7 @@ async function claimNext(ctx: AppContext, options: StagerOptions): Promise<Claim
         )
         UPDATE import_uploads u SET claimed_by = ${options.id}, claimed_at = now(), heartbeat_at = now(), claims = u.claims + 1
         FROM next WHERE u.batch_id = next.batch_id
-        RETURNING u.batch_id, u.account_id, u.claims, u.sheets, u.code_page, u.request_id`);
+        RETURNING u.batch_id, u.account_id, u.claims, u.sheets, u.code_page, u.deflated, u.request_id`);
       if (!file) return null;
       if (file.claims > MAX_CLAIMS) {
         await markFailed(tx, file.batch_id, interruptedFailure(file.claims - 1), null);
@@ -79,6 +80,7 @@ async function claimNext(ctx: AppContext, options: StagerOptions): Promise<Claim
       claim: file.claims,
       sheets: Array.isArray(file.sheets) ? file.sheets.map(String) : [],
       codePage: file.code_page,
+      deflated: file.deflated,
       filename: batch.filename,
       requestId: file.request_id,
       purgeAfter: new Date(batch.purge_after),
@@ -141,7 +143,8 @@ export async function startStager(ctx: AppContext, options: StagerOptions) {
     const started = performance.now();
     try {
       // Read once the claim is committed: the claim's transaction stays short.
-      const rows = await stageFile(ctx, { ...file, bytes: await readUploadedFile(ctx, file.batchId) }, controller.signal);
+      const bytes = await readUploadedFile(ctx, file.batchId, { deflated: file.deflated, maxBytes: ctx.config.GATEWAY_MAX_BODY_BYTES });
+      const rows = await stageFile(ctx, { ...file, bytes }, controller.signal);
       ctx.journal.write({
         event: 'import_incarcat',
         requestId: file.requestId,

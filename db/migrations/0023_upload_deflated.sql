@@ -1,0 +1,1 @@
+ALTER TABLE "import_uploads" ADD COLUMN IF NOT EXISTS "deflated" boolean DEFAULT false NOT NULL;
