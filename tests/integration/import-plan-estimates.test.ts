@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, startTestApp, type TestApp } from '../helpers/app';
 import { csvFile, HEADER } from '../helpers/import-files';
 import { preview, stage } from '../helpers/import-flow';
+import { statesQuery } from '../../src/services/import/states';
+import { sql } from 'drizzle-orm';
 
 let t: TestApp;
 let key: string;
@@ -58,5 +60,29 @@ describe('a batch just staged, against the statistics of the batches before it',
     const again = await stage(t, key, file, 'prestatii.csv');
     expect(await estimatedRows('submissions', 'scope_account_id', accountId)).toBeGreaterThan(ROWS / 2);
     expect((await preview(t, key, again)).counts).toMatchObject({ already_sent: ROWS });
+  });
+});
+
+type PlanNode = { 'Relation Name'?: string; 'Actual Loops': number; Plans?: PlanNode[] };
+const loopsOver = (node: PlanNode, relation: string): number =>
+  (node['Relation Name'] === relation ? node['Actual Loops'] : 0) + (node.Plans ?? []).reduce((sum, child) => sum + loopsOver(child, relation), 0);
+
+describe('a batch planned as one row (a first part shown while the rest stages is not analysed)', () => {
+  it("looks each visit up once, not once per visit and row", async () => {
+    const accountId = await t.createAccount('Prima parte');
+    const key = await t.createKey(accountId);
+    expect((await t.call('POST', '/v1/mapari', { key, body: { cod_op_service: 'REV', cod_prestatie: 'OE-3' } })).status).toBe(200);
+    const batchId = await stage(t, key, fileOf('SAL').subarray(0, 40_000), 'prestatii.csv');
+    const total = (await preview(t, key, batchId)).total_rows as number;
+    expect(total).toBeGreaterThan(300);
+    // The plan a one-row estimate gives, whatever the statistics say: nested loops only.
+    const plan = await t.ctx.db.transaction(async (tx) => {
+      await tx.execute(sql`SET LOCAL enable_hashjoin = off`);
+      await tx.execute(sql`SET LOCAL enable_mergejoin = off`);
+      const [row] = await tx.execute<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(sql`EXPLAIN (ANALYZE, FORMAT JSON) ${statesQuery(accountId, batchId)} SELECT count(*) FROM states`);
+      return row!['QUERY PLAN'][0]!.Plan;
+    });
+    // Every line is a visit of its own, each looked for among the sent records once.
+    expect(loopsOver(plan, 'import_batch_vin_submissions')).toBeLessThanOrEqual(total);
   });
 });

@@ -22,9 +22,13 @@ const inFile = (qualifier: '' | 'r.') => sql.raw(`${qualifier}left_out IS NULL A
  * used to sort the joined rows, ~250 bytes each, on disk. A visit's codes are split and sorted
  * only when a submission of its VIN, date and odometer is met. The joins of the batch's rows
  * are chosen on the batch's row count: the staging analyses the rows it wrote (row-writer.ts),
- * without which a batch just staged was estimated at one row.
+ * without which a batch just staged was estimated at one row. A first part being shown while
+ * the rest stages is not analysed (that would cost its first page a tenth of a second): the
+ * visits and the repeats are each evaluated once (MATERIALIZED), so that a plan made for one row
+ * scans their results again per row, instead of running their lookups again per row (3 s for
+ * the 1,000 rows of a first part; tests/integration/import-plan-estimates.test.ts).
  */
-function statesQuery(accountId: number, batchId: number): SQL {
+export function statesQuery(accountId: number, batchId: number): SQL {
   return sql`
     WITH grouped AS (
       SELECT coalesce(visit_key, row_index::text) AS vk, min(row_index) AS head, count(*)::int AS lines,
@@ -37,11 +41,11 @@ function statesQuery(accountId: number, batchId: number): SQL {
         CASE WHEN count(*) = 1 THEN min(codes) ELSE string_agg(codes, ',') END AS codes
       FROM import_rows WHERE batch_id = ${batchId} AND ${inFile('')}
       GROUP BY 1
-    ), visits AS (
+    ), visits AS MATERIALIZED (
       SELECT v.vk, v.head, v.lines, v.vverdict, v.disagrees, sr.id AS record_id, sr.status AS record_status
       FROM grouped v
       LEFT JOIN LATERAL (${recordOf(accountId, batchId, sql`v.vverdict = 'queued'`)}) sr ON true
-    ), repeats AS (
+    ), repeats AS MATERIALIZED (
       SELECT row_index, first FROM (
         SELECT row_index, first_value(row_index) OVER (PARTITION BY idem_key COLLATE "C" ORDER BY row_index) AS first
         FROM import_rows WHERE batch_id = ${batchId} AND ${inFile('')}
