@@ -4,7 +4,7 @@ import { jsonBodyLimit, publicBaseUrl, servedOverHttps } from './config';
 import type { AppContext } from './context';
 import { AppError } from './errors';
 import { apiKeyAuth } from './http/auth';
-import { isAbortedBody, limitBody } from './http/body';
+import { closeUnreadBodies, isAbortedBody, limitBody } from './http/body';
 import { createBodyRefusals } from './http/body-refusals';
 import { costly, hasLargeBody } from './http/cost-budget';
 import { admitApiUpload, RETRY_AFTER_S } from './http/upload-admission';
@@ -31,6 +31,7 @@ export function createApp(ctx: AppContext) {
   const app = new Hono<AppEnv>();
   const refuseBody = createBodyRefusals(ctx);
   app.use(requestId);
+  app.use(closeUnreadBodies);
   app.use(strictTransport(servedOverHttps(ctx.config)));
   app.use(rejectUnstorableUrl);
   app.use(async (c, next) => {

@@ -118,6 +118,7 @@ export async function discardBody(c: Context, maxBytes: number): Promise<void> {
   if (c.req.raw.bodyUsed || c.req.raw.body?.locked) return;
   const incoming = nodeRequest(c);
   if (!incoming) return void (await c.req.raw.body?.cancel());
+  dropping.add(incoming);
   let size = 0;
   for await (const chunk of incoming as AsyncIterable<Buffer>) {
     size += chunk.length;
@@ -125,6 +126,30 @@ export async function discardBody(c: Context, maxBytes: number): Promise<void> {
     await discardTurn();
   }
 }
+
+/** Bodies being dropped on purpose (discardBody), whose connections stay open for the answer. */
+const dropping = new WeakSet<IncomingMessage>();
+
+/** A body at least this large that nobody read is not read after a refusal. */
+const UNREAD_CLOSES_FROM = 64 * 1024;
+
+/**
+ * A refusal (4xx, 5xx) of a request whose large body nobody read closes its connection
+ * (`Connection: close`) instead of keeping it alive: to keep it, Node reads the rest of the
+ * body and drops it, on the event loop at full speed, so a client sending token-less 15 MiB
+ * uploads (or any large body with a wrong key) back to back made the server read hundreds of
+ * MB a second (bench:abuse, attack 4). Node closes once the answer is written; a client that
+ * reads its answer while sending (browsers, curl, fetch, .NET's HttpClient) has it. Bodies
+ * dropped on purpose (discardBody: a refused upload's, so that its client reads the answer
+ * rather than a reset) are left to the discard lane.
+ */
+export const closeUnreadBodies: MiddlewareHandler = async (c, next) => {
+  await next();
+  const incoming = nodeRequest(c);
+  if (!incoming || c.res.status < 400 || incoming.complete || incoming.readableDidRead || dropping.has(incoming)) return;
+  const declared = Number(incoming.headers['content-length'] ?? Number.NaN);
+  if (declared >= UNREAD_CLOSES_FROM || (Number.isNaN(declared) && incoming.headers['transfer-encoding'] !== undefined)) c.header('Connection', 'close');
+};
 
 const WITHOUT_BODY = new Set(['GET', 'HEAD', 'OPTIONS']);
 

@@ -96,6 +96,8 @@ describe('a body is read only by a route that wants it, after its checks', () =>
     const answer = await c.answerWithin(3_000);
     expect(answer?.status).toBe(415);
     expect(JSON.parse(answer!.body)).toMatchObject({ cod: 'TIP_CORP_NESUPORTAT', problema: CATALOG.TIP_CORP_NESUPORTAT.problema });
+    // Dropped on purpose as it arrives (the discard lane): the connection is kept for the client to finish.
+    expect(answer!.head.toLowerCase()).not.toContain('connection: close');
     c.socket.destroy();
     // The same route still takes its JSON.
     const ok = await fetch(`http://127.0.0.1:${server.port}/v1/prezentari/valideaza`, {
@@ -104,6 +106,24 @@ describe('a body is read only by a route that wants it, after its checks', () =>
       body: '{}',
     });
     expect(ok.status).toBe(422);
+  });
+
+  it('a large body with a wrong key: 401, and the connection closed rather than the body read', async () => {
+    const c = await open(server.port);
+    c.socket.write(head('POST', '/v1/prezentari', server.port, { 'X-API-Key': 'gw_gresita', 'Content-Type': 'application/json', 'Content-Length': String(14 * MiB) }));
+    c.socket.write(`{"vin":"${'x'.repeat(64 * 1024)}`);
+    const answer = await c.answerWithin(3_000);
+    expect(answer?.status).toBe(401);
+    expect(answer!.head.toLowerCase()).toContain('connection: close');
+    expect(await c.closedWithin(2_000)).not.toBeNull();
+    // A small body is read as usual: its connection is kept.
+    const small = await open(server.port);
+    small.socket.write(head('POST', '/v1/prezentari', server.port, { 'X-API-Key': 'gw_gresita', 'Content-Type': 'application/json', 'Content-Length': '2' }));
+    small.socket.write('{}');
+    const smallAnswer = await small.answerWithin(3_000);
+    expect(smallAnswer?.status).toBe(401);
+    expect(smallAnswer!.head.toLowerCase()).toContain('connection: keep-alive');
+    small.socket.destroy();
   });
 
   it('the upload route does not read a body of another type before refusing it', async () => {
@@ -134,6 +154,9 @@ describe('a body is read only by a route that wants it, after its checks', () =>
     const answer = await refused.answerWithin(3_000);
     expect(answer?.status).toBe(403);
     expect(answer!.body).toContain(CATALOG.NEAUTORIZAT_CSRF.problema);
+    // Nor after it: the connection is closed, instead of its 15 MiB being read to keep it alive.
+    expect(answer!.head.toLowerCase()).toContain('connection: close');
+    expect(await refused.closedWithin(2_000)).not.toBeNull();
     refused.socket.destroy();
 
     // With its token the upload is admitted and its body is read: no answer before it arrives.

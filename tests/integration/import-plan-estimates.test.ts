@@ -68,7 +68,7 @@ const loopsOver = (node: PlanNode, relation: string): number =>
   (node['Relation Name'] === relation ? node['Actual Loops'] : 0) + (node.Plans ?? []).reduce((sum, child) => sum + loopsOver(child, relation), 0);
 
 describe('a batch planned as one row (a first part shown while the rest stages is not analysed)', () => {
-  it("looks each visit up once, not once per visit and row", async () => {
+  it('looks each visit up once, not once per visit and row', async () => {
     const accountId = await t.createAccount('Prima parte');
     const key = await t.createKey(accountId);
     expect((await t.call('POST', '/v1/mapari', { key, body: { cod_op_service: 'REV', cod_prestatie: 'OE-3' } })).status).toBe(200);
@@ -79,7 +79,9 @@ describe('a batch planned as one row (a first part shown while the rest stages i
     const plan = await t.ctx.db.transaction(async (tx) => {
       await tx.execute(sql`SET LOCAL enable_hashjoin = off`);
       await tx.execute(sql`SET LOCAL enable_mergejoin = off`);
-      const [row] = await tx.execute<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(sql`EXPLAIN (ANALYZE, FORMAT JSON) ${statesQuery(accountId, batchId)} SELECT count(*) FROM states`);
+      const [row] = await tx.execute<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(
+        sql`EXPLAIN (ANALYZE, FORMAT JSON) ${statesQuery(accountId, batchId)} SELECT count(*) FROM states`,
+      );
       return row!['QUERY PLAN'][0]!.Plan;
     });
     // Every line is a visit of its own, each looked for among the sent records once.
