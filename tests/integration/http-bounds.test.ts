@@ -126,6 +126,22 @@ describe('a body is read only by a route that wants it, after its checks', () =>
     small.socket.destroy();
   });
 
+  it('past ten refused large bodies in a minute, an account’s next is not read: answered at once, its connection closed', async () => {
+    const ownKey = await t.createKey(await t.createAccount('Trimite întruna'));
+    const heads: string[] = [];
+    for (let i = 0; i < 11; i++) {
+      const c = await open(server.port);
+      c.socket.write(head('POST', '/v1/prezentari/valideaza', server.port, { 'X-API-Key': ownKey, 'Content-Type': MULTIPART, 'Content-Length': String(15 * MiB) }));
+      c.socket.write(PART);
+      const answer = await c.answerWithin(3_000);
+      expect(answer?.status).toBe(415);
+      heads.push(answer!.head.toLowerCase());
+      c.socket.destroy();
+    }
+    expect(heads.slice(0, 10).every((h) => !h.includes('connection: close'))).toBe(true);
+    expect(heads[10]).toContain('connection: close');
+  });
+
   it('the upload route does not read a body of another type before refusing it', async () => {
     const c = await open(server.port);
     c.socket.write(head('POST', '/v1/import', server.port, { 'X-API-Key': key, 'Content-Type': 'application/json', 'Content-Length': String(10 * MiB) }));
