@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startStager } from '../../src/services/import';
+import { admitUpload, queueUpload, startStager, type UploadAdmission } from '../../src/services/import';
 import { json, startTestApp, TEST_STAGER, type TestApp, WITHOUT_COST_BUDGET } from '../helpers/app';
 import { csvFile, HEADER, upload, uploadNow } from '../helpers/import-files';
 import { settled } from '../helpers/import-flow';
@@ -76,6 +76,33 @@ describe('upload admission', () => {
     expect(t.ctx.uploads.reading(0).total).toBe(0);
     const [queued] = await t.ctx.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM import_batches WHERE status = 'queued'`;
     expect(queued!.n).toBe(0);
+  });
+
+  it('counts once an upload of the account that queues its batch while another is being let in: both fit, both get in', async () => {
+    const accountId = await t.createAccount('Service grăbit');
+    const key = await t.createKey(accountId);
+    // One upload of the account is reading its body...
+    const first = await admitUpload(t.ctx, accountId);
+    expect(first).not.toHaveProperty('refused');
+    // ...and queues its batch, giving its place back, just as the second one's count is taken.
+    let batchId = 0;
+    const db = new Proxy(t.ctx.db, {
+      get(target, name, receiver) {
+        if (name !== 'execute') return Reflect.get(target, name, receiver);
+        return async (query: Parameters<typeof target.execute>[0]) => {
+          if (batchId === 0) {
+            const actor = { kind: 'dev' as const, accountId };
+            batchId = (await queueUpload({ ctx: t.ctx, actor, admission: first as UploadAdmission, filename: 'a.csv', bytes: file(5), sheets: [], requestId: 'r' })).id;
+          }
+          return target.execute(query);
+        };
+      },
+    });
+    // The account may have two: its queued file and this one.
+    const second = await admitUpload({ ...t.ctx, db }, accountId);
+    expect(second).not.toHaveProperty('refused');
+    (second as UploadAdmission).release();
+    await drain([[key, batchId]]);
   });
 });
 

@@ -63,6 +63,8 @@ interface UploadLimits {
 export function createUploadGate(limits: UploadLimits) {
   const reading = new Map<number, number>();
   let total = 0;
+  // Admissions given back so far: a count of the queue taken meanwhile may include one of them.
+  let released = 0;
   let writing = 0;
   const waiting: Array<() => void> = [];
   return {
@@ -84,16 +86,17 @@ export function createUploadGate(limits: UploadLimits) {
         else writing -= 1;
       }
     },
-    /** Bodies read now: this account's, and all. */
-    reading: (accountId: number) => ({ mine: reading.get(accountId) ?? 0, total }),
+    /** Bodies read now: this account's, and all; `released` tells whether one was given back since. */
+    reading: (accountId: number) => ({ mine: reading.get(accountId) ?? 0, total, released }),
     take(accountId: number): UploadAdmission {
       reading.set(accountId, (reading.get(accountId) ?? 0) + 1);
       total += 1;
-      let released = false;
+      let given = false;
       return {
         release() {
-          if (released) return;
-          released = true;
+          if (given) return;
+          given = true;
+          released += 1;
           total -= 1;
           const left = (reading.get(accountId) ?? 1) - 1;
           if (left > 0) reading.set(accountId, left);
@@ -123,15 +126,24 @@ function judge(limits: UploadLimits, counted: { mine: number; all: number }): Up
  * Lets an upload in before its body is read, or says why not (the caller answers 429 / 503 at
  * once, holding nothing): its account's files waiting or staging in the whole deployment, with
  * the bodies this server reads for it, are fewer than GATEWAY_IMPORT_UPLOADS_PER_ACCOUNT, and
- * the deployment's fewer than GATEWAY_IMPORT_UPLOADS_MAX. One short query.
+ * the deployment's fewer than GATEWAY_IMPORT_UPLOADS_MAX. One short query (again if an upload of
+ * this server was queued meanwhile).
  */
 export async function admitUpload(ctx: AppContext, accountId: number): Promise<UploadAdmission | UploadRefusal> {
   const { limits } = ctx.uploads;
-  const here = ctx.uploads.reading(accountId);
-  if (here.total >= limits.uploads) return { refused: 'process', limit: limits.uploads };
-  const counted = await unstaged(ctx.db, accountId);
-  const refusal = judge(limits, { mine: counted.mine + here.mine, all: counted.all + here.total });
-  return refusal ?? ctx.uploads.take(accountId);
+  for (let count = 1; ; count++) {
+    const before = ctx.uploads.reading(accountId);
+    if (before.total >= limits.uploads) return { refused: 'process', limit: limits.uploads };
+    const counted = await unstaged(ctx.db, accountId);
+    // The bodies being read after the count: one read before it that queued its batch and gave
+    // its place back meanwhile was in both counts, and refused an upload that fitted. Given back
+    // during the count, it may be in neither: counted again (past that, the locked count at
+    // the insert has the last word).
+    const here = ctx.uploads.reading(accountId);
+    if (here.released !== before.released && count < 3) continue;
+    const refusal = judge(limits, { mine: counted.mine + here.mine, all: counted.all + here.total });
+    return refusal ?? ctx.uploads.take(accountId);
+  }
 }
 
 /** The catalog's words for a refusal: the API's envelope and the dashboard's notice both say this. */
