@@ -122,7 +122,7 @@ export async function discardBody(c: Context, maxBytes: number): Promise<void> {
   if (!incoming) return void (await c.req.raw.body?.cancel());
   const accountId = (c.get('actor') as { accountId?: number } | undefined)?.accountId;
   // Past its allowance, an account's refused bodies are not read at all (closeUnreadBodies).
-  if (accountId !== undefined && Number(incoming.headers['content-length'] ?? 0) >= UNREAD_CLOSES_FROM && drops.hit(String(accountId)).count > DROPS_PER_MINUTE) return;
+  if (accountId !== undefined && isLarge(incoming) && drops.hit(String(accountId)).count > DROPS_PER_MINUTE) return;
   dropping.add(incoming);
   let size = 0;
   for await (const chunk of incoming as AsyncIterable<Buffer>) {
@@ -146,6 +146,12 @@ const drops = createWindowCounter({ windowMs: 60_000, maxKeys: 10_000 });
 /** A body at least this large that nobody read is not read after a refusal. */
 const UNREAD_CLOSES_FROM = 64 * 1024;
 
+/** A body declared UNREAD_CLOSES_FROM or longer, or sent in chunks of no declared length (as long as its client likes). */
+function isLarge(incoming: IncomingMessage): boolean {
+  const declared = Number(incoming.headers['content-length'] ?? Number.NaN);
+  return declared >= UNREAD_CLOSES_FROM || (Number.isNaN(declared) && incoming.headers['transfer-encoding'] !== undefined);
+}
+
 /**
  * A refusal (4xx, 5xx) of a request whose large body nobody read closes its connection
  * (`Connection: close`) instead of keeping it alive: to keep it, Node reads the rest of the
@@ -161,8 +167,7 @@ export const closeUnreadBodies: MiddlewareHandler = async (c, next) => {
   const incoming = nodeRequest(c);
   // Only Node's own request has a body to leave unread (a test may hand the app a bare socket address).
   if (!incoming?.headers || c.res.status < 400 || incoming.complete || incoming.readableDidRead || dropping.has(incoming)) return;
-  const declared = Number(incoming.headers['content-length'] ?? Number.NaN);
-  if (declared >= UNREAD_CLOSES_FROM || (Number.isNaN(declared) && incoming.headers['transfer-encoding'] !== undefined)) c.header('Connection', 'close');
+  if (isLarge(incoming)) c.header('Connection', 'close');
 };
 
 const WITHOUT_BODY = new Set(['GET', 'HEAD', 'OPTIONS']);
