@@ -74,8 +74,9 @@ export const Config = z.object({
     .positive()
     .default(200 * 1024 * 1024),
   // A stager stages this many rows in a first transaction of their own, so that the screen and
-  // the preview show them while the rest of the file is staged.
-  GATEWAY_IMPORT_FIRST_ROWS: z.coerce.number().int().positive().default(1000),
+  // the preview show them while the rest of the file is staged: five of the screen's pages,
+  // two and a half of the API's. Each row more is waited for before the first page.
+  GATEWAY_IMPORT_FIRST_ROWS: z.coerce.number().int().positive().default(250),
   // Files waiting or being staged, in the whole deployment and of one account (also the bodies
   // one server reads at once). Past them an upload is refused at once (503, 429), before its
   // body is read. Each waits in PostgreSQL, encrypted, until a stager takes it.

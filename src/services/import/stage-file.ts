@@ -22,8 +22,7 @@ export interface ClaimedFile {
   accountId: number;
   /** The claim's number: the batch's writes check it, so a stager that lost its claim writes nothing more. */
   claim: number;
-  /** The file, as it is being read back from the queue: the first transaction's context is loaded meanwhile. */
-  bytes: Promise<Buffer>;
+  bytes: Buffer;
   sheets: string[];
   /** A .dbf table's code page chosen by the clerk, over its header's. */
   codePage: number | null;
@@ -68,46 +67,19 @@ async function recordProgress(
   if (!row) throw claimLost();
 }
 
-/** A claimed file opened by its reader, and what its batch records of it. */
-interface OpenedFile {
-  fileMeta: FileMeta;
-  walk: FileWalk;
-}
-
-/** Opens the file once its bytes are read back; a sheet the upload named that the file lacks is refused. */
-async function openFile(ctx: AppContext, file: ClaimedFile): Promise<OpenedFile> {
-  const bytes = await file.bytes;
-  const limits = importLimits(ctx.config);
-  const source = await openSpreadsheet(bytes, file.codePage === null ? limits : { ...limits, codePage: file.codePage });
-  const unknown = file.sheets.filter((name) => !source.sheets.some((s) => s.name === name));
-  if (unknown.length > 0) {
-    throw new AppError('IMPORT_FOAIE', `O foaie aleasă în câmpul sheet nu există în fișier; foile fișierului: ${source.sheets.map((s) => s.name).join(', ')}.`);
-  }
-  const fileMeta: FileMeta = {
-    kind: source.kind,
-    encoding: source.encoding ?? null,
-    delimiter: source.delimiter ?? null,
-    date1904: source.date1904,
-    size: bytes.length,
-    ...(source.dbf ? { dbf: source.dbf } : {}),
-  };
-  return { fileMeta, walk: walkFile(source, file.sheets) };
-}
-
 /**
  * The first transaction: the batch's header and its mapping, judged on the header and the
  * first rows' values, and its first GATEWAY_IMPORT_FIRST_ROWS rows (at least the sample), so
  * the screen and the preview show rows while the rest is staged. A file that ends there is
  * `staged` as it commits.
  */
-async function stageFirstPart(ctx: AppContext, file: ClaimedFile, opening: Promise<OpenedFile>, signal: AbortSignal) {
+async function stageFirstPart(ctx: AppContext, file: ClaimedFile, fileMeta: FileMeta, walk: FileWalk, signal: AbortSignal) {
   const { accountId } = file;
   return ctx.db.transaction(async (exec) => {
     await holdReleaseLease(exec, file.batchId);
     const resolution = await loadResolutionContext(ctx, exec, accountId, 'all');
     // Before any reading is looked up: a submission stored from now on is looked at again later.
     const watermark = await readingsWatermark(exec, accountId);
-    const { fileMeta, walk } = await opening;
     const start = await walk.start();
     if (!start) throw nothingStaged(walk.summaries, false);
     const { header, signature, sample } = start;
@@ -135,7 +107,7 @@ async function stageFirstPart(ctx: AppContext, file: ClaimedFile, opening: Promi
     if (staging.staged === 0) throw nothingStaged(walk.summaries, true);
     const more = await walk.more();
     await recordProgress(exec, file, staging, walk.summaries, !more, { header, headerSignature: signature, fileMeta, columnMapping: mappingState, vinKeyEnc: vinKey.stored });
-    return { staging, more, walk };
+    return { staging, more };
   });
 }
 
@@ -173,12 +145,24 @@ function progressWriter(ctx: AppContext, batchId: number) {
  * Returns the rows staged.
  */
 export async function stageFile(ctx: AppContext, file: ClaimedFile, signal: AbortSignal): Promise<number> {
-  const opening = openFile(ctx, file);
-  // Its failure is the first part's to throw; the walk is closed below however the staging ends.
-  opening.catch(() => undefined);
+  const limits = importLimits(ctx.config);
+  const source = await openSpreadsheet(file.bytes, file.codePage === null ? limits : { ...limits, codePage: file.codePage });
+  const unknown = file.sheets.filter((name) => !source.sheets.some((s) => s.name === name));
+  if (unknown.length > 0) {
+    throw new AppError('IMPORT_FOAIE', `O foaie aleasă în câmpul sheet nu există în fișier; foile fișierului: ${source.sheets.map((s) => s.name).join(', ')}.`);
+  }
+  const fileMeta: FileMeta = {
+    kind: source.kind,
+    encoding: source.encoding ?? null,
+    delimiter: source.delimiter ?? null,
+    date1904: source.date1904,
+    size: file.bytes.length,
+    ...(source.dbf ? { dbf: source.dbf } : {}),
+  };
+  const walk = walkFile(source, file.sheets);
   const progress = progressWriter(ctx, file.batchId);
   try {
-    const { staging, more, walk } = await stageFirstPart(ctx, file, opening, signal);
+    const { staging, more } = await stageFirstPart(ctx, file, fileMeta, walk, signal);
     if (!more) return staging.staged;
     await ctx.db.transaction(async (exec) => {
       await holdReleaseLease(exec, file.batchId);
@@ -187,10 +171,7 @@ export async function stageFile(ctx: AppContext, file: ClaimedFile, signal: Abor
     });
     return staging.staged;
   } finally {
-    await opening.then(
-      ({ walk }) => walk.close(),
-      () => undefined,
-    );
+    await walk.close();
     await progress.settled();
   }
 }

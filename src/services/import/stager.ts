@@ -142,9 +142,8 @@ export async function startStager(ctx: AppContext, options: StagerOptions) {
     const stopBeat = heartbeat(ctx, file, options.heartbeatS * 1000, () => controller.abort(claimLost()));
     const started = performance.now();
     try {
-      // Read once the claim is committed (the claim's transaction stays short), on a connection
-      // of its own while the staging's first transaction loads what the rows are derived with.
-      const bytes = readUploadedFile(ctx, file.batchId, { deflated: file.deflated, maxBytes: ctx.config.GATEWAY_MAX_BODY_BYTES });
+      // Read once the claim is committed: the claim's transaction stays short.
+      const bytes = await readUploadedFile(ctx, file.batchId, { deflated: file.deflated, maxBytes: ctx.config.GATEWAY_MAX_BODY_BYTES });
       const rows = await stageFile(ctx, { ...file, bytes }, controller.signal);
       ctx.journal.write({
         event: 'import_incarcat',
