@@ -204,6 +204,20 @@ describe('a csv in the queue', () => {
     await startStaging();
     expect(await settled(t, key, id)).toMatchObject({ status: 'staged', row_count: 3000 });
   });
+
+  it('is staged whole by a stager whose body limit was lowered since it was queued', async () => {
+    await stopStaging();
+    const file = csvFile([HEADER, ...rows(3000)]);
+    const limit = 64 * 1024;
+    expect(file.length).toBeGreaterThan(limit);
+    const id = (await uploaded(file, 'inainte-de-limita.csv')).batch_id as number;
+    const lowered = await startStager({ ...t.ctx, config: { ...t.ctx.config, GATEWAY_MAX_BODY_BYTES: limit } }, { id: 'stager-limita-noua', ...TEST_STAGER });
+    try {
+      expect(await settled(t, key, id)).toMatchObject({ status: 'staged', row_count: 3000 });
+    } finally {
+      await lowered.stop();
+    }
+  });
 });
 
 describe('while a file waits or stages', () => {

@@ -28,8 +28,8 @@ export interface StagerOptions {
  * Returns null when nothing waits; a file taken up too often is failed instead (and the
  * next one looked for).
  */
-/** A claim as taken: its file still in the database (deflated or not). */
-type Claim = Omit<ClaimedFile, 'bytes'> & { deflated: boolean };
+/** A claim as taken: its file still in the database (deflated or not), and its size as it was uploaded. */
+type Claim = Omit<ClaimedFile, 'bytes'> & { deflated: boolean; size: number | null };
 
 async function claimNext(ctx: AppContext, options: StagerOptions): Promise<Claim | null> {
   for (;;) {
@@ -65,9 +65,9 @@ async function claimNext(ctx: AppContext, options: StagerOptions): Promise<Claim
         });
         return 'failed' as const;
       }
-      const [batch] = await tx.execute<{ filename: string | null; purge_after: Date | string }>(sql`
+      const [batch] = await tx.execute<{ filename: string | null; purge_after: Date | string; size: string | null }>(sql`
         UPDATE import_batches SET status = 'staging', row_count = 0 WHERE id = ${file.batch_id} AND status IN ('queued', 'staging')
-        RETURNING filename, purge_after`);
+        RETURNING filename, purge_after, file_meta->>'size' AS size`);
       if (file.claims > 1) await removeStagedRows(tx, file.batch_id);
       return { file, batch: batch! };
     });
@@ -81,6 +81,7 @@ async function claimNext(ctx: AppContext, options: StagerOptions): Promise<Claim
       sheets: Array.isArray(file.sheets) ? file.sheets.map(String) : [],
       codePage: file.code_page,
       deflated: file.deflated,
+      size: batch.size === null ? null : Number(batch.size),
       filename: batch.filename,
       requestId: file.request_id,
       purgeAfter: new Date(batch.purge_after),
@@ -142,8 +143,10 @@ export async function startStager(ctx: AppContext, options: StagerOptions) {
     const stopBeat = heartbeat(ctx, file, options.heartbeatS * 1000, () => controller.abort(claimLost()));
     const started = performance.now();
     try {
-      // Read once the claim is committed: the claim's transaction stays short.
-      const bytes = await readUploadedFile(ctx, file.batchId, { deflated: file.deflated, maxBytes: ctx.config.GATEWAY_MAX_BODY_BYTES });
+      // Read once the claim is committed: the claim's transaction stays short. Inflated up to
+      // the size it was uploaded with (the body limit then), whatever the limit is now.
+      const maxBytes = file.size ?? ctx.config.GATEWAY_MAX_BODY_BYTES;
+      const bytes = await readUploadedFile(ctx, file.batchId, { deflated: file.deflated, maxBytes });
       const rows = await stageFile(ctx, { ...file, bytes }, controller.signal);
       ctx.journal.write({
         event: 'import_incarcat',
