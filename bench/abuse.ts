@@ -6,7 +6,9 @@
 // (2) times BENCH_ATTACK_S (8) seconds each, so that a drift of the machine (other work on it)
 // falls on both sides. Printed per attack: B's p50/p95 quiet and attacked (pooled over the
 // rounds), their p95 ratio (the issue's target: ≤ 2), B's failed calls, the attackers' answers
-// (counts by status and code, and their slowest) and the server's peak RSS during the attack.
+// (counts by status and code, and their slowest), the server's peak RSS during the attack, and
+// the CPU spent in the attacked windows by this process (the attackers, on the same cores as
+// the server: a real attacker's client is elsewhere), the server, PostgreSQL and the rest.
 //   1. a csv of one 15 MB field without a newline, uploaded back to back by 5 clients;
 //   2. a shared-string xlsx bomb (40 MB string), a 20 MiB header cell, and the reads of a batch
 //      at the bounds (preview of 1,000 rows, the batch, its screen), 5 clients;
@@ -23,7 +25,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import postgres from 'postgres';
@@ -35,6 +37,7 @@ import { generateApiKey } from '../src/crypto/hash';
 import { createUser } from '../src/services/users/users';
 import { workbookParts, zipFile } from '../tests/helpers/import-files';
 import { latencies, rssMb } from '../tests/helpers/upload-storm';
+import { cpuSeconds, machineBusySeconds, postgresCpuSeconds } from './cpu';
 import { startServerProcess } from './server';
 
 const ATTACK_S = Number(process.env.BENCH_ATTACK_S ?? 8);
@@ -196,6 +199,19 @@ function describeAnswers(answers: Answer[]): string {
     })
     .join('; ');
 }
+
+/** CPU seconds so far: this process (the attackers and B's client), the server, PostgreSQL, and the machine. */
+function cpuNow(serverPid: number) {
+  const own = process.cpuUsage();
+  return { own: (own.user + own.system) / 1e6, server: cpuSeconds(serverPid), postgres: postgresCpuSeconds(), machine: machineBusySeconds() };
+}
+type CpuSample = ReturnType<typeof cpuNow>;
+const cpuSpent = (from: CpuSample, to: CpuSample): CpuSample => ({
+  own: to.own - from.own,
+  server: to.server - from.server,
+  postgres: to.postgres - from.postgres,
+  machine: to.machine - from.machine,
+});
 
 /** A multipart body of one file part. */
 function multipart(file: Buffer, filename: string, type: string): { body: Buffer; contentType: string } {
@@ -468,6 +484,7 @@ async function main() {
         const answers: Answer[] = [];
         let failures = 0;
         let peak = rssMb(pid, 'VmRSS');
+        const cpu: CpuSample = { own: 0, server: 0, postgres: 0, machine: 0 };
         for (let round = 0; round < ROUNDS; round++) {
           const quiet = other.loop();
           await sleep(ATTACK_S * 1000);
@@ -477,8 +494,10 @@ async function main() {
             peak = Math.max(peak, rssMb(pid, 'VmRSS'));
           }, 50);
           const loop = other.loop();
+          const before = cpuNow(pid);
           answers.push(...(await runAttack(attack, performance.now() + ATTACK_S * 1000)));
           const during = await loop.stop();
+          for (const [k, v] of Object.entries(cpuSpent(before, cpuNow(pid)))) cpu[k as keyof CpuSample] += v;
           clearInterval(sampler);
           attackedMs.push(...during.ms);
           failures += during.failures;
@@ -494,14 +513,21 @@ async function main() {
         );
         console.log(`  attacker: ${answers.length} answers: ${describeAnswers(answers)}`);
         console.log(`  server peak RSS during the attack ${peak.toFixed(0)} MB`);
+        const capacity = availableParallelism() * ROUNDS * ATTACK_S;
+        console.log(
+          `  CPU over the attacked windows (${capacity} s of ${availableParallelism()} cores): this process (the attackers, and B's client) ${cpu.own.toFixed(1)} s, ` +
+            `the server ${cpu.server.toFixed(1)} s, PostgreSQL ${cpu.postgres.toFixed(1)} s, the rest (stager, worker, the system) ${(cpu.machine - cpu.own - cpu.server - cpu.postgres).toFixed(1)} s, idle ${(capacity - cpu.machine).toFixed(1)} s`,
+        );
         table.push(
-          `| ${attack.name.split('.')[0]} | ${quiet.p50.toFixed(1)} / ${quiet.p95.toFixed(1)} | ${loaded.p50.toFixed(1)} / ${loaded.p95.toFixed(1)} | ${ratio.toFixed(2)} | ${failures} | ${peak.toFixed(0)} |`,
+          `| ${attack.name.split('.')[0]} | ${quiet.p50.toFixed(1)} / ${quiet.p95.toFixed(1)} | ${loaded.p50.toFixed(1)} / ${loaded.p95.toFixed(1)} | ${ratio.toFixed(2)} | ${failures} | ${peak.toFixed(0)} | ${cpu.own.toFixed(1)} / ${cpu.server.toFixed(1)} / ${cpu.postgres.toFixed(1)} |`,
         );
       }
     } finally {
       await other.close();
     }
-    console.log('\n| attack | B quiet p50 / p95 ms | B attacked p50 / p95 ms | p95 ratio | B failed | peak RSS MB |\n| --- | --- | --- | --- | --- | --- |');
+    console.log(
+      '\n| attack | B quiet p50 / p95 ms | B attacked p50 / p95 ms | p95 ratio | B failed | peak RSS MB | CPU s: attackers / server / PostgreSQL |\n| --- | --- | --- | --- | --- | --- | --- |',
+    );
     for (const row of table) console.log(row);
     console.log(`\nserver peak RSS (VmHWM) over the run ${rssMb(pid, 'VmHWM').toFixed(0)} MB`);
     await stop();

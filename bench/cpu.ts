@@ -30,3 +30,14 @@ export function postgresCpuSeconds(): number {
   }
   return total;
 }
+
+/** CPU seconds the whole machine was busy so far, every core together (/proc/stat less idle and iowait). */
+export function machineBusySeconds(): number {
+  try {
+    const ticks = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
+    // user nice system idle iowait irq softirq steal
+    return (ticks.reduce((sum, t) => sum + t, 0) - ticks[3]! - ticks[4]!) / TICKS_PER_S;
+  } catch {
+    return 0;
+  }
+}
