@@ -37,7 +37,7 @@ import { generateApiKey } from '../src/crypto/hash';
 import { createUser } from '../src/services/users/users';
 import { workbookParts, zipFile } from '../tests/helpers/import-files';
 import { latencies, rssMb } from '../tests/helpers/upload-storm';
-import { cpuSeconds, machineBusySeconds, postgresCpuSeconds } from './cpu';
+import { cpuSeconds, machineBusySeconds, postgresCpuByPid } from './cpu';
 import { startServerProcess } from './server';
 
 const ATTACK_S = Number(process.env.BENCH_ATTACK_S ?? 8);
@@ -203,15 +203,20 @@ function describeAnswers(answers: Answer[]): string {
 /** CPU seconds so far: this process (the attackers and B's client), the server, PostgreSQL, and the machine. */
 function cpuNow(serverPid: number) {
   const own = process.cpuUsage();
-  return { own: (own.user + own.system) / 1e6, server: cpuSeconds(serverPid), postgres: postgresCpuSeconds(), machine: machineBusySeconds() };
+  return { own: (own.user + own.system) / 1e6, server: cpuSeconds(serverPid), postgres: postgresCpuByPid(), machine: machineBusySeconds() };
 }
-type CpuSample = ReturnType<typeof cpuNow>;
-const cpuSpent = (from: CpuSample, to: CpuSample): CpuSample => ({
-  own: to.own - from.own,
-  server: to.server - from.server,
-  postgres: to.postgres - from.postgres,
-  machine: to.machine - from.machine,
-});
+interface CpuSpent {
+  own: number;
+  server: number;
+  postgres: number;
+  machine: number;
+}
+/** Per PostgreSQL process alive at the end (one that ended meanwhile falls in "the rest"). */
+function cpuSpent(from: ReturnType<typeof cpuNow>, to: ReturnType<typeof cpuNow>): CpuSpent {
+  let postgres = 0;
+  for (const [pid, seconds] of to.postgres) postgres += seconds - (from.postgres.get(pid) ?? 0);
+  return { own: to.own - from.own, server: to.server - from.server, postgres, machine: to.machine - from.machine };
+}
 
 /** A multipart body of one file part. */
 function multipart(file: Buffer, filename: string, type: string): { body: Buffer; contentType: string } {
@@ -484,7 +489,7 @@ async function main() {
         const answers: Answer[] = [];
         let failures = 0;
         let peak = rssMb(pid, 'VmRSS');
-        const cpu: CpuSample = { own: 0, server: 0, postgres: 0, machine: 0 };
+        const cpu: CpuSpent = { own: 0, server: 0, postgres: 0, machine: 0 };
         for (let round = 0; round < ROUNDS; round++) {
           const quiet = other.loop();
           await sleep(ATTACK_S * 1000);
@@ -497,7 +502,7 @@ async function main() {
           const before = cpuNow(pid);
           answers.push(...(await runAttack(attack, performance.now() + ATTACK_S * 1000)));
           const during = await loop.stop();
-          for (const [k, v] of Object.entries(cpuSpent(before, cpuNow(pid)))) cpu[k as keyof CpuSample] += v;
+          for (const [k, v] of Object.entries(cpuSpent(before, cpuNow(pid)))) cpu[k as keyof CpuSpent] += v;
           clearInterval(sampler);
           attackedMs.push(...during.ms);
           failures += during.failures;

@@ -20,15 +20,22 @@ export function cpuSeconds(pid: number): number {
 /** CPU seconds used so far by every `postgres` process (the postmaster, its backends, its helpers). */
 export function postgresCpuSeconds(): number {
   let total = 0;
+  for (const seconds of postgresCpuByPid().values()) total += seconds;
+  return total;
+}
+
+/** The same, process by process: a backend that ends between two readings takes its seconds with it, so deltas are taken per process. */
+export function postgresCpuByPid(): Map<number, number> {
+  const byPid = new Map<number, number>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') total += cpuSeconds(Number(entry));
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') byPid.set(Number(entry), cpuSeconds(Number(entry)));
     } catch {
       // a process that ended meanwhile
     }
   }
-  return total;
+  return byPid;
 }
 
 /** CPU seconds the whole machine was busy so far, every core together (/proc/stat less idle and iowait). */
