@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import type { ImportBatchStatus } from '../../src/domain/import-state';
 import { bigint, boolean, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, timestamp, unique } from 'drizzle-orm/pg-core';
 
@@ -90,12 +91,20 @@ export const importRowBlocks = pgTable(
     batchId: integer('batch_id')
       .notNull()
       .references(() => importBatches.id, { onDelete: 'cascade' }),
-    // Rows blockNo × ROWS_PER_BLOCK + 1 ... (blockNo + 1) × ROWS_PER_BLOCK.
     blockNo: integer('block_no').notNull(),
+    // The row_index of its first row; its rows run to the next block's first. Null in a block
+    // written before blocks closed at a size (and by a release of then, during an upgrade): its
+    // rows are then blockNo × ROWS_PER_BLOCK + 1 ... (blockNo + 1) × ROWS_PER_BLOCK.
+    firstRow: integer('first_row'),
     rawEnc: text('raw_enc').notNull(),
     purgeAfter: timestamp('purge_after', { withTimezone: true }),
   },
-  (t) => [primaryKey({ name: 'import_row_blocks_pkey', columns: [t.batchId, t.blockNo] }), index('import_row_blocks_purge_idx').on(t.purgeAfter)],
+  (t) => [
+    primaryKey({ name: 'import_row_blocks_pkey', columns: [t.batchId, t.blockNo] }),
+    index('import_row_blocks_purge_idx').on(t.purgeAfter),
+    // A row's block: the one that starts last at or before it (raw-blocks.ts, withRaw).
+    index('import_row_blocks_first_row_idx').on(t.batchId, sql`coalesce(${t.firstRow}, ${t.blockNo} * 256 + 1)`),
+  ],
 );
 
 /**

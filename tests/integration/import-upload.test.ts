@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { inflateRawSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_BLOCK_CHARS } from '../../src/services/import/raw-blocks';
+import { stagedRowsAt } from '../../src/services/import/rows';
 import { json, startTestApp, type TestApp } from '../helpers/app';
 import { csvFile, HEADER, upload, xlsxFile } from '../helpers/import-files';
 
@@ -77,6 +79,36 @@ describe('POST /v1/import happy path', () => {
       const shown = (p.rows as Array<{ row_index: number; values: { vin: string; odometruFinal: number } }>).find((r) => r.row_index === row)!;
       expect(shown.values).toMatchObject({ vin: rows[row - 1]![0], odometruFinal: rows[row - 1]![4] });
     }
+  });
+
+  it('closes a block once its cells reach MAX_BLOCK_CHARS: long rows are read back whole, a few per block', async () => {
+    // Sixty rows of a 30,000-character note each: 1.8 MB of cells, which made one block.
+    const note = (i: number) => `${i}:${'x'.repeat(30_000)}`;
+    const rows = Array.from({ length: 60 }, (_, i) => [`WDB1234561A${String(200_000 + i)}`, 'B123ABC', '14.03.2025', 1000 + i, 2000 + i, 'OP1', 'Revizie', note(i)]);
+    const { batch_id, status } = await json(await upload(t, key, csvFile([[...HEADER, 'Observații'], ...rows]), 'lungi.csv'));
+    expect(status).toBe('staged');
+    const blocks = await t.ctx.sql<{ first_row: number; raw_enc: string }[]>`
+      SELECT first_row, raw_enc FROM import_row_blocks WHERE batch_id = ${batch_id as number} ORDER BY block_no`;
+    expect(blocks.length).toBeGreaterThan(1);
+    let next = 1;
+    for (const block of blocks) {
+      const text = inflateRawSync(t.ctx.keyring.decryptBytes(block.raw_enc)).toString('utf8');
+      // Closed by the row that took it to the bound.
+      expect(text.length).toBeLessThan(MAX_BLOCK_CHARS + 31_000);
+      expect(block.first_row).toBe(next);
+      next += (JSON.parse(text) as unknown[]).length;
+    }
+    expect(next).toBe(61);
+    const read = await stagedRowsAt(t.ctx.db, t.ctx.keyring, batch_id as number, [1, blocks[1]!.first_row - 1, blocks[1]!.first_row, 60]);
+    expect(read.map((r) => r.raw.cells[7])).toEqual([note(0), note(blocks[1]!.first_row - 2), note(blocks[1]!.first_row - 1), note(59)]);
+  });
+
+  it('reads a batch whose blocks were written before they closed at a size (no first row: 256 rows each)', async () => {
+    const rows = Array.from({ length: 300 }, (_, i) => [`WDB1234561A${String(300_000 + i)}`, 'B123ABC', '14.03.2025', 1000 + i, 2000 + i, 'OP1', 'Revizie']);
+    const { batch_id } = await json(await upload(t, key, csvFile([HEADER, ...rows]), 'vechi.csv'));
+    await t.ctx.sql`UPDATE import_row_blocks SET first_row = NULL WHERE batch_id = ${batch_id as number}`;
+    const read = await stagedRowsAt(t.ctx.db, t.ctx.keyring, batch_id as number, [1, 256, 257, 300]);
+    expect(read.map((r) => r.raw.cells[0])).toEqual([rows[0]![0], rows[255]![0], rows[256]![0], rows[299]![0]]);
   });
 
   it('reads a csv with a BOM and ; separators', async () => {

@@ -6,11 +6,15 @@ import type { Keyring } from '../../crypto/envelope';
 import type { CellValue } from '../../domain/import-cells';
 
 /**
- * A batch's raw cells, as `import_row_blocks` keeps them: ROWS_PER_BLOCK consecutive rows per
- * block, as JSON, deflated, then envelope-encrypted. A row is read by decrypting its block;
- * a page, a commit or an export decrypts each block it touches once.
+ * A batch's raw cells, as `import_row_blocks` keeps them: consecutive rows per block, as JSON,
+ * deflated, then envelope-encrypted. A row is read by decrypting its block; a page, a commit or
+ * an export decrypts each block it touches once. A block holds ROWS_PER_BLOCK rows, or fewer
+ * once its JSON reaches MAX_BLOCK_CHARS: a reader parses a block whole on the event loop, and
+ * 256 rows of cells at their bounds were ~34 MB, 0.4 s during which no other request moved
+ * (bench:abuse, attack 2).
  */
 export const ROWS_PER_BLOCK = 256;
+export const MAX_BLOCK_CHARS = 1024 * 1024;
 
 export interface RawRow {
   /** The row's line in its sheet (1-based), as the user sees it in the file. */
@@ -21,9 +25,6 @@ export interface RawRow {
 const deflateBlock = promisify(deflateRaw);
 const inflateBlock = promisify(inflateRaw);
 const deflate = (json: string) => deflateBlock(json, { level: 1 });
-
-/** Row indexes start at 1. */
-const blockOf = (rowIndex: number) => Math.floor((rowIndex - 1) / ROWS_PER_BLOCK);
 
 /** A stored raw row, read defensively: anything unexpected reads as an empty row. */
 function readRaw(stored: unknown): RawRow {
@@ -55,41 +56,51 @@ export function readSealed(keyring: Keyring, token: string): unknown {
   }
 }
 
-/** A block as written: its number (rows blockNo × ROWS_PER_BLOCK + 1 ...) and its ciphertext. */
+/** A block as written: its number, the row_index of its first row, and its ciphertext. */
 interface SealedBlock {
   no: number;
+  first: number;
   enc: string;
 }
 
 /** A block deflated, not yet encrypted. */
 export interface PackedBlock {
   no: number;
+  first: number;
   deflated: Uint8Array;
 }
 
 /**
- * Collects rows in order, from block `firstBlock` on, and deflates each full block. Blocks are
- * deflated on libuv's thread pool, beside the rows being read and classified: on the event
- * loop, that was ~0.1 s of a 100,000-row upload.
+ * Collects rows in order and deflates each full block. Blocks are deflated on libuv's thread
+ * pool, beside the rows being read and classified: on the event loop, that was ~0.1 s of a
+ * 100,000-row upload.
  */
-export function createBlockPacker(firstBlock = 0) {
-  let rows: Array<{ l: number; c: readonly CellValue[] }> = [];
-  let filling = firstBlock;
+export function createBlockPacker() {
+  // The filling block: its rows as JSON, their length, its number and first row.
+  let rows: string[] = [];
+  let chars = 0;
+  let filling = 0;
+  let first = 1;
   let packed: Array<Promise<PackedBlock>> = [];
   // Level 1: a block of similar rows still shrinks several times, at a fraction of the CPU.
   const pack = (): Promise<PackedBlock> => {
-    const no = filling;
-    const block = deflate(JSON.stringify(rows)).then((deflated) => ({ no, deflated }));
+    const [no, from] = [filling, first];
+    const block = deflate(`[${rows.join(',')}]`).then((deflated) => ({ no, first: from, deflated }));
     // Awaited by `take`; a staging that fails before then leaves it unawaited, not unhandled.
     block.catch(() => undefined);
     return block;
   };
   return {
-    add(line: number, cells: readonly CellValue[]) {
-      rows.push({ l: line, c: cells });
-      if (rows.length === ROWS_PER_BLOCK) {
+    /** Row `rowIndex` (the next one: rows come in order), at `line` of its sheet. */
+    add(rowIndex: number, line: number, cells: readonly CellValue[]) {
+      if (rows.length === 0) first = rowIndex;
+      const json = JSON.stringify({ l: line, c: cells });
+      rows.push(json);
+      chars += json.length;
+      if (rows.length === ROWS_PER_BLOCK || chars >= MAX_BLOCK_CHARS) {
         packed.push(pack());
         rows = [];
+        chars = 0;
         filling += 1;
       }
     },
@@ -112,7 +123,7 @@ export function createBlockSealer(keyring: Keyring) {
   return {
     add: packer.add,
     async take(): Promise<SealedBlock[]> {
-      return (await packer.take(true)).map((b) => ({ no: b.no, enc: keyring.encryptBytes(b.deflated) }));
+      return (await packer.take(true)).map((b) => ({ no: b.no, first: b.first, enc: keyring.encryptBytes(b.deflated) }));
     },
   };
 }
@@ -125,9 +136,9 @@ export async function insertBlocks(exec: Executor, batchId: number, purgeAfter: 
   for (let first = 0; first < blocks.length; first += INSERT_CHUNK) {
     const chunk = blocks.slice(first, first + INSERT_CHUNK);
     await exec.execute(sql`
-      INSERT INTO import_row_blocks (batch_id, block_no, raw_enc, purge_after)
-      SELECT ${batchId}, b.no, b.enc, ${purgeAfter.toISOString()}::timestamptz
-      FROM jsonb_to_recordset(${JSON.stringify(chunk)}::jsonb) AS b(no int, enc text)
+      INSERT INTO import_row_blocks (batch_id, block_no, first_row, raw_enc, purge_after)
+      SELECT ${batchId}, b.no, b.first, b.enc, ${purgeAfter.toISOString()}::timestamptz
+      FROM jsonb_to_recordset(${JSON.stringify(chunk)}::jsonb) AS b(no int, first int, enc text)
       ON CONFLICT (batch_id, block_no) DO UPDATE SET raw_enc = EXCLUDED.raw_enc`);
   }
 }
@@ -142,16 +153,39 @@ export async function withRaw<T extends { row_index: number; raw_enc: string | n
   batchId: number,
   rows: readonly T[],
 ): Promise<Array<T & { raw: RawRow }>> {
-  const wanted = [...new Set(rows.filter((r) => r.raw_enc === null).map((r) => blockOf(r.row_index)))];
-  const blocks = new Map<number, unknown[]>();
+  const wanted = [...new Set(rows.filter((r) => r.raw_enc === null).map((r) => r.row_index))];
+  // Each opened in a turn of its own, in order of their first row.
+  const blocks: Array<{ first: number; rows: unknown[] }> = [];
   if (wanted.length > 0) {
-    const found = await exec.execute<{ block_no: number; raw_enc: string }>(sql`
-      SELECT block_no, raw_enc FROM import_row_blocks
-      WHERE batch_id = ${batchId} AND block_no = ANY(string_to_array(${wanted.join(',')}, ',')::int[])`);
-    for (const block of found) blocks.set(block.block_no, await openBlock(keyring, block.raw_enc));
+    const found = await exec.execute<{ first_row: number; raw_enc: string }>(sql`
+      SELECT ${BLOCK_START} AS first_row, raw_enc FROM import_row_blocks b
+      WHERE batch_id = ${batchId} AND block_no IN (
+        SELECT (SELECT x.block_no FROM import_row_blocks x WHERE x.batch_id = ${batchId} AND ${BLOCK_START_OF_X} <= w ORDER BY ${BLOCK_START_OF_X} DESC LIMIT 1)
+        FROM unnest(string_to_array(${wanted.join(',')}, ',')::int[]) w)
+      ORDER BY 1`);
+    for (const block of found) blocks.push({ first: block.first_row, rows: await openBlock(keyring, block.raw_enc) });
   }
   return rows.map((row) => {
-    const stored = row.raw_enc === null ? blocks.get(blockOf(row.row_index))?.[(row.row_index - 1) % ROWS_PER_BLOCK] : readSealed(keyring, row.raw_enc);
+    const stored = row.raw_enc === null ? rowOf(blocks, row.row_index) : readSealed(keyring, row.raw_enc);
     return { ...row, raw: readRaw(stored) };
   });
+}
+
+/**
+ * A block's first row, as the index import_row_blocks_first_row_idx orders them: a block
+ * written before blocks closed at a size has none, and starts at blockNo × ROWS_PER_BLOCK + 1.
+ */
+const BLOCK_START = sql.raw(`coalesce(b.first_row, b.block_no * ${ROWS_PER_BLOCK} + 1)`);
+const BLOCK_START_OF_X = sql.raw(`coalesce(x.first_row, x.block_no * ${ROWS_PER_BLOCK} + 1)`);
+
+/** Row `rowIndex` of the block that starts last at or before it (`blocks` in order of their first row). */
+function rowOf(blocks: ReadonlyArray<{ first: number; rows: unknown[] }>, rowIndex: number): unknown {
+  let [low, high] = [0, blocks.length - 1];
+  while (low < high) {
+    const middle = Math.ceil((low + high) / 2);
+    if (blocks[middle]!.first <= rowIndex) low = middle;
+    else high = middle - 1;
+  }
+  const block = blocks[low];
+  return block && block.first <= rowIndex ? block.rows[rowIndex - block.first] : undefined;
 }

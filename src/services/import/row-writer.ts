@@ -143,7 +143,7 @@ export async function stageRows(exec: Executor, staging: Staging, walk: FileWalk
       const rowIndex = ++staging.staged;
       if (rowIndex > staging.maxRows) throw tooManyRows(staging.maxRows);
       if (row.sheet !== sheet.name) sheet = { name: row.sheet, text: copyText(row.sheet) };
-      staging.blocks.add(row.line, row.cells);
+      staging.blocks.add(rowIndex, row.line, row.cells);
       chunk.push([rowIndex, sheet.text, row.cells]);
       if (chunk.length === CHUNK_ROWS) await dispatch();
       if (options.progress && rowIndex % PROGRESS_EVERY === 0) options.progress(rowIndex);
