@@ -1,2 +1,1 @@
-ALTER TABLE "import_row_blocks" ADD COLUMN IF NOT EXISTS "first_row" integer;--> statement-breakpoint
-CREATE INDEX IF NOT EXISTS "import_row_blocks_first_row_idx" ON "import_row_blocks" USING btree ("batch_id",coalesce("first_row", "block_no" * 256 + 1));
+ALTER TABLE "import_row_blocks" ADD COLUMN IF NOT EXISTS "first_row" integer;

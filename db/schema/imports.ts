@@ -1,4 +1,3 @@
-import { sql } from 'drizzle-orm';
 import type { ImportBatchStatus } from '../../src/domain/import-state';
 import { bigint, boolean, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, timestamp, unique } from 'drizzle-orm/pg-core';
 
@@ -99,12 +98,7 @@ export const importRowBlocks = pgTable(
     rawEnc: text('raw_enc').notNull(),
     purgeAfter: timestamp('purge_after', { withTimezone: true }),
   },
-  (t) => [
-    primaryKey({ name: 'import_row_blocks_pkey', columns: [t.batchId, t.blockNo] }),
-    index('import_row_blocks_purge_idx').on(t.purgeAfter),
-    // A row's block: the one that starts last at or before it (raw-blocks.ts, withRaw).
-    index('import_row_blocks_first_row_idx').on(t.batchId, sql`coalesce(${t.firstRow}, ${t.blockNo} * 256 + 1)`),
-  ],
+  (t) => [primaryKey({ name: 'import_row_blocks_pkey', columns: [t.batchId, t.blockNo] }), index('import_row_blocks_purge_idx').on(t.purgeAfter)],
 );
 
 /**

@@ -153,39 +153,43 @@ export async function withRaw<T extends { row_index: number; raw_enc: string | n
   batchId: number,
   rows: readonly T[],
 ): Promise<Array<T & { raw: RawRow }>> {
-  const wanted = [...new Set(rows.filter((r) => r.raw_enc === null).map((r) => r.row_index))];
-  // Each opened in a turn of its own, in order of their first row.
-  const blocks: Array<{ first: number; rows: unknown[] }> = [];
+  const wanted = rows.filter((r) => r.raw_enc === null).map((r) => r.row_index);
+  let starts: BlockStart[] = [];
+  const blocks = new Map<number, unknown[]>();
   if (wanted.length > 0) {
-    const found = await exec.execute<{ first_row: number; raw_enc: string }>(sql`
-      SELECT ${BLOCK_START} AS first_row, raw_enc FROM import_row_blocks b
-      WHERE batch_id = ${batchId} AND block_no IN (
-        SELECT (SELECT x.block_no FROM import_row_blocks x WHERE x.batch_id = ${batchId} AND ${BLOCK_START_OF_X} <= w ORDER BY ${BLOCK_START_OF_X} DESC LIMIT 1)
-        FROM unnest(string_to_array(${wanted.join(',')}, ',')::int[]) w)
-      ORDER BY 1`);
-    for (const block of found) blocks.push({ first: block.first_row, rows: await openBlock(keyring, block.raw_enc) });
+    // Where each block of the batch starts (a few hundred for 100,000 rows), then the blocks
+    // the rows are in. A block written before blocks closed at a size has no first row: it
+    // holds rows blockNo × ROWS_PER_BLOCK + 1 ... (blockNo + 1) × ROWS_PER_BLOCK.
+    starts = await exec.execute<BlockStart>(sql`
+      SELECT block_no, coalesce(first_row, block_no * ${ROWS_PER_BLOCK} + 1) AS first_row
+      FROM import_row_blocks WHERE batch_id = ${batchId} ORDER BY block_no`);
+    const needed = new Set(wanted.map((r) => blockAt(starts, r)?.block_no).filter((no) => no !== undefined));
+    const found = await exec.execute<{ block_no: number; raw_enc: string }>(sql`
+      SELECT block_no, raw_enc FROM import_row_blocks
+      WHERE batch_id = ${batchId} AND block_no = ANY(string_to_array(${[...needed].join(',')}, ',')::int[])`);
+    // Each opened in a turn of its own.
+    for (const block of found) blocks.set(block.block_no, await openBlock(keyring, block.raw_enc));
   }
   return rows.map((row) => {
-    const stored = row.raw_enc === null ? rowOf(blocks, row.row_index) : readSealed(keyring, row.raw_enc);
+    const at = row.raw_enc === null ? blockAt(starts, row.row_index) : undefined;
+    const stored = row.raw_enc === null ? at && blocks.get(at.block_no)?.[row.row_index - at.first_row] : readSealed(keyring, row.raw_enc);
     return { ...row, raw: readRaw(stored) };
   });
 }
 
-/**
- * A block's first row, as the index import_row_blocks_first_row_idx orders them: a block
- * written before blocks closed at a size has none, and starts at blockNo × ROWS_PER_BLOCK + 1.
- */
-const BLOCK_START = sql.raw(`coalesce(b.first_row, b.block_no * ${ROWS_PER_BLOCK} + 1)`);
-const BLOCK_START_OF_X = sql.raw(`coalesce(x.first_row, x.block_no * ${ROWS_PER_BLOCK} + 1)`);
+type BlockStart = {
+  block_no: number;
+  first_row: number;
+};
 
-/** Row `rowIndex` of the block that starts last at or before it (`blocks` in order of their first row). */
-function rowOf(blocks: ReadonlyArray<{ first: number; rows: unknown[] }>, rowIndex: number): unknown {
-  let [low, high] = [0, blocks.length - 1];
+/** The block that starts last at or before `rowIndex` (`starts` in order). */
+function blockAt(starts: readonly BlockStart[], rowIndex: number): BlockStart | undefined {
+  let [low, high] = [0, starts.length - 1];
   while (low < high) {
     const middle = Math.ceil((low + high) / 2);
-    if (blocks[middle]!.first <= rowIndex) low = middle;
+    if (starts[middle]!.first_row <= rowIndex) low = middle;
     else high = middle - 1;
   }
-  const block = blocks[low];
-  return block && block.first <= rowIndex ? block.rows[rowIndex - block.first] : undefined;
+  const block = starts[low];
+  return block && block.first_row <= rowIndex ? block : undefined;
 }
