@@ -23,6 +23,7 @@ import ExcelJS from 'exceljs';
 import postgres from 'postgres';
 import { startEmbedded } from '../db/embedded';
 import { preserveExitCode } from '../db/exit-code';
+import { cpuSeconds } from './cpu';
 import { startServerProcess } from './server';
 import { migrate } from '../db/migrate';
 import { generateApiKey } from '../src/crypto/hash';
@@ -158,10 +159,7 @@ async function medianOfThree(run: () => Promise<number>): Promise<number> {
 }
 
 /** CPU time (user + system) a process spent so far, in ms (its threads included). */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in clock ticks (USER_HZ 100)
-}
+const cpuMs = (pid: number) => cpuSeconds(pid) * 1000;
 
 /** The server's child processes (its stager), by /proc. */
 function childrenOf(pid: number): number[] {
