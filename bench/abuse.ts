@@ -38,6 +38,7 @@ import { createUser } from '../src/services/users/users';
 import { workbookParts, zipFile } from '../tests/helpers/import-files';
 import { latencies, rssMb } from '../tests/helpers/upload-storm';
 import { cpuSeconds, machineBusySeconds, postgresCpuByPid } from './cpu';
+import { multipart } from './http-client';
 import { startServerProcess } from './server';
 
 const ATTACK_S = Number(process.env.BENCH_ATTACK_S ?? 8);
@@ -216,14 +217,6 @@ function cpuSpent(from: ReturnType<typeof cpuNow>, to: ReturnType<typeof cpuNow>
   let postgres = 0;
   for (const [pid, seconds] of to.postgres) postgres += seconds - (from.postgres.get(pid) ?? 0);
   return { own: to.own - from.own, server: to.server - from.server, postgres, machine: to.machine - from.machine };
-}
-
-/** A multipart body of one file part. */
-function multipart(file: Buffer, filename: string, type: string): { body: Buffer; contentType: string } {
-  const boundary = `bench${randomBytes(8).toString('hex')}`;
-  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: ${type}\r\n\r\n`);
-  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
-  return { body: Buffer.concat([head, file, tail]), contentType: `multipart/form-data; boundary=${boundary}` };
 }
 
 /**

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Agent, request } from 'node:http';
 
 /**
@@ -9,37 +10,33 @@ import { Agent, request } from 'node:http';
 export function createBenchClient(origin: string, sockets: number) {
   const agent = new Agent({ keepAlive: true, maxSockets: sockets });
   const url = new URL(origin);
-  return {
-    /** POSTs `body` as JSON; resolves with the status and the parsed answer. */
-    postJson(path: string, headers: Record<string, string>, body: unknown): Promise<{ status: number; body: unknown }> {
-      const text = JSON.stringify(body);
-      return new Promise((resolve, reject) => {
-        const req = request(
-          {
-            agent,
-            host: url.hostname,
-            port: url.port,
-            path,
-            method: 'POST',
-            headers: { ...headers, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) },
-          },
-          (res) => {
-            const chunks: Buffer[] = [];
-            res.on('data', (chunk: Buffer) => chunks.push(chunk));
-            res.on('end', () => {
-              try {
-                resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
-              } catch (err) {
-                reject(err);
-              }
-            });
-            res.on('error', reject);
-          },
-        );
-        req.on('error', reject);
-        req.end(text);
+  /** POSTs `body` as it is (its type among `headers`); resolves with the status and the answer's text. */
+  const post = (path: string, headers: Record<string, string>, body: Buffer | string): Promise<{ status: number; text: string }> =>
+    new Promise((resolve, reject) => {
+      const req = request({ agent, host: url.hostname, port: url.port, path, method: 'POST', headers: { ...headers, 'Content-Length': Buffer.byteLength(body) } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
       });
+      req.on('error', reject);
+      req.end(body);
+    });
+  return {
+    post,
+    /** POSTs `body` as JSON; resolves with the status and the parsed answer. */
+    async postJson(path: string, headers: Record<string, string>, body: unknown): Promise<{ status: number; body: unknown }> {
+      const answer = await post(path, { ...headers, 'Content-Type': 'application/json' }, JSON.stringify(body));
+      return { status: answer.status, body: JSON.parse(answer.text) };
     },
     close: () => agent.destroy(),
   };
+}
+
+/** A multipart body of one file part, as a client sending a file from disk streams it. */
+export function multipart(file: Buffer, filename: string, type = 'application/octet-stream'): { body: Buffer; contentType: string } {
+  const boundary = `bench${randomBytes(8).toString('hex')}`;
+  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: ${type}\r\n\r\n`);
+  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+  return { body: Buffer.concat([head, file, tail]), contentType: `multipart/form-data; boundary=${boundary}` };
 }

@@ -15,7 +15,6 @@
 // is sent by node:http with its multipart body made beforehand, as a client sends a file.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DBFFile } from 'dbffile';
@@ -24,6 +23,7 @@ import postgres from 'postgres';
 import { startEmbedded } from '../db/embedded';
 import { preserveExitCode } from '../db/exit-code';
 import { cpuSeconds } from './cpu';
+import { createBenchClient, multipart } from './http-client';
 import { startServerProcess } from './server';
 import { migrate } from '../db/migrate';
 import { generateApiKey } from '../src/crypto/hash';
@@ -176,33 +176,6 @@ const POLL_MS = 200;
 const FIRST_POLL_MS = 50;
 
 /**
- * The upload's multipart body, made before it is timed, as a client sending a file from disk
- * streams it.
- */
-function multipartFile(bytes: Buffer, filename: string): { body: Buffer; contentType: string } {
-  const boundary = `----bench${randomBytes(12).toString('hex')}`;
-  const head = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: application/octet-stream\r\n\r\n`;
-  return { body: Buffer.concat([Buffer.from(head), bytes, Buffer.from(`\r\n--${boundary}--\r\n`)]), contentType: `multipart/form-data; boundary=${boundary}` };
-}
-
-/**
- * A POST by node:http, as curl or a .NET client sends a file: fetch (undici, with FormData or
- * a Buffer) took 60–250 ms here before the server saw the first byte of a 10 MB body.
- */
-function post(port: number, path: string, headers: Record<string, string>, body: Buffer): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, method: 'POST', headers: { ...headers, 'Content-Length': String(body.length) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-/**
  * Upload, then the first page of the preview (what the import screen shows first: GET preview
  * page=1 page_size=100, polled every FIRST_POLL_MS until it holds rows, as the screen polls);
  * then GET /v1/import/{id} every POLL_MS while the batch is `queued` or `staging`, and the
@@ -210,9 +183,12 @@ function post(port: number, path: string, headers: Record<string, string>, body:
  */
 async function uploadToPreview(port: number, key: string, bytes: Buffer, filename: string, on: { uploaded?: () => void; staged?: () => void } = {}) {
   const headers = { 'X-API-Key': key };
-  const form = multipartFile(bytes, filename);
+  // Made before it is timed, and sent by node:http as curl or a .NET client sends a file: fetch
+  // (undici, with FormData or a Buffer) took 60–250 ms here before the server saw a byte of 10 MB.
+  const form = multipart(bytes, filename);
+  const client = createBenchClient(`http://127.0.0.1:${port}`, 1);
   const started = performance.now();
-  const uploaded = await post(port, '/v1/import', { ...headers, 'Content-Type': form.contentType }, form.body);
+  const uploaded = await client.post('/v1/import', { ...headers, 'Content-Type': form.contentType }, form.body).finally(client.close);
   if (uploaded.status !== 201) throw new Error(`upload: ${uploaded.status} ${uploaded.text}`);
   const batch = JSON.parse(uploaded.text) as { batch_id: number; status: string; row_count: number };
   on.uploaded?.();
