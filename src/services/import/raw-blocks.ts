@@ -153,17 +153,18 @@ export async function withRaw<T extends { row_index: number; raw_enc: string | n
   batchId: number,
   rows: readonly T[],
 ): Promise<Array<T & { raw: RawRow }>> {
-  const wanted = rows.filter((r) => r.raw_enc === null).map((r) => r.row_index);
-  let starts: BlockStart[] = [];
+  // Each row in a block: where it starts, found once.
+  const at = new Map<T, BlockStart | undefined>();
   const blocks = new Map<number, unknown[]>();
-  if (wanted.length > 0) {
+  if (rows.some((r) => r.raw_enc === null)) {
     // Where each block of the batch starts (a few hundred for 100,000 rows), then the blocks
     // the rows are in. A block written before blocks closed at a size has no first row: it
     // holds rows blockNo × ROWS_PER_BLOCK + 1 ... (blockNo + 1) × ROWS_PER_BLOCK.
-    starts = await exec.execute<BlockStart>(sql`
+    const starts = await exec.execute<BlockStart>(sql`
       SELECT block_no, coalesce(first_row, block_no * ${ROWS_PER_BLOCK} + 1) AS first_row
       FROM import_row_blocks WHERE batch_id = ${batchId} ORDER BY block_no`);
-    const needed = new Set(wanted.map((r) => blockAt(starts, r)?.block_no).filter((no) => no !== undefined));
+    for (const row of rows) if (row.raw_enc === null) at.set(row, blockAt(starts, row.row_index));
+    const needed = new Set([...at.values()].flatMap((block) => (block ? [block.block_no] : [])));
     const found = await exec.execute<{ block_no: number; raw_enc: string }>(sql`
       SELECT block_no, raw_enc FROM import_row_blocks
       WHERE batch_id = ${batchId} AND block_no = ANY(string_to_array(${[...needed].join(',')}, ',')::int[])`);
@@ -171,8 +172,8 @@ export async function withRaw<T extends { row_index: number; raw_enc: string | n
     for (const block of found) blocks.set(block.block_no, await openBlock(keyring, block.raw_enc));
   }
   return rows.map((row) => {
-    const at = row.raw_enc === null ? blockAt(starts, row.row_index) : undefined;
-    const stored = row.raw_enc === null ? at && blocks.get(at.block_no)?.[row.row_index - at.first_row] : readSealed(keyring, row.raw_enc);
+    const block = at.get(row);
+    const stored = row.raw_enc === null ? block && blocks.get(block.block_no)?.[row.row_index - block.first_row] : readSealed(keyring, row.raw_enc);
     return { ...row, raw: readRaw(stored) };
   });
 }

@@ -19,6 +19,9 @@ export interface StagerOptions {
   heartbeatS: number;
 }
 
+/** A claim as taken: its file still in the database (deflated or not), and its size as it was uploaded. */
+type Claim = Omit<ClaimedFile, 'bytes'> & { deflated: boolean; size: number | null };
+
 /**
  * Claims the next file to stage: the oldest waiting file of the account whose last claim is
  * the oldest (an account none was claimed for first), so that one account's many files do not
@@ -28,9 +31,6 @@ export interface StagerOptions {
  * Returns null when nothing waits; a file taken up too often is failed instead (and the
  * next one looked for).
  */
-/** A claim as taken: its file still in the database (deflated or not), and its size as it was uploaded. */
-type Claim = Omit<ClaimedFile, 'bytes'> & { deflated: boolean; size: number | null };
-
 async function claimNext(ctx: AppContext, options: StagerOptions): Promise<Claim | null> {
   for (;;) {
     const claimed = await ctx.db.transaction(async (tx) => {
