@@ -44,8 +44,11 @@ const LIVE_BEATS = 3;
  * with no database work per registry call. A worker takes up an account nobody sends only while
  * it sends fewer than its share (the accounts with work over the live workers, rounded up), so
  * the accounts spread over the workers; the serialised claim makes both rules race-free.
+ *
+ * Once `stopped` is aborted (the worker stops) the claim is not sent: one that was still
+ * waiting for its connection would otherwise claim, after the stop, rows queued since.
  */
-export async function claimBatch(ctx: WorkerContext, limit: number): Promise<ClaimedJob[]> {
+export async function claimBatch(ctx: WorkerContext, limit: number, stopped?: AbortSignal): Promise<ClaimedJob[]> {
   if (limit <= 0) return [];
   // Twice the registry slots: while some rows call the registry, the others are being
   // prepared or recorded. The registry itself sees at most the limit (worker/limiter.ts).
@@ -56,6 +59,8 @@ export async function claimBatch(ctx: WorkerContext, limit: number): Promise<Cla
   const tx = await ctx.sql.reserve();
   let lost = false;
   try {
+    // Checked in the tick that writes the statements: nothing can stop the worker in between.
+    if (stopped?.aborted) return [];
     const statements: Array<Promise<unknown>> = [
       tx`BEGIN`.execute(),
       // The rows `sending` are read by a plain index scan, which marks the index entries of rows

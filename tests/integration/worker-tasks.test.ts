@@ -120,6 +120,33 @@ describe('claim', () => {
   });
 });
 
+describe('claim and stop', () => {
+  it('a claim still waiting for its connection when the worker stops claims nothing, not even a row queued meanwhile', async () => {
+    let connected!: () => void;
+    const gate = new Promise<void>((resolve) => (connected = resolve));
+    const sql = new Proxy(ctx.sql, {
+      get: (target, name, receiver) =>
+        name === 'reserve'
+          ? async () => {
+              const reserved = await target.reserve();
+              await gate;
+              return reserved;
+            }
+          : Reflect.get(target, name, receiver),
+    });
+    const stop = new AbortController();
+    const claiming = claimBatch({ ...ctx, sql }, 100, stop.signal);
+    stop.abort();
+    const id = await insertRow('queued', null);
+    connected();
+    expect(await claiming).toEqual([]);
+    expect((await h.app.sql<{ status: string }[]>`SELECT status FROM submissions WHERE id = ${id}`)[0]!.status).toBe('queued');
+    // Its connection went back to the pool: the next claim takes the row.
+    expect((await claimBatch(ctx, 100)).map((job) => job.id)).toContain(id);
+    await h.app.sql`DELETE FROM submissions WHERE id = ${id}`;
+  });
+});
+
 describe('claim across accounts', () => {
   it('takes every account with due rows, its lowest ids first, at most twice its registry slots, and skips rows not yet due', async () => {
     const [busy, small, waiting] = [await h.createAccount('Backlog'), await h.createAccount('Small'), await h.createAccount('Backing off')];

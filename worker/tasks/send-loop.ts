@@ -39,7 +39,8 @@ export function createSendLoop(ctx: WorkerContext, outage: OutageReporter): Send
   const writer = createOutcomeWriter(ctx, abort.signal);
   // Every send in flight, and every one waiting for a registry slot, listens to this one signal.
   setMaxListeners(0, abort.signal);
-  let stopping = false;
+  // Aborted by stop(): no claim starts after it, nor sends one that was waiting for its connection.
+  const stopped = new AbortController();
   let claiming: Promise<void> | undefined;
   let again = false;
 
@@ -47,8 +48,8 @@ export function createSendLoop(ctx: WorkerContext, outage: OutageReporter): Send
     do {
       again = false;
       const room = ctx.settings.maxInflight - running.size;
-      if (room <= 0 || stopping) return;
-      const jobs = await claimBatch(ctx, room);
+      if (room <= 0 || stopped.signal.aborted) return;
+      const jobs = await claimBatch(ctx, room, stopped.signal);
       outage.succeeded();
       for (const job of jobs) {
         ctx.journal.write({
@@ -75,7 +76,7 @@ export function createSendLoop(ctx: WorkerContext, outage: OutageReporter): Send
       }
       // A full batch suggests more is due; a partial one means we wait for a wake.
       if (jobs.length === room) again = true;
-    } while (again && !stopping);
+    } while (again && !stopped.signal.aborted);
   }
 
   /**
@@ -91,7 +92,7 @@ export function createSendLoop(ctx: WorkerContext, outage: OutageReporter): Send
   }
 
   function wake() {
-    if (stopping) return;
+    if (stopped.signal.aborted) return;
     if (claiming) {
       again = true;
       return;
@@ -111,7 +112,7 @@ export function createSendLoop(ctx: WorkerContext, outage: OutageReporter): Send
       return [...startedAt].filter(([, at]) => at >= since).map(([id]) => id);
     },
     async stop(boundMs) {
-      stopping = true;
+      stopped.abort();
       clearTimeout(soon);
       await claiming;
       const all = Promise.allSettled([...running]);
