@@ -20,7 +20,7 @@
 //      100,000 rows, dashboard searches `%%%` / `___`, 5 clients each;
 //   6. 100,000 records of an account without registry credentials queued for the worker.
 // Attackers send the next request as soon as the last one answered (BENCH_HONOUR_RETRY=1: they
-// wait Retry-After first). BENCH_ATTACKS=4,5a runs only those.
+// wait Retry-After first). BENCH_ATTACKS=4,5a runs only those; BENCH_NODE_ARGS are the server's (--cpu-prof).
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
@@ -347,7 +347,7 @@ async function main() {
     await seedRows(account.B.id, 200, 'b-');
     await sql`VACUUM ANALYZE submissions`;
 
-    started = await startServerProcess({ databaseUrl: pg.url, dataDir, built: true, worker: true });
+    started = await startServerProcess({ databaseUrl: pg.url, dataDir, built: true, worker: true, nodeArgs: process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) });
     const { port, child: server, stop } = started;
     const origin = `http://127.0.0.1:${port}`;
     const base = new URL(origin);

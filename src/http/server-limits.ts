@@ -19,6 +19,16 @@ type Limits = Pick<
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 
+/**
+ * How long a connection whose request was answered 429 is not read. The answer goes at once;
+ * a client that ignores its Retry-After and sends the next request on the same connection
+ * straight away waits for it there, instead of being refused thousands of times a second
+ * (bench:abuse: five such clients of one account kept the server's event loop busy the whole
+ * time, and another account's p95 went to 2–4 × its quiet value). One that honours Retry-After
+ * (a second at least) never notices.
+ */
+const REFUSED_PAUSE_MS = 1_000;
+
 /** What a body earns per byte received: a second of waiting per kilobyte, on top of GATEWAY_BODY_TIMEOUT_S. */
 const BODY_BYTES_PER_S = 1024;
 
@@ -78,10 +88,20 @@ export function limitServer(server: Server, config: Limits): void {
       const release = perForwarded.enter(clientAddressOfRequest(config, req));
       if (!release) return void res.writeHead(tooMany.status, tooMany.headers).end(tooMany.body);
       res.once('close', release);
-    }
+      // A proxy's connection carries other clients too: it is never paused.
+    } else res.once('finish', () => pauseIfRefused(req.socket, res));
     watch(req, res);
     for (const listener of listeners) listener.call(server, req, res);
   });
+}
+
+/** After a 429, the connection's next request is read REFUSED_PAUSE_MS later (Node reads it once the socket flows again). */
+function pauseIfRefused(socket: Socket, res: ServerResponse): void {
+  if (res.statusCode !== 429 || socket.destroyed) return;
+  socket.pause();
+  setTimeout(() => {
+    if (!socket.destroyed) socket.resume();
+  }, REFUSED_PAUSE_MS).unref();
 }
 
 /** Counts what each key holds: `enter` gives the function that gives the place back, or null past `max`. */

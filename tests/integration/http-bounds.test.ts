@@ -23,10 +23,10 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-/** The test app behind Node's server with the limits main.ts gives it, under `env`'s settings. */
-async function listen(env: Record<string, string> = {}) {
+/** The test app (or `fetch`) behind Node's server with the limits main.ts gives it, under `env`'s settings. */
+async function listen(env: Record<string, string> = {}, fetch: (req: Request) => Response | Promise<Response> = t.app.fetch) {
   const config = parseConfig({ GATEWAY_SECRET_KEY: TEST_SECRET, ...env });
-  const server = serve({ fetch: t.app.fetch, port: 0, hostname: '127.0.0.1', serverOptions: serverOptions(config) }) as Server;
+  const server = serve({ fetch, port: 0, hostname: '127.0.0.1', serverOptions: serverOptions(config) }) as Server;
   limitServer(server, config);
   await new Promise((resolve) => server.once('listening', resolve));
   const port = (server.address() as AddressInfo).port;
@@ -225,6 +225,57 @@ describe('a body that keeps the server waiting', () => {
     const answer = await steady.answerWithin(3_000);
     expect(answer?.status).toBe(422);
     steady.socket.destroy();
+  });
+});
+
+describe('a client told to wait (429)', () => {
+  // 429 on /limitat, with the Retry-After the app's limits give; anything else answered.
+  const refusing = (req: Request) => (new URL(req.url).pathname === '/limitat' ? new Response('{}', { status: 429, headers: { 'Retry-After': '5' } }) : new Response('ok'));
+
+  /** Sends `first`, then `second` on the same connection as soon as the first is answered: ms until the second's answer. */
+  async function secondAnswerAfter(port: number, first: string, second: string): Promise<{ statuses: number[]; ms: number }> {
+    const c = await open(port);
+    try {
+      c.socket.write(head('GET', first, port, {}));
+      const answered = await c.answerWithin(2_000);
+      const started = performance.now();
+      c.socket.write(head('GET', second, port, {}));
+      for (; performance.now() - started < 3_000; await new Promise((resolve) => setTimeout(resolve, 10))) {
+        const statuses = [...c.received().matchAll(/HTTP\/1\.1 (\d+) /g)].map((m) => Number(m[1]));
+        if (statuses.length === 2) return { statuses, ms: performance.now() - started };
+      }
+      return { statuses: [answered?.status ?? 0], ms: Number.POSITIVE_INFINITY };
+    } finally {
+      c.socket.destroy();
+    }
+  }
+
+  it('is answered at once, and its connection is not read again for a second; other connections are served meanwhile', async () => {
+    const server = await listen({}, refusing);
+    try {
+      const paused = secondAnswerAfter(server.port, '/limitat', '/limitat');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      // Another client, while the first one's connection waits.
+      expect(await secondAnswerAfter(server.port, '/altceva', '/altceva')).toMatchObject({ statuses: [200, 200] });
+      const again = await paused;
+      expect(again.statuses).toEqual([429, 429]);
+      expect(again.ms).toBeGreaterThan(900);
+      // After an answer that is not a refusal, the next request is read at once.
+      expect((await secondAnswerAfter(server.port, '/altceva', '/altceva')).ms).toBeLessThan(500);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('behind a trusted proxy, whose connection carries other clients: never paused', async () => {
+    const server = await listen({ GATEWAY_TRUSTED_PROXIES: '127.0.0.1' }, refusing);
+    try {
+      const next = await secondAnswerAfter(server.port, '/limitat', '/altceva');
+      expect(next.statuses).toEqual([429, 200]);
+      expect(next.ms).toBeLessThan(500);
+    } finally {
+      await server.close();
+    }
   });
 });
 
