@@ -9,7 +9,7 @@ import { contentColumns, insertImported, verdictColumns } from '../submissions/s
 import { assertStaged, loadBatch, type LoadedBatch } from './batch';
 import { refreshDerived, type Derivation } from './freshness';
 import { analyzeCommitted } from './readings';
-import { readRow, stagedRowsAt, type RowReading } from './rows';
+import { readRows, stagedRowsAt, type RowReading } from './rows';
 import { itemCode, type CanonicalContent, type CanonicalItem } from '../../domain/canonical';
 import { classifyContent } from '../../domain/classify';
 import { CELL_ERROR_CODES } from '../../domain/import-row';
@@ -45,10 +45,11 @@ function visitContent(readings: readonly RowReading[]): CanonicalContent {
  * unique key. Returns what was inserted, by status.
  */
 async function insertChunk(ctx: AppContext, tx: Executor, batch: LoadedBatch, derivation: Derivation, visits: number[][], requestId: string) {
-  const staged = new Map((await stagedRowsAt(tx, ctx.keyring, batch.id, visits.flat())).map((row) => [row.row_index, row]));
+  const staged = await stagedRowsAt(tx, ctx.keyring, batch.id, visits.flat());
+  const readingOf = new Map((await readRows(staged, batch, derivation.resolution, derivation.now, ctx.keyring)).map((r) => [r.rowIndex, r]));
   const headOf = new Map<number, number>();
   const values = visits.map((lines) => {
-    const readings = lines.map((i) => readRow(staged.get(i)!, batch, derivation.resolution, derivation.now, ctx.keyring));
+    const readings = lines.map((i) => readingOf.get(i)!);
     for (const i of lines) headOf.set(i, lines[0]!);
     // A line alone is its own post: readRow has classified and keyed it already.
     const [only] = readings.length === 1 ? readings : [];

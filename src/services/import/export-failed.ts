@@ -10,7 +10,7 @@ import { formatDate } from '../export/format';
 import { writeXlsx } from '../export/xlsx-writer';
 import { assertComplete, loadBatch, type LoadedBatch } from './batch';
 import { refreshDerived, type Derivation } from './freshness';
-import { readRow, stagedRowsAt } from './rows';
+import { readRows, stagedRowsAt } from './rows';
 import { inStates, rowOutcomePages } from './states';
 
 export const FAILED_FORMATS = ['csv', 'xlsx'] as const;
@@ -64,12 +64,12 @@ async function withFailedRows(
         for await (const outcomes of rowOutcomePages(tx, accountId, batch.id, filter, PAGE)) {
           const byIndex = new Map((await nameLeftOut(ctx, accountId, outcomes)).map((o) => [o.rowIndex, o]));
           const rows: FailedRow[] = [];
-          for (const staged of await stagedRowsAt(tx, ctx.keyring, batch.id, [...byIndex.keys()])) {
-            const reading = readRow(staged, batch, derivation.resolution, derivation.now, ctx.keyring);
-            const outcome = byIndex.get(staged.row_index)!;
+          const staged = await stagedRowsAt(tx, ctx.keyring, batch.id, [...byIndex.keys()]);
+          for (const reading of await readRows(staged, batch, derivation.resolution, derivation.now, ctx.keyring)) {
+            const outcome = byIndex.get(reading.rowIndex)!;
             rows.push({
-              rowIndex: staged.row_index,
-              sheet: staged.sheet ?? '',
+              rowIndex: reading.rowIndex,
+              sheet: reading.sheet ?? '',
               line: reading.line,
               state: outcome.state,
               reason: stateReason(outcome, reading.verdict.motiv) ?? '',

@@ -8,7 +8,7 @@ import type { LoadedBatch } from './batch';
 import { rowFacts, sameFacts, writeFacts, type RowFacts } from './facts';
 import { fingerprint, readFingerprint, staleScope, type Fingerprint, type StaleScope } from './fingerprint';
 import { applyReadings, newVinKey, openVinKey, readingsForVins, readingsSince, readingsWatermark, vinHasher, type VinHasher } from './readings';
-import { readRow, rowSetting, stagedRows } from './rows';
+import { readRows, rowSetting, stagedRows } from './rows';
 import { clearVinSubmissions, linkVinSubmissions, submissionsForVins, submissionsSince } from './sent-records';
 
 /** What the rows were derived against, for the rows that are decrypted afterwards (page, commit). */
@@ -34,8 +34,9 @@ async function rederive(ctx: AppContext, exec: Executor, batch: LoadedBatch, whe
   const vins = new Set<string>();
   for await (const chunk of stagedRows(exec, ctx.keyring, batch.id, where)) {
     const changed: RowFacts[] = [];
-    for (const staged of chunk) {
-      const reading = readRow(staged, batch, derivation.resolution, derivation.now, ctx.keyring);
+    const readings = await readRows(chunk, batch, derivation.resolution, derivation.now, ctx.keyring);
+    for (const [i, staged] of chunk.entries()) {
+      const reading = readings[i]!;
       const facts = rowFacts(staged.row_index, reading, derivation.vinHmac);
       // Same facts, same VIN and date: its recorded reading stays right too.
       if (!sameFacts(staged, facts)) changed.push(facts);

@@ -6,7 +6,7 @@ import { stateReason, type RowState } from '../../domain/import-state';
 import { hasAllRows, loadBatch, type LoadedBatch } from './batch';
 import { refreshDerived, stagingDerivation, type Derivation } from './freshness';
 import { nameLeftOut } from './left-out';
-import { readRow, stagedRowsAt, type RowReading } from './rows';
+import { readRows, stagedRowsAt, type RowReading } from './rows';
 import { batchSummary, operationsToMap, type RowOutcome } from './states';
 
 /** One row of a preview: its canonical values (as the API would store them), state, errors, and why. */
@@ -38,7 +38,8 @@ export type ImportRowRecord = ReturnType<typeof importRow>;
 export async function importRows(ctx: AppContext, exec: Executor, batch: LoadedBatch, derivation: Derivation, outcomes: RowOutcome[]): Promise<ImportRowRecord[]> {
   const byIndex = new Map((await nameLeftOut(ctx, batch.accountId, outcomes)).map((o) => [o.rowIndex, o]));
   const staged = await stagedRowsAt(exec, ctx.keyring, batch.id, [...byIndex.keys()]);
-  return staged.map((row) => importRow(readRow(row, batch, derivation.resolution, derivation.now, ctx.keyring), byIndex.get(row.row_index)!));
+  const readings = await readRows(staged, batch, derivation.resolution, derivation.now, ctx.keyring);
+  return readings.map((reading) => importRow(reading, byIndex.get(reading.rowIndex)!));
 }
 
 export interface PreviewQuery {
