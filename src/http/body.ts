@@ -116,10 +116,16 @@ function nextDiscards() {
  * account, the body is not read: the answer goes at once and the connection is closed.
  */
 export async function discardBody(c: Context, maxBytes: number): Promise<void> {
-  // A form the CSRF check already read (a dashboard post refused by the cost budget) has nothing left to drop.
-  if (c.req.raw.bodyUsed || c.req.raw.body?.locked) return;
   const incoming = nodeRequest(c);
-  if (!incoming) return void (await c.req.raw.body?.cancel());
+  if (!incoming) {
+    if (!c.req.raw.bodyUsed && !c.req.raw.body?.locked) await c.req.raw.body?.cancel();
+    return;
+  }
+  // Asked of Node's request, not of the web Request: building that, and the stream of its body,
+  // cost more than the rest of a refusal, and the stream began reading the body nobody wanted
+  // (bench:abuse, attack 5a). A form the CSRF check already read (a dashboard post refused by
+  // the cost budget) has nothing left to drop.
+  if (!hasBody(incoming) || incoming.readableDidRead) return;
   const accountId = (c.get('actor') as { accountId?: number } | undefined)?.accountId;
   // Past its allowance, an account's refused bodies are not read at all (closeUnreadBodies).
   if (accountId !== undefined && isLarge(incoming) && drops.hit(String(accountId)).count > DROPS_PER_MINUTE) return;
@@ -145,6 +151,11 @@ const drops = createWindowCounter({ windowMs: 60_000, maxKeys: 10_000 });
 
 /** A body at least this large that nobody read is not read after a refusal. */
 const UNREAD_CLOSES_FROM = 64 * 1024;
+
+/** Whether the request says it has a body: a declared length over 0, or chunks. */
+function hasBody(incoming: IncomingMessage): boolean {
+  return Number(incoming.headers['content-length'] ?? 0) > 0 || incoming.headers['transfer-encoding'] !== undefined;
+}
 
 /** A body declared UNREAD_CLOSES_FROM or longer, or sent in chunks of no declared length (as long as its client likes). */
 function isLarge(incoming: IncomingMessage): boolean {

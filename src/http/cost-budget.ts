@@ -223,7 +223,7 @@ export function costly<E extends AppEnv>(ctx: AppContext, options: { isCostly?: 
     if (admitted.has(c.req.raw) || (options.isCostly && !options.isCostly(c))) return next();
     const admission = budget.admit(c.get('actor').accountId);
     if ('cod' in admission) {
-      if (c.req.raw.body && !c.get('rawBody')) await discardBody(c, ctx.config.GATEWAY_MAX_BODY_BYTES);
+      if (!c.get('rawBody')) await discardBody(c, ctx.config.GATEWAY_MAX_BODY_BYTES);
       c.header('Retry-After', String(admission.retryAfterS));
       return refuse(c, admission.cod, admission.cauza);
     }

@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { serve } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -32,6 +32,7 @@ async function listen(env: Record<string, string> = {}, fetch: (req: Request) =>
   const port = (server.address() as AddressInfo).port;
   return {
     port,
+    server,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -132,6 +133,10 @@ describe('a body is read only by a route that wants it, after its checks', () =>
   ])('past ten refused large bodies (%s) in a minute, an account’s next is not read: answered at once, its connection closed', async (_, framing, start) => {
     const ownKey = await t.createKey(await t.createAccount('Trimite întruna'));
     const heads: string[] = [];
+    // Whether anything had begun reading each body when its answer was written (after it, Node drains an unread body of a kept connection).
+    const readWhenAnswered: boolean[] = [];
+    const seen = (req: IncomingMessage, res: ServerResponse) => res.once('prefinish', () => readWhenAnswered.push(req.readableDidRead || req.readableFlowing !== null));
+    server.server.on('request', seen);
     for (let i = 0; i < 11; i++) {
       const c = await open(server.port);
       c.socket.write(head('POST', '/v1/prezentari/valideaza', server.port, { 'X-API-Key': ownKey, 'Content-Type': MULTIPART, ...framing }));
@@ -143,6 +148,9 @@ describe('a body is read only by a route that wants it, after its checks', () =>
     }
     expect(heads.slice(0, 10).every((h) => !h.includes('connection: close'))).toBe(true);
     expect(heads[10]).toContain('connection: close');
+    server.server.off('request', seen);
+    // Nothing began reading it: no stream of the body was made to ask whether it had one.
+    expect(readWhenAnswered[10]).toBe(false);
   });
 
   it('the upload route does not read a body of another type before refusing it', async () => {
