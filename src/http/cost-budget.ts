@@ -215,12 +215,15 @@ export const refuseJson: Refuse = (c, cod, cauza) => errorResponse(c, cod, cauza
  * if it has one, is dropped unread. `streamed`: the answer is a stream (an export), in flight
  * until its last byte is read and paced to the account's share (watchEnd).
  */
-export function costly<E extends AppEnv>(ctx: AppContext, options: { isCostly?: (c: Context<E>) => boolean; refuse?: Refuse; streamed?: boolean } = {}): MiddlewareHandler<E> {
+export function costly<E extends AppEnv>(
+  ctx: AppContext,
+  options: { isCostly?: (c: Context<E>) => boolean | Promise<boolean>; refuse?: Refuse; streamed?: boolean } = {},
+): MiddlewareHandler<E> {
   const budget = costBudgetOf(ctx);
   const refuse = options.refuse ?? refuseJson;
   return async (c, next) => {
     // A large body to a costly route is one costly request, admitted once.
-    if (admitted.has(c.req.raw) || (options.isCostly && !options.isCostly(c))) return next();
+    if (admitted.has(c.req.raw) || (options.isCostly && !(await options.isCostly(c)))) return next();
     const admission = budget.admit(c.get('actor').accountId);
     if ('cod' in admission) {
       if (!c.get('rawBody')) await discardBody(c, ctx.config.GATEWAY_MAX_BODY_BYTES);

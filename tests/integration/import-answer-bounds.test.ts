@@ -106,3 +106,52 @@ describe('a few kilobytes cannot make every answer megabytes', () => {
     expect(html.length).toBeLessThan(400_000);
   }, 120_000);
 });
+
+describe('a batch of heavy rows', () => {
+  // No burst: once an account's costly work has taken any time, its next costly request waits.
+  let t2: TestApp;
+  beforeAll(async () => {
+    t2 = await startTestApp({ ...FAST_SCRYPT, GATEWAY_IMPORT_FIRST_ROWS: '100000', GATEWAY_COSTLY_BURST_MS: '0', GATEWAY_COSTLY_SHARE_PCT: '0.01' });
+  });
+  afterAll(() => t2.close());
+
+  async function staged(key: string, file: Buffer, name: string) {
+    const res = await upload(t2, key, file, name);
+    expect(res.status).toBe(201);
+    const id = (await json(res)).batch_id as number;
+    await settled(t2, key, id);
+    return id;
+  }
+
+  it('every read of its rows, a page of any size and its screen, is costly work of its account; an ordinary batch’s small pages are not', async () => {
+    const account = await t2.createAccount('Rânduri grele');
+    const key = await t2.createKey(account);
+    // 40 rows of ~65 K characters each: blocks close at their size, long before 256 rows.
+    const heavy = await staged(key, workbook([0, 4, 5, 6, 7, 8], 40, dataRow), 'grele.xlsx');
+    const csv = ['VIN;Nr;Data;Km;Cod operație', ...Array.from({ length: 300 }, (_, i) => `WDB1234561A${100_000 + i};B${i}X;2025-03-14;${1000 + i};OE-3`)].join('\r\n');
+    const ordinary = await staged(key, Buffer.from(csv), 'obisnuit.csv');
+
+    const first = await t2.call('GET', `/v1/import/${heavy}/preview?page_size=5`, { key });
+    expect(first.status).toBe(200);
+    // Its time is owed now: the next small page of the heavy batch waits; the ordinary batch's does not.
+    const second = await t2.call('GET', `/v1/import/${heavy}/preview?page_size=5`, { key });
+    expect(second.status).toBe(429);
+    expect(Number(second.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect((await json(second)).cod).toBe('CONT_PREA_MULTE_OPERATII');
+    expect((await t2.call('GET', `/v1/import/${ordinary}/preview?page_size=5`, { key })).status).toBe(200);
+    // The batch itself (its header and counts) is a simple read.
+    expect((await t2.call('GET', `/v1/import/${heavy}`, { key })).status).toBe(200);
+
+    const user = await makeUser(t2, account);
+    const b = browser(t2);
+    await b.login(user.email);
+    const screen = await b.get(`/_import/${heavy}`, { 'HX-Request': 'true' });
+    expect(screen.status).toBe(429);
+    expect(await screen.text()).toContain('limita de operații costisitoare');
+    expect((await b.get(`/import/${ordinary}`)).status).toBe(200);
+
+    // Another account's heavy batch is a 404 to this one, as any batch of another account, never a 429.
+    const other = await t2.createKey(await t2.createAccount('Alt atelier'));
+    expect((await t2.call('GET', `/v1/import/${heavy}/preview?page_size=5`, { key: other })).status).toBe(404);
+  }, 120_000);
+});

@@ -24,7 +24,7 @@ import { presentBatch, presentColumnMapping, presentCommit, presentPreview, pres
 import { BatchAnswer, ColumnMappingAnswer, CommitAnswer, PreviewAnswer, RowChangeAnswer } from './answers';
 import { ColumnMappingBody, CommitBody, ExportFailedQuery, PreviewQuery, RowEditBody, RowReviewBody, RowLeftOutBody, UploadForm } from './schemas';
 import { journalActor } from '../../journal/actor';
-import { readUploadForm, type UploadedForm } from '../../services/import';
+import { hasHeavyRows, readUploadForm, type UploadedForm } from '../../services/import';
 
 /** Reads the multipart upload (services/import/upload-form.ts: the same reading as the dashboard's), a problem as the 422 shape error. */
 async function readUpload(c: Context<AppEnv>): Promise<{ ok: true; upload: UploadedForm } | { ok: false; response: Response }> {
@@ -130,8 +130,8 @@ export function importRoutes(ctx: AppContext) {
         },
       },
     }),
-    // A page of more than LARGE_PAGE rows is costly work of the account, as a list's (http/cost-budget.ts).
-    costly(ctx, { isCostly: (c) => Number(c.req.query('page_size')) > LARGE_PAGE }),
+    // A page of more than LARGE_PAGE rows is costly work of the account, as a list's (http/cost-budget.ts), and so is any page of heavy rows.
+    costly(ctx, { isCostly: async (c) => Number(c.req.query('page_size')) > LARGE_PAGE || (await hasHeavyRows(ctx.db, c.get('actor').accountId, batchId(c))) }),
     async (c) => {
       const id = batchId(c);
       const query = parseQuery(c, PreviewQuery);

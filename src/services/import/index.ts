@@ -8,6 +8,7 @@ export { commitImportBatch, type ImportCommit } from './commit';
 export { editImportRow, setRowLeftOut, setRowReview, type RowChange } from './edit';
 export { exportFailedRows, FAILED_FORMATS } from './export-failed';
 export { batchSubmissionStatuses, listImportBatches, rowSubmissionStatuses, type ImportBatchItem } from './history';
+export { hasHeavyRows } from './raw-blocks';
 export { previewImportBatch, type ImportPreview, type ImportRowRecord } from './preview';
 export { columnSamples, type Sample } from './samples';
 export type { StagingFailure } from './staging-failure';

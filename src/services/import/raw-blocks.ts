@@ -56,6 +56,21 @@ export function readSealed(keyring: Keyring, token: string): unknown {
   }
 }
 
+/**
+ * Whether the account's batch has heavy rows: a block of it closed at MAX_BLOCK_CHARS before
+ * ROWS_PER_BLOCK rows (its rows average over 4 KiB of cells), so that a page of them is
+ * megabytes to open and classify; a read of it is costly work of its account
+ * (http/cost-budget.ts). Only the last block is looked at: once one block closes early, every
+ * later block starts before its 256-row place. Another account's batch reads as not heavy.
+ */
+export async function hasHeavyRows(exec: Executor, accountId: number, batchId: number): Promise<boolean> {
+  const [last] = await exec.execute<{ heavy: boolean }>(sql`
+    SELECT b.first_row < b.block_no * ${ROWS_PER_BLOCK} + 1 AS heavy
+    FROM import_row_blocks b JOIN import_batches ib ON ib.id = b.batch_id AND ib.account_id = ${accountId}
+    WHERE b.batch_id = ${batchId} ORDER BY b.block_no DESC LIMIT 1`);
+  return last?.heavy ?? false;
+}
+
 /** A block as written: its number, the row_index of its first row, and its ciphertext. */
 interface SealedBlock {
   no: number;

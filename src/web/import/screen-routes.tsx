@@ -3,7 +3,8 @@ import type { AppContext } from '../../context';
 import { streamDownload } from '../../http/download';
 import { idParam, INT4_MAX } from '../../routes/params';
 import { ExportFailedQuery } from '../../routes/import/schemas';
-import { exportFailedRows, batchSubmissionStatuses, getImportBatch } from '../../services/import';
+import { exportFailedRows, batchSubmissionStatuses, getImportBatch, hasHeavyRows } from '../../services/import';
+import { costlyWeb } from '../trimiteri/costly';
 import type { WebEnv } from '../env';
 import { Followed } from './commit';
 import { ImportView, loadScreen, viewQuery } from './load';
@@ -22,7 +23,10 @@ const BAD_VIEW = 'Adresa nu este validă: starea este una dintre cele din listă
 export function screenRoutes(ctx: AppContext) {
   const app = new Hono<WebEnv>();
 
-  app.get('/import/:id', async (c) => {
+  // A screen of heavy rows is costly work of the account (http/cost-budget.ts): its page is megabytes to open and classify.
+  const heavy = costlyWeb(ctx, { isCostly: (c) => hasHeavyRows(ctx.db, c.get('actor').accountId, batchParam(c)) });
+
+  app.get('/import/:id', heavy, async (c) => {
     const id = batchParam(c);
     const view = readView(c);
     const { user, csrfToken } = c.get('session');
@@ -31,7 +35,7 @@ export function screenRoutes(ctx: AppContext) {
   });
 
   /** The screen alone. A chip or a page link also puts its view into the address (Back returns to the one before); the progress poll does not. */
-  app.get('/_import/:id', async (c) => {
+  app.get('/_import/:id', heavy, async (c) => {
     const id = batchParam(c);
     const view = readView(c);
     if (!view.success) return errorNotice(c, 'FORMULAR_INVALID', BAD_VIEW);

@@ -13,7 +13,10 @@ export const refuseNotice: Refuse = (c, cod, cauza) => errorNotice(c, cod, cauza
  */
 export function costlyWeb(
   ctx: AppContext,
-  options: { isCostly?: (c: Context<WebEnv>) => boolean; refuse?: (c: Context<WebEnv>, cod: CostRefusal['cod'], cauza: string) => Response | Promise<Response> } = {},
+  options: {
+    isCostly?: (c: Context<WebEnv>) => boolean | Promise<boolean>;
+    refuse?: (c: Context<WebEnv>, cod: CostRefusal['cod'], cauza: string) => Response | Promise<Response>;
+  } = {},
 ): MiddlewareHandler<WebEnv> {
   return costly<WebEnv>(ctx, { isCostly: options.isCostly, refuse: (options.refuse as Refuse | undefined) ?? refuseNotice });
 }
