@@ -45,6 +45,12 @@ interface ExportRow {
 }
 
 /**
+ * Rows fetched, formatted and written in one turn of the event loop: 500 took 5-10 ms, during
+ * which another account's requests waited (bench:abuse 5c, exports of 100,000 rows).
+ */
+const ROWS_PER_TURN = 100;
+
+/**
  * The account's submissions as CSV lines (csv.ts: the form a Romanian Excel opens, formulas
  * neutralised), read through a cursor so an export of any size streams in constant memory.
  * The image is never exported; dates filter `dataPrestatie`. Dates are `dd.mm.yyyy`, instants
@@ -64,7 +70,7 @@ export async function* exportSubmissionsCsv({ ctx, actor, filters }: { ctx: AppC
       ${filters.status === 'sent' ? sql`AND s.status = 'sent'` : sql``}
       ${filters.date_from ? sql`AND s.data_prestatie >= ${filters.date_from}` : sql``}
       ${filters.date_to ? sql`AND s.data_prestatie <= ${filters.date_to}` : sql``}
-    ORDER BY s.id`.cursor(500);
+    ORDER BY s.id`.cursor(ROWS_PER_TURN);
   for await (const rows of cursor) {
     yield rows
       .map((r) =>
