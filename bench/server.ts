@@ -57,10 +57,11 @@ export async function startServerProcess(options: {
     await new Promise((resolve) => child.once('exit', resolve));
   };
   for (let i = 0; ; i++) {
-    // Up when it answers: without a worker /healthz says 503 (degraded), which is an answer.
+    // Up when it answers: without a worker /healthz says 503 (degraded), which is an answer;
+    // a 503 `pornire` is main.ts's placeholder while the app is still being made.
     if (
       await fetch(`http://127.0.0.1:${port}/healthz`).then(
-        (r) => r.status === 200 || r.status === 503,
+        async (r) => r.status === 200 || (r.status === 503 && !(await r.text()).includes('pornire')),
         () => false,
       )
     )
