@@ -112,6 +112,30 @@ describe('GET /v1/prezentari', () => {
     expect(await only('batch_id=42')).toEqual([ids[1]]);
   });
 
+  it('a page of more than 100 rows (read in parts of 100) is the same page: in order, none twice, its cursor after its last, none past the end', async () => {
+    const account = await t.createAccount('Lista mare');
+    const pageKey = await t.createKey(account);
+    await t.ctx.sql`
+      INSERT INTO submissions (account_id, status, payload_json, vin, nr_inm, data_prestatie, idempotency_key, prestatii, nemapate, created_at, updated_at)
+      SELECT ${account}, 'sent', '{}'::jsonb, 'WDB' || lpad(i::text, 14, '0'), 'B' || lpad(i::text, 6, '0') || 'X', '2025-01-01', ${`parti-${account}-`} || i, '[]'::jsonb, '[]'::jsonb, now(), now()
+      FROM generate_series(1, 260) AS i`;
+    const all = (await t.ctx.sql<{ id: number }[]>`SELECT id FROM submissions WHERE account_id = ${account} ORDER BY id DESC`).map((r) => Number(r.id));
+    const page = async (q: string) => {
+      const res = await t.call('GET', `/v1/prezentari?${q}`, { key: pageKey });
+      expect(res.headers.get('content-type')).toContain('application/json');
+      const body = await json(res);
+      return { ids: (body.items as Array<{ submission_id: number }>).map((i) => i.submission_id), next: body.next_cursor as string | null, first: (body.items as Array<Record<string, unknown>>)[0] };
+    };
+    const first = await page('limit=250');
+    expect(first.ids).toEqual(all.slice(0, 250));
+    expect(first.first).toMatchObject({ submission_id: all[0], status: 'sent', vin: 'WDB00000000000260' });
+    const rest = await page(`limit=250&cursor=${first.next}`);
+    expect(rest).toMatchObject({ ids: all.slice(250), next: null });
+    // Exactly two whole parts, and nothing after them: no cursor.
+    expect(await page(`limit=200&cursor=${(await page('limit=60')).next}`)).toMatchObject({ ids: all.slice(60), next: null });
+    expect((await page('limit=500')).ids).toEqual(all);
+  });
+
   it('account_id must equal the key account (400), bad parameters are 422', async () => {
     const res = await t.call('GET', '/v1/prezentari?account_id=1', { key });
     expect(res.status).toBe(400);

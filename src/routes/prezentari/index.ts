@@ -14,8 +14,8 @@ import { Deleted, DryRunResult, Requeued, SubmissionPageView, SubmissionResult, 
 import { classifyForAccount } from '../../services/submissions/classify';
 import { createSubmission } from '../../services/submissions/create';
 import { deleteSubmission, requeueSubmission } from '../../services/submissions/lifecycle';
-import { getSubmission, listSubmissions } from '../../services/submissions/read';
-import { decodeCursor, presentDryRun, presentOutcome, presentPage, presentSubmission } from './present';
+import { getSubmission, listSubmissionParts } from '../../services/submissions/read';
+import { decodeCursor, presentDryRun, presentOutcome, pageJson, presentSubmission } from './present';
 import { idParam } from '../params';
 import { journalActor } from '../../journal/actor';
 
@@ -118,8 +118,8 @@ export function prezentariRoutes(ctx: AppContext) {
       if (q.cursor !== undefined && cursor === undefined) throw new BadRequestError('Cursorul nu este valid.', 'cursor');
       audit(c, { op: 'list' });
       const { status, cursor: _cursor, account_id: _account, ...filters } = q;
-      const page = await listSubmissions({ ctx, actor, filters: { ...filters, statuses: status ? [status] : undefined, after: cursor } });
-      return c.json(presentPage(page));
+      const parts = listSubmissionParts({ ctx, actor, filters: { ...filters, statuses: status ? [status] : undefined, after: cursor } });
+      return c.body(await pageJson(parts), 200, { 'Content-Type': 'application/json' });
     },
   );
 

@@ -43,8 +43,21 @@ export function presentDryRun(verdict: Pick<Classification, 'status' | 'erori' |
   };
 }
 
-export function presentPage(page: SubmissionPage): SubmissionPageView {
-  return { items: page.items.map(presentSubmission), next_cursor: page.nextAfter === null ? null : encodeCursor(page.nextAfter) };
+/**
+ * A page as its JSON text (a SubmissionPageView), made of `parts` read one after the other:
+ * each part's items are presented and stringified when it is read, in a turn of its own, so a
+ * page of 500 is never one piece of work of the event loop.
+ */
+export async function pageJson(parts: AsyncIterable<SubmissionPage>): Promise<string> {
+  const items: string[] = [];
+  let nextAfter: number | null = null;
+  for await (const part of parts) {
+    if (part.items.length > 0) items.push(JSON.stringify(part.items.map(presentSubmission)).slice(1, -1));
+    nextAfter = part.nextAfter;
+  }
+  const page: SubmissionPageView = { items: [], next_cursor: nextAfter === null ? null : encodeCursor(nextAfter) };
+  // The items, already stringified part by part, go in the empty list.
+  return JSON.stringify(page).replace('"items":[]', `"items":[${items.join(',')}]`);
 }
 
 /** The API's opaque cursor: the last id of the previous page. */
