@@ -124,7 +124,11 @@ describe('GET /v1/prezentari', () => {
       const res = await t.call('GET', `/v1/prezentari?${q}`, { key: pageKey });
       expect(res.headers.get('content-type')).toContain('application/json');
       const body = await json(res);
-      return { ids: (body.items as Array<{ submission_id: number }>).map((i) => i.submission_id), next: body.next_cursor as string | null, first: (body.items as Array<Record<string, unknown>>)[0] };
+      return {
+        ids: (body.items as Array<{ submission_id: number }>).map((i) => i.submission_id),
+        next: body.next_cursor as string | null,
+        first: (body.items as Array<Record<string, unknown>>)[0],
+      };
     };
     const first = await page('limit=250');
     expect(first.ids).toEqual(all.slice(0, 250));
