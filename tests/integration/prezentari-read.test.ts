@@ -119,6 +119,9 @@ describe('GET /v1/prezentari', () => {
       INSERT INTO submissions (account_id, status, payload_json, vin, nr_inm, data_prestatie, idempotency_key, prestatii, nemapate, created_at, updated_at)
       SELECT ${account}, 'sent', '{}'::jsonb, 'WDB' || lpad(i::text, 14, '0'), 'B' || lpad(i::text, 6, '0') || 'X', '2025-01-01', ${`parti-${account}-`} || i, '[]'::jsonb, '[]'::jsonb, now(), now()
       FROM generate_series(1, 260) AS i`;
+    // A text with what String.replace would read as patterns comes back as it is.
+    const motiv = 'Preț $& $1 $$ $` final';
+    await t.ctx.sql`UPDATE submissions SET motiv = ${motiv} WHERE account_id = ${account} AND idempotency_key = ${`parti-${account}-260`}`;
     const all = (await t.ctx.sql<{ id: number }[]>`SELECT id FROM submissions WHERE account_id = ${account} ORDER BY id DESC`).map((r) => Number(r.id));
     const page = async (q: string) => {
       const res = await t.call('GET', `/v1/prezentari?${q}`, { key: pageKey });
@@ -132,7 +135,7 @@ describe('GET /v1/prezentari', () => {
     };
     const first = await page('limit=250');
     expect(first.ids).toEqual(all.slice(0, 250));
-    expect(first.first).toMatchObject({ submission_id: all[0], status: 'sent', vin: 'WDB00000000000260' });
+    expect(first.first).toMatchObject({ submission_id: all[0], status: 'sent', vin: 'WDB00000000000260', motiv });
     const rest = await page(`limit=250&cursor=${first.next}`);
     expect(rest).toMatchObject({ ids: all.slice(250), next: null });
     // Exactly two whole parts, and nothing after them: no cursor.

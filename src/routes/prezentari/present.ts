@@ -56,8 +56,8 @@ export async function pageJson(parts: AsyncIterable<SubmissionPage>): Promise<st
     nextAfter = part.nextAfter;
   }
   const page: SubmissionPageView = { items: [], next_cursor: nextAfter === null ? null : encodeCursor(nextAfter) };
-  // The items, already stringified part by part, go in the empty list.
-  return JSON.stringify(page).replace('"items":[]', `"items":[${items.join(',')}]`);
+  // The items, already stringified part by part, go in the empty list (by a function: a string would read their `$&` as a pattern).
+  return JSON.stringify(page).replace('"items":[]', () => `"items":[${items.join(',')}]`);
 }
 
 /** The API's opaque cursor: the last id of the previous page. */
