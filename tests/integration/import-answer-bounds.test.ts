@@ -149,6 +149,14 @@ describe('a batch of heavy rows', () => {
     expect(screen.status).toBe(429);
     expect(await screen.text()).toContain('limita de operații costisitoare');
     expect((await b.get(`/import/${ordinary}`)).status).toBe(200);
+    // The page opened by its address is refused inside the dashboard, with the way back to it.
+    const page = await b.get(`/import/${heavy}`);
+    expect(page.status).toBe(429);
+    expect(Number(page.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    const html = await page.text();
+    expect(html).toContain('<nav');
+    expect(html).toContain('limita de operații costisitoare');
+    expect(html).toContain(`href="/import/${heavy}"`);
 
     // Another account's heavy batch is a 404 to this one, as any batch of another account, never a 429.
     const other = await t2.createKey(await t2.createAccount('Alt atelier'));

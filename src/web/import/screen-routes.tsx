@@ -9,7 +9,8 @@ import type { WebEnv } from '../env';
 import { Followed } from './commit';
 import { ImportView, loadScreen, viewQuery } from './load';
 import { ImportPage, ImportScreen } from './screen';
-import { errorNotice } from '../notice';
+import { answerRefused, errorNotice, Notice } from '../notice';
+import { Layout } from '../layout';
 
 export const batchParam = (c: Context) => idParam(c.req.param('id') ?? '', INT4_MAX);
 
@@ -24,9 +25,27 @@ export function screenRoutes(ctx: AppContext) {
   const app = new Hono<WebEnv>();
 
   // A screen of heavy rows is costly work of the account (http/cost-budget.ts): its page is megabytes to open and classify.
-  const heavy = costlyWeb(ctx, { isCostly: (c) => hasHeavyRows(ctx.db, c.get('actor').accountId, batchParam(c)) });
+  const isHeavy = (c: Context<WebEnv>) => hasHeavyRows(ctx.db, c.get('actor').accountId, batchParam(c));
+  const heavy = costlyWeb(ctx, { isCostly: isHeavy });
+  // The page opened by its address: refused inside the dashboard's frame, with the way back to it.
+  const heavyPage = costlyWeb(ctx, {
+    isCostly: isHeavy,
+    refuse: (c, cod, cauza) => {
+      const { user, csrfToken } = c.get('session');
+      return answerRefused(
+        c,
+        <Layout title={`Import ${batchParam(c)}`} tab="trimiteri" user={user} csrfToken={csrfToken} alerts={c.get('alerts')}>
+          <Notice kind="error" cod={cod} cauza={cauza} />
+          <p>
+            <a href={c.req.path}>Deschideți din nou importul</a> peste câteva secunde.
+          </p>
+        </Layout>,
+        cod,
+      );
+    },
+  });
 
-  app.get('/import/:id', heavy, async (c) => {
+  app.get('/import/:id', heavyPage, async (c) => {
     const id = batchParam(c);
     const view = readView(c);
     const { user, csrfToken } = c.get('session');
