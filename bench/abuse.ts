@@ -347,7 +347,7 @@ async function main() {
     await seedRows(account.B.id, 200, 'b-');
     await sql`VACUUM ANALYZE submissions`;
 
-    started = await startServerProcess({ databaseUrl: pg.url, dataDir, built: true, worker: true, nodeArgs: process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) });
+    started = await startServerProcess({ databaseUrl: pg.url, dataDir, built: true, worker: true });
     const { port, child: server, stop } = started;
     const origin = `http://127.0.0.1:${port}`;
     const base = new URL(origin);

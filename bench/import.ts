@@ -262,7 +262,7 @@ async function main() {
   } = await startServerProcess({
     databaseUrl: pg.url,
     dataDir,
-    nodeArgs: process.env.BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROF}`] : [],
+    nodeArgs: process.env.BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROF}`] : undefined,
   });
   // Reads mappings and the nomenclator only: its key encrypts nothing.
   const secretKey = randomBytes(32).toString('base64');

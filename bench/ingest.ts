@@ -60,7 +60,6 @@ async function main() {
   const { port, stop } = await startServerProcess({
     databaseUrl: pg.url,
     dataDir,
-    nodeArgs: process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean),
   });
   const client = createBenchClient(`http://127.0.0.1:${port}`, CONCURRENCY);
   try {

@@ -18,7 +18,7 @@ function serverScript(built: boolean): string[] {
 /**
  * The product's server (`src/main.ts`) as a child process on `databaseUrl`, without a worker (unless `worker`)
  * and with the stager it runs beside it (a child of its own), answering /healthz. `nodeArgs` go
- * before the script (e.g. --cpu-prof). Benchmarks measure
+ * before the script (e.g. --cpu-prof); without them, BENCH_NODE_ARGS's. Benchmarks measure
  * it over real HTTP, as a client would.
  */
 export async function startServerProcess(options: {
@@ -34,7 +34,8 @@ export async function startServerProcess(options: {
   stop: () => Promise<void>;
 }> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...serverScript(options.built ?? Boolean(process.env.BENCH_BUILT))], {
+  const nodeArgs = options.nodeArgs ?? process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...nodeArgs, ...serverScript(options.built ?? Boolean(process.env.BENCH_BUILT))], {
     cwd: ROOT,
     env: {
       ...process.env,

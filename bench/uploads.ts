@@ -31,11 +31,9 @@ async function main() {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-uploads-'));
   const pg = await startEmbedded({ dataDir });
   const sql = postgres(pg.url, { max: 2, onnotice: () => {} });
-  // BENCH_NODE_ARGS (e.g. --trace-gc, --cpu-prof) go to the server's node.
-  const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
   let started: Awaited<ReturnType<typeof startServerProcess>> | undefined;
   try {
-    started = await startServerProcess({ databaseUrl: pg.url, dataDir, nodeArgs, built: true });
+    started = await startServerProcess({ databaseUrl: pg.url, dataDir, built: true });
     const { port, child: server, stop } = started;
     await migrate(sql);
     const keys: string[] = [];
