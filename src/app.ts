@@ -6,8 +6,8 @@ import { AppError } from './errors';
 import { apiKeyAuth } from './http/auth';
 import { closeUnreadBodies, isAbortedBody, limitBody } from './http/body';
 import { createBodyRefusals } from './http/body-refusals';
-import { costly, hasLargeBody } from './http/cost-budget';
-import { admitApiUpload, RETRY_AFTER_S } from './http/upload-admission';
+import { costly, hasLargeBody, uploadCost } from './http/cost-budget';
+import { admitUploadFirst, RETRY_AFTER_S } from './http/upload-admission';
 import { databaseDown, isDatabaseUnavailable } from './http/database-down';
 import { errorResponse, notFound } from './http/envelope';
 import type { AppEnv } from './http/env';
@@ -50,7 +50,7 @@ export function createApp(ctx: AppContext) {
   app.use('/v1/*', noSniff);
   app.use('/v1/*', apiKeyAuth(ctx));
   // Before its body is read: an upload past the limits is refused holding nothing.
-  app.post('/v1/import', admitApiUpload(ctx));
+  app.post('/v1/import', admitUploadFirst(ctx), uploadCost(ctx));
   // A large body is costly work of its account (http/cost-budget.ts): let in, or refused, before it is read.
   app.use('/v1/*', costly(ctx, { isCostly: hasLargeBody(ctx.config) }));
   // After authentication: nobody without a key makes the server read a body.

@@ -379,7 +379,7 @@ export const SETTING_DOCS: Record<keyof Config, { group: SettingGroup; doc: stri
   GATEWAY_COSTLY_MAX: { group: 'limits', doc: 'Costly requests of all accounts in flight at once on a server; past it: `503 SERVER_OCUPAT_OPERATII` with `Retry-After`.' },
   GATEWAY_COSTLY_SHARE_PCT: {
     group: 'limits',
-    doc: "After its burst, the share of a server's time an account's costly work may use (refilled continuously); an export past it goes on at that pace.",
+    doc: "After its burst, the share of a server's time an account's costly work (uploads included) may use (refilled continuously); an export past it goes on at that pace.",
   },
   GATEWAY_COSTLY_BURST_MS: { group: 'limits', doc: 'The costly work an account may do at once before its share applies.' },
   GATEWAY_COSTLY_BODY_KB: { group: 'limits', doc: 'A request body declared larger than this (or of undeclared length) is costly work.' },

@@ -28,21 +28,43 @@ export function isAbortedBody(c: Context, error: unknown): boolean {
   return false;
 }
 
+/** Milliseconds each request's body reading waited (for its client's bytes, or for its turn): see bodyWaitMs. */
+const waits = new WeakMap<Request, number>();
+
+/**
+ * How long reading the request's body waited so far: for the client's next bytes, or for its
+ * turn while other requests ran. None of it is the request's own work: the cost budget does
+ * not charge it (cost-budget.ts), so a large body on a slow line costs its account what its
+ * bytes cost the server, not the line's seconds.
+ */
+export function bodyWaitMs(c: Context): number {
+  return waits.get(c.req.raw) ?? 0;
+}
+
+function waited(c: Context, since: number): void {
+  waits.set(c.req.raw, bodyWaitMs(c) + performance.now() - since);
+}
+
 /**
  * The chunks of Node's request, at most one per turn of the event loop. Read as fast as they
  * come, twenty bodies arriving at once gave the event loop 10–20 MB per turn (libuv reads a
  * socket until it is empty, backpressure or not), 15–40 ms during which no other account's
  * request moved; one chunk per socket per turn is about 1 MB, and the bodies arrive as fast.
- * The body's last chunk (its declared length reached) is not followed by a wait.
+ * The body's last chunk (its declared length reached) is not followed by a wait. The time
+ * between the chunks is recorded as waited (bodyWaitMs).
  */
-async function* chunksInTurn(incoming: IncomingMessage): AsyncGenerator<Buffer> {
+async function* chunksInTurn(c: Context, incoming: IncomingMessage): AsyncGenerator<Buffer> {
   const declared = Number(incoming.headers['content-length'] ?? Number.NaN);
   let size = 0;
+  let since = performance.now();
   for await (const chunk of incoming as AsyncIterable<Buffer>) {
+    waited(c, since);
     yield chunk;
+    since = performance.now();
     size += chunk.length;
     if (size !== declared) await new Promise(setImmediate);
   }
+  waited(c, since);
 }
 
 /**
@@ -65,10 +87,10 @@ export async function readBody(c: Context, maxBytes: number): Promise<Buffer> {
   // faults), spread over its chunks instead. Memory is taken as the bytes arrive (the pages of
   // an unsafe allocation are the system's until written), and a large body is costly work of
   // its account (cost-budget.ts), bounded in number.
-  if (declared > PRESIZED_FROM) return readInto(incoming, Buffer.allocUnsafeSlow(declared));
+  if (declared > PRESIZED_FROM) return readInto(chunksInTurn(c, incoming), Buffer.allocUnsafeSlow(declared));
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of chunksInTurn(incoming)) {
+  for await (const chunk of chunksInTurn(c, incoming)) {
     size += chunk.length;
     if (size > maxBytes) {
       incoming.resume();
@@ -83,9 +105,9 @@ export async function readBody(c: Context, maxBytes: number): Promise<Buffer> {
 const PRESIZED_FROM = 64 * 1024;
 
 /** A body of its declared length, `body`'s (Node's parser delivers no more, and fails a shorter one). */
-async function readInto(incoming: IncomingMessage, body: Buffer): Promise<Buffer> {
+async function readInto(chunks: AsyncIterable<Buffer>, body: Buffer): Promise<Buffer> {
   let size = 0;
-  for await (const chunk of chunksInTurn(incoming)) size += chunk.copy(body, size);
+  for await (const chunk of chunks) size += chunk.copy(body, size);
   return body.subarray(0, size);
 }
 

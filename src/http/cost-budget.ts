@@ -2,7 +2,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import type { Config } from '../config';
 import type { AppContext } from '../context';
 import type { RequestErrorCode } from '../errors';
-import { discardBody } from './body';
+import { bodyWaitMs, discardBody } from './body';
 import { errorResponse } from './envelope';
 import type { AppEnv } from './env';
 
@@ -90,10 +90,11 @@ export function createCostBudget(settings: CostSettings, now: () => number = per
   }
 
   return {
-    admit(accountId: number): CostAdmission | CostRefusal {
+    /** `placed: false`: work that holds a place of its own elsewhere (an upload's, upload-admission.ts) is held only to the share. */
+    admit(accountId: number, placed = true): CostAdmission | CostRefusal {
       const at = now();
       const b = bucketOf(accountId, at);
-      if (b.inFlight >= perAccount) {
+      if (placed && b.inFlight >= perAccount) {
         return { cod: 'CONT_PREA_MULTE_OPERATII', cauza: `Contul are deja ${perAccount} operații costisitoare în curs pe acest server.`, retryAfterS: BUSY_RETRY_AFTER_S };
       }
       // Past the burst (with none, as soon as anything is owed) the account waits for its debt to drain.
@@ -105,9 +106,10 @@ export function createCostBudget(settings: CostSettings, now: () => number = per
           retryAfterS,
         };
       }
-      if (inFlight >= max) return { cod: 'SERVER_OCUPAT_OPERATII', cauza: `Serverul execută deja ${max} operații costisitoare.`, retryAfterS: BUSY_RETRY_AFTER_S };
-      b.inFlight += 1;
-      inFlight += 1;
+      if (placed && inFlight >= max) return { cod: 'SERVER_OCUPAT_OPERATII', cauza: `Serverul execută deja ${max} operații costisitoare.`, retryAfterS: BUSY_RETRY_AFTER_S };
+      const places = placed ? 1 : 0;
+      b.inFlight += places;
+      inFlight += places;
       let open = true;
       let charged = at;
       const charge = () => {
@@ -133,8 +135,8 @@ export function createCostBudget(settings: CostSettings, now: () => number = per
           if (!open) return;
           open = false;
           charge();
-          b.inFlight -= 1;
-          inFlight -= 1;
+          b.inFlight -= places;
+          inFlight -= places;
         },
       };
     },
@@ -217,26 +219,31 @@ export const refuseJson: Refuse = (c, cod, cauza) => errorResponse(c, cod, cauza
  */
 export function costly<E extends AppEnv>(
   ctx: AppContext,
-  options: { isCostly?: (c: Context<E>) => boolean | Promise<boolean>; refuse?: Refuse; streamed?: boolean } = {},
+  options: { isCostly?: (c: Context<E>) => boolean | Promise<boolean>; refuse?: Refuse; streamed?: boolean; placed?: boolean } = {},
 ): MiddlewareHandler<E> {
   const budget = costBudgetOf(ctx);
   const refuse = options.refuse ?? refuseJson;
   return async (c, next) => {
     // A large body to a costly route is one costly request, admitted once.
     if (admitted.has(c.req.raw) || (options.isCostly && !(await options.isCostly(c)))) return next();
-    const admission = budget.admit(c.get('actor').accountId);
+    const admission = budget.admit(c.get('actor').accountId, options.placed);
     if ('cod' in admission) {
       if (!c.get('rawBody')) await discardBody(c, ctx.config.GATEWAY_MAX_BODY_BYTES);
       c.header('Retry-After', String(admission.retryAfterS));
       return refuse(c, admission.cod, admission.cauza);
     }
     admitted.add(c.req.raw);
+    // What the body's reading waits for from now on (its client, its turns) is not the request's work.
+    const waitedBefore = bodyWaitMs(c);
+    const skipWaits = () => admission.skip(bodyWaitMs(c) - waitedBefore);
     try {
       await next();
     } catch (error) {
+      skipWaits();
       admission.release();
       throw error;
     }
+    skipWaits();
     // An answer made whole before it is sent is done; a streamed one (an export) when its last byte is read.
     if (options.streamed) c.res = watchEnd(c.res, admission);
     else admission.release();
@@ -251,7 +258,7 @@ const WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
 /**
  * Whether a request's body makes it costly: declared larger than GATEWAY_COSTLY_BODY_KB, or of
  * a length not declared (a chunked body may be as large as the limit). An upload (multipart)
- * has its own admission (upload-admission.ts).
+ * is costly by its own route (uploadCost).
  */
 export function hasLargeBody(config: Pick<Config, 'GATEWAY_COSTLY_BODY_KB'>) {
   const bytes = config.GATEWAY_COSTLY_BODY_KB * 1024;
@@ -262,4 +269,14 @@ export function hasLargeBody(config: Pick<Config, 'GATEWAY_COSTLY_BODY_KB'>) {
     if (declared === undefined) return c.req.header('transfer-encoding') !== undefined;
     return Number(declared) > bytes;
   };
+}
+
+/**
+ * An upload is costly work of its account, held to its share of the server's time: its
+ * admission (upload-admission.ts) bounds the files an account has in the queue at once, not how
+ * often it sends them (bench:abuse, attack 1: files a stager refused at once, 43 × 15 MB in
+ * 16 s). Its place is the upload admission's, so it takes none of the cost budget's.
+ */
+export function uploadCost<E extends AppEnv>(ctx: AppContext, refuse?: Refuse): MiddlewareHandler<E> {
+  return costly<E>(ctx, { refuse, placed: false });
 }

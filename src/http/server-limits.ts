@@ -20,14 +20,22 @@ type Limits = Pick<
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 
 /**
- * How long a connection whose request was answered 429 is not read. The answer goes at once;
- * a client that ignores its Retry-After and sends the next request on the same connection
+ * How long a client told to wait is not read. A connection answered 429 and kept alive is not
+ * read for this long: a client that ignores its Retry-After and sends the next request on it
  * straight away waits for it there, instead of being refused thousands of times a second
  * (bench:abuse: five such clients of one account kept the server's event loop busy the whole
- * time, and another account's p95 went to 2–4 × its quiet value). One that honours Retry-After
- * (a second at least) never notices.
+ * time, and another account's p95 went to 2–4 × its quiet value). A refusal that closes its
+ * connection (a large body left unread, the address past its connections) cannot pause that
+ * connection, and such a client reconnects at once: for this long its address's new
+ * connections wait unread instead (bench:abuse, attacks 1, 3, 4 and 5a: 4,000–15,000 refusals in
+ * 16 s, each about a millisecond of the server). A client that honours Retry-After (a second at
+ * least) never notices; another client behind the same address (a NAT) waits a second for a
+ * new connection, not for one it holds.
  */
 const REFUSED_PAUSE_MS = 1_000;
+
+/** Addresses whose new connections wait, remembered at most: past it, those whose pause is over go first, then the oldest. */
+const MAX_PAUSED_ADDRESSES = 10_000;
 
 /** What a body earns per byte received: a second of waiting per kilobyte, on top of GATEWAY_BODY_TIMEOUT_S. */
 const BODY_BYTES_PER_S = 1024;
@@ -69,14 +77,39 @@ export function limitServer(server: Server, config: Limits): void {
   const refused = new WeakSet<Socket>();
   const perPeer = perKeyCounter(max);
   const perForwarded = perKeyCounter(max);
+  const paused = pausedAddresses();
+  /** Connections of a paused address waiting to be read: as many as it may hold, the rest closed unanswered. */
+  const waiting = perKeyCounter(max);
 
-  server.on('connection', (socket: Socket) => {
-    if (isTrustedProxy(config, socket.remoteAddress)) return;
-    const release = perPeer.enter(socket.remoteAddress ?? '');
+  function admit(socket: Socket, address: string) {
+    const release = perPeer.enter(address);
     if (release) return void socket.once('close', release);
     refused.add(socket);
     socket.write(raw(tooMany));
     socket.destroySoon();
+    paused.start(address);
+  }
+
+  server.on('connection', (socket: Socket) => {
+    if (isTrustedProxy(config, socket.remoteAddress)) return;
+    const address = socket.remoteAddress ?? '';
+    const waitMs = paused.remaining(address);
+    if (waitMs === 0) return admit(socket, address);
+    const leave = waiting.enter(address);
+    if (!leave) return void socket.destroy();
+    // Node reads the connection once it flows again. Paused on the next tick: Node's own
+    // listener has scheduled the socket's first resume for it, which would undo a pause now.
+    process.nextTick(() => socket.pause());
+    const timer = setTimeout(() => {
+      leave();
+      if (socket.destroyed) return;
+      admit(socket, address);
+      socket.resume();
+    }, waitMs).unref();
+    socket.once('close', () => {
+      clearTimeout(timer);
+      leave();
+    });
   });
 
   const watch = watchBodies(config.GATEWAY_BODY_TIMEOUT_S * 1000);
@@ -89,19 +122,61 @@ export function limitServer(server: Server, config: Limits): void {
       if (!release) return void res.writeHead(tooMany.status, tooMany.headers).end(tooMany.body);
       res.once('close', release);
       // A proxy's connection carries other clients too: it is never paused.
-    } else res.once('finish', () => pauseIfRefused(req.socket, res));
+    } else res.once('finish', () => pauseIfRefused(req, res, paused));
     watch(req, res);
     for (const listener of listeners) listener.call(server, req, res);
   });
 }
 
-/** After a 429, the connection's next request is read REFUSED_PAUSE_MS later (Node reads it once the socket flows again). */
-function pauseIfRefused(socket: Socket, res: ServerResponse): void {
-  if (res.statusCode !== 429 || socket.destroyed) return;
+/**
+ * After a refusal, the client waits REFUSED_PAUSE_MS. A connection kept alive after a 429 is not
+ * read meanwhile (Node reads its next request once the socket flows again). A 429 that closes
+ * its connection, or a refusal that leaves a body unread and closes its connection, leaves the
+ * wait to the address's new connections. Any other refusal (a 422 to a client that closes its
+ * connections) waits for nothing.
+ */
+function pauseIfRefused(req: IncomingMessage, res: ServerResponse, paused: PausedAddresses): void {
+  if (res.statusCode < 400) return;
+  const { socket } = req;
+  // Node ends a connection as soon as its last answer is written (Connection: close, or a body left unread).
+  const closing = socket.writableEnded || socket.destroyed;
+  if (closing) {
+    if (res.statusCode === 429 || !req.complete) paused.start(socket.remoteAddress ?? '');
+    return;
+  }
+  if (res.statusCode !== 429) return;
   socket.pause();
   setTimeout(() => {
     if (!socket.destroyed) socket.resume();
   }, REFUSED_PAUSE_MS).unref();
+}
+
+type PausedAddresses = ReturnType<typeof pausedAddresses>;
+
+/** Client addresses whose new connections wait, each until REFUSED_PAUSE_MS after its last closing refusal. */
+function pausedAddresses() {
+  const until = new Map<string, number>();
+  return {
+    start(address: string) {
+      const now = performance.now();
+      if (until.size >= MAX_PAUSED_ADDRESSES) {
+        for (const [key, end] of until) if (end <= now) until.delete(key);
+        if (until.size >= MAX_PAUSED_ADDRESSES) until.delete(until.keys().next().value!);
+      }
+      // Deleted first, so that the map's order stays the order of the pauses' ends.
+      until.delete(address);
+      until.set(address, now + REFUSED_PAUSE_MS);
+    },
+    /** Milliseconds the address's new connections still wait (0: none). */
+    remaining(address: string): number {
+      const end = until.get(address);
+      if (end === undefined) return 0;
+      const left = end - performance.now();
+      if (left > 0) return left;
+      until.delete(address);
+      return 0;
+    },
+  };
 }
 
 /** Counts what each key holds: `enter` gives the function that gives the place back, or null past `max`. */

@@ -31,11 +31,20 @@ export async function admitBeforeBody(ctx: AppContext, c: Context, accountId: nu
   return { refused: uploadRefusal(admission) };
 }
 
-/** POST /v1/import's admission: the place is the request's until it answers (its file is then in the queue). */
-export function admitApiUpload(ctx: AppContext): MiddlewareHandler<AppEnv> {
+type Refusal = ReturnType<typeof uploadRefusal>;
+
+/**
+ * An upload's admission, before anything reads its body: the place is the request's until it
+ * answers (its file is then in the queue), in `c.get('upload')`. A refusal is answered by
+ * `refuse` (the API's envelope by default; the dashboard passes its notice).
+ */
+export function admitUploadFirst<E extends AppEnv>(
+  ctx: AppContext,
+  refuse: (c: Context<E>, cod: Refusal['cod'], cauza: string) => Response | Promise<Response> = (c, cod, cauza) => errorResponse(c, cod, cauza),
+): MiddlewareHandler<E> {
   return async (c, next) => {
     const entry = await admitBeforeBody(ctx, c, c.get('actor').accountId);
-    if ('refused' in entry) return errorResponse(c, entry.refused.cod, entry.refused.cauza);
+    if ('refused' in entry) return refuse(c, entry.refused.cod, entry.refused.cauza);
     c.set('upload', entry.admission);
     try {
       await next();

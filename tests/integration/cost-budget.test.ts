@@ -1,8 +1,15 @@
+import type { Server } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
 import { desc } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { submissions } from '../../db/schema';
+import { CATALOG } from '../../src/errors';
 import { dashboardWhere, listDashboard, type DashboardFilters } from '../../src/services/submissions/dashboard';
 import { json, startTestApp, type TestApp } from '../helpers/app';
+import { csvFile, HEADER, uploadNow } from '../helpers/import-files';
+import { browser, FAST_SCRYPT, makeUser } from '../helpers/web';
+import { webUpload } from '../helpers/web-import';
 
 // Issue 32: one account's costly work (large bodies, large pages, exports, pattern searches,
 // re-classifying saves) is bounded per account, answered 429 with Retry-After to that account
@@ -96,6 +103,67 @@ describe('the share of the server’s time an account’s costly work may take',
       expect((await t.call('GET', '/v1/prezentari?limit=200', { key: keyB })).status).toBe(200);
       expect((await t.call('GET', '/v1/prezentari?limit=100', { key: keyA })).status).toBe(200);
     } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('an upload is costly work of its account', () => {
+  it('past the share, the account’s next upload (API or dashboard) is 429 with Retry-After before its body is read; another account’s is taken', async () => {
+    const t = await startTestApp({ ...FAST_SCRYPT, GATEWAY_COSTLY_BURST_MS: '0', GATEWAY_COSTLY_SHARE_PCT: '0.1' });
+    try {
+      const a = await t.createAccount('Atelier A');
+      const keyA = await t.createKey(a);
+      const keyB = await t.createKey(await t.createAccount('Atelier B'));
+      const file = csvFile([HEADER, ['WDB1234561A100001', 'B-1-XYZ', '14.03.2025', '', '1000', 'OE-3', 'Revizie']]);
+      expect((await uploadNow(t, keyA, file, 'prima.csv')).status).toBe(201);
+      // One file of two waiting: the queue would take it; the account's share of the server's time does not.
+      const next = await uploadNow(t, keyA, file, 'a-doua.csv');
+      expect(next.status).toBe(429);
+      expect((await json(next)).cod).toBe('CONT_PREA_MULTE_OPERATII');
+      expect(Number(next.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      const clerk = browser(t);
+      await clerk.login((await makeUser(t, a)).email);
+      await clerk.get('/');
+      const fromDashboard = await webUpload(t, clerk, file, 'a-treia.csv');
+      expect(fromDashboard.status).toBe(429);
+      expect(Number(fromDashboard.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(await fromDashboard.text()).toContain(CATALOG.CONT_PREA_MULTE_OPERATII.problema);
+      expect((await uploadNow(t, keyB, file, 'alt-cont.csv')).status).toBe(201);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('a large body on a slow line is charged its own work, not the seconds it took to arrive', async () => {
+    // A second of burst: two seconds of arrival, charged, would leave the account refused.
+    const t = await startTestApp({ GATEWAY_COSTLY_BURST_MS: '1000', GATEWAY_COSTLY_SHARE_PCT: '0.1' });
+    const server = serve({ fetch: t.app.fetch, port: 0, hostname: '127.0.0.1' }) as Server;
+    try {
+      await new Promise((resolve) => server.once('listening', resolve));
+      const { port } = server.address() as AddressInfo;
+      const key = await t.createKey(await t.createAccount('Atelier pe o linie înceată'));
+      const body = Buffer.from(JSON.stringify({ ...payload(1), b64Image: 'A'.repeat(300 * 1024) }));
+      const socket = connect({ port, host: '127.0.0.1' });
+      await new Promise((resolve) => socket.once('connect', resolve));
+      let received = '';
+      socket.on('data', (chunk: Buffer) => (received += chunk.toString('utf8')));
+      socket.write(
+        `POST /v1/prezentari/valideaza HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`,
+      );
+      const pieces = 20;
+      const size = Math.ceil(body.length / pieces);
+      for (let i = 0; i < pieces; i++) {
+        socket.write(body.subarray(i * size, (i + 1) * size));
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      for (let waited = 0; !/\r\n\r\n\{.*\}$/s.test(received) && waited < 5_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+      socket.destroy();
+      // Admitted as costly work and answered (its image is not a photo), after two seconds of arrival.
+      expect(received).toMatch(/^HTTP\/1\.1 (200|422) /);
+      expect((await t.call('GET', '/v1/prezentari?limit=200', { key })).status).toBe(200);
+    } finally {
+      server.close();
       await t.close();
     }
   });

@@ -275,6 +275,55 @@ describe('a client told to wait (429)', () => {
     }
   });
 
+  /** A new connection from `localAddress` asking for `path`: its status, and ms from its connection to its answer. */
+  async function fresh(port: number, path: string, localAddress = '127.0.0.1') {
+    const c = await open(port, localAddress);
+    const started = performance.now();
+    c.socket.write(head('GET', path, port, { Connection: 'close' }));
+    const answer = await c.answerWithin(3_000);
+    c.socket.destroy();
+    return { status: answer?.status ?? 0, ms: performance.now() - started };
+  }
+
+  it('a 429 that closes its connection: the address’s new connections wait a second, another address’s do not; a 422 makes none wait', async () => {
+    const server = await listen({}, (req) => (new URL(req.url).pathname === '/gresit' ? new Response('{}', { status: 422 }) : refusing(req)));
+    try {
+      expect(await fresh(server.port, '/limitat')).toMatchObject({ status: 429 });
+      const [same, other] = await Promise.all([fresh(server.port, '/altceva'), fresh(server.port, '/altceva', '127.0.0.2')]);
+      expect(same.status).toBe(200);
+      expect(same.ms).toBeGreaterThan(800);
+      expect(other.status).toBe(200);
+      expect(other.ms).toBeLessThan(500);
+      // Once the wait is over, and after a refusal that is not a 429 (its body was read), nothing waits.
+      expect((await fresh(server.port, '/gresit')).status).toBe(422);
+      expect((await fresh(server.port, '/altceva')).ms).toBeLessThan(500);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a refusal that leaves a large body unread and closes: the address’s next connection waits; past the address’s cap, waiting connections are closed unanswered', async () => {
+    const server = await listen({ GATEWAY_MAX_CONNECTIONS_PER_ADDRESS: '2' });
+    try {
+      const c = await open(server.port);
+      c.socket.write(head('POST', '/v1/prezentari', server.port, { 'X-API-Key': 'gw_gresita', 'Content-Type': 'application/json', 'Content-Length': String(14 * MiB) }));
+      c.socket.write(`{"vin":"${'x'.repeat(64 * 1024)}`);
+      expect((await c.answerWithin(3_000))?.status).toBe(401);
+      expect(await c.closedWithin(2_000)).not.toBeNull();
+      const waiting = [fresh(server.port, '/login'), fresh(server.port, '/login')];
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const third = await open(server.port);
+      expect(await third.closedWithin(500)).not.toBeNull();
+      expect(third.received()).toBe('');
+      for (const answer of await Promise.all(waiting)) {
+        expect(answer.status).toBe(200);
+        expect(answer.ms).toBeGreaterThan(700);
+      }
+    } finally {
+      await server.close();
+    }
+  });
+
   it('behind a trusted proxy, whose connection carries other clients: never paused', async () => {
     const server = await listen({ GATEWAY_TRUSTED_PROXIES: '127.0.0.1' }, refusing);
     try {
@@ -294,6 +343,7 @@ describe('connections of one client address', () => {
       const held = await Promise.all(Array.from({ length: 5 }, () => open(server.port)));
       const extra = await open(server.port);
       const answer = await extra.answerWithin(2_000);
+      const refusedAt = performance.now();
       expect(answer?.status).toBe(429);
       expect(Number(/retry-after: *(\d+)/i.exec(answer!.head)?.[1])).toBeGreaterThan(0);
       expect(JSON.parse(answer!.body)).toMatchObject({ cod: 'PREA_MULTE_CONEXIUNI', problema: CATALOG.PREA_MULTE_CONEXIUNI.problema });
@@ -308,9 +358,11 @@ describe('connections of one client address', () => {
       expect((await held[0]!.answerWithin(3_000))?.status).toBe(200);
       held[1]!.socket.destroy();
       await new Promise((resolve) => setTimeout(resolve, 100));
+      // The refusal closed its connection: the address's next one waits out its second.
       const again = await open(server.port);
       again.socket.write(head('GET', '/login', server.port, { Connection: 'close' }));
       expect((await again.answerWithin(3_000))?.status).toBe(200);
+      expect(performance.now() - refusedAt).toBeGreaterThan(900);
       for (const c of held) c.socket.destroy();
     } finally {
       await server.close();
