@@ -24,13 +24,15 @@ type Listener = (req: IncomingMessage, res: ServerResponse) => void;
  * read for this long: a client that ignores its Retry-After and sends the next request on it
  * straight away waits for it there, instead of being refused thousands of times a second
  * (bench:abuse: five such clients of one account kept the server's event loop busy the whole
- * time, and another account's p95 went to 2–4 × its quiet value). A refusal that closes its
- * connection (a large body left unread, the address past its connections) cannot pause that
- * connection, and such a client reconnects at once: for this long its address's new
- * connections wait unread instead (bench:abuse, attacks 1, 3, 4 and 5a: 4,000–15,000 refusals in
- * 16 s, each about a millisecond of the server). A client that honours Retry-After (a second at
- * least) never notices; another client behind the same address (a NAT) waits a second for a
- * new connection, not for one it holds.
+ * time, and another account's p95 went to 2–4 × its quiet value). A refusal of a request that
+ * closes its connection (a large body left unread) cannot pause that connection, and such a
+ * client reconnects at once: for this long its address's new connections wait unread instead
+ * (bench:abuse, attacks 1, 4 and 5a: 4,000–15,000 refusals in 16 s, each about a millisecond of
+ * the server). A client that honours Retry-After (a second at least) never notices; another
+ * client behind the same address (a NAT) waits a second for a new connection, not for one it
+ * holds. A refused connection (the address past its cap) starts no wait: a flood of
+ * connections is refused as fast as it comes either way, and waiting ones would only add to
+ * what the address holds (bench:abuse, attack 3).
  */
 const REFUSED_PAUSE_MS = 1_000;
 
@@ -78,16 +80,19 @@ export function limitServer(server: Server, config: Limits): void {
   const perPeer = perKeyCounter(max);
   const perForwarded = perKeyCounter(max);
   const paused = pausedAddresses();
-  /** Connections of a paused address waiting to be read: as many as it may hold, the rest closed unanswered. */
+  /** Connections of a paused address waiting to be read: as many as it may hold; past them, refused as past its cap. */
   const waiting = perKeyCounter(max);
 
-  function admit(socket: Socket, address: string) {
-    const release = perPeer.enter(address);
-    if (release) return void socket.once('close', release);
+  function refuse(socket: Socket) {
     refused.add(socket);
     socket.write(raw(tooMany));
     socket.destroySoon();
-    paused.start(address);
+  }
+
+  function admit(socket: Socket, address: string) {
+    const release = perPeer.enter(address);
+    if (release) socket.once('close', release);
+    else refuse(socket);
   }
 
   server.on('connection', (socket: Socket) => {
@@ -96,7 +101,7 @@ export function limitServer(server: Server, config: Limits): void {
     const waitMs = paused.remaining(address);
     if (waitMs === 0) return admit(socket, address);
     const leave = waiting.enter(address);
-    if (!leave) return void socket.destroy();
+    if (!leave) return refuse(socket);
     // Node reads the connection once it flows again. Paused on the next tick: Node's own
     // listener has scheduled the socket's first resume for it, which would undo a pause now.
     process.nextTick(() => socket.pause());
