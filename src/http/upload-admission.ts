@@ -8,14 +8,16 @@ import type { AppEnv } from './env';
 /** How long a refused upload is told to wait: about what a large file takes to stage. */
 export const RETRY_AFTER_S = 10;
 
+type Refusal = ReturnType<typeof uploadRefusal>;
+
 /**
  * Lets an upload in before its body is read (services/import/queue.ts `admitUpload`), or
  * refuses it at once: 429 when its account has as many files waiting or staging as it may, 503
  * when the deployment has (or this server reads as many bodies). A refused body is read and
  * dropped as it arrives (discardBody), so the client gets the answer, with Retry-After, and
- * the refusal holds no memory or place. The API's route and the dashboard's both start here.
+ * the refusal holds no memory or place.
  */
-export async function admitBeforeBody(ctx: AppContext, c: Context, accountId: number): Promise<{ admission: UploadAdmission } | { refused: ReturnType<typeof uploadRefusal> }> {
+async function admitBeforeBody(ctx: AppContext, c: Context, accountId: number): Promise<{ admission: UploadAdmission } | { refused: Refusal }> {
   let admission: Awaited<ReturnType<typeof admitUpload>>;
   try {
     admission = await admitUpload(ctx, accountId);
@@ -30,8 +32,6 @@ export async function admitBeforeBody(ctx: AppContext, c: Context, accountId: nu
   c.header('Retry-After', String(RETRY_AFTER_S));
   return { refused: uploadRefusal(admission) };
 }
-
-type Refusal = ReturnType<typeof uploadRefusal>;
 
 /**
  * An upload's admission, before anything reads its body: the place is the request's until it
