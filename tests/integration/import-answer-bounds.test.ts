@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, startTestApp, type TestApp } from '../helpers/app';
+import { json, secondServer, startTestApp, type TestApp } from '../helpers/app';
 import { upload, workbookParts, zipFile } from '../helpers/import-files';
 import { settled } from '../helpers/import-flow';
 import { browser, FAST_SCRYPT, makeUser } from '../helpers/web';
@@ -110,13 +110,20 @@ describe('a few kilobytes cannot make every answer megabytes', () => {
 describe('a batch of heavy rows', () => {
   // No burst: once an account's costly work has taken any time, its next costly request waits.
   let t2: TestApp;
+  // An upload is costly work too: the files go through a second server, whose budget is its
+  // own, so that the reads here start with nothing owed.
+  let uploader: ReturnType<typeof secondServer>;
   beforeAll(async () => {
     t2 = await startTestApp({ ...FAST_SCRYPT, GATEWAY_IMPORT_FIRST_ROWS: '100000', GATEWAY_COSTLY_BURST_MS: '0', GATEWAY_COSTLY_SHARE_PCT: '0.01' });
+    uploader = secondServer(t2, { GATEWAY_IMPORT_FIRST_ROWS: '100000' });
   });
-  afterAll(() => t2.close());
+  afterAll(async () => {
+    await uploader.close();
+    await t2.close();
+  });
 
   async function staged(key: string, file: Buffer, name: string) {
-    const res = await upload(t2, key, file, name);
+    const res = await upload({ ...t2, app: uploader.app }, key, file, name);
     expect(res.status).toBe(201);
     const id = (await json(res)).batch_id as number;
     await settled(t2, key, id);
