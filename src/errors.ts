@@ -115,7 +115,7 @@ const REQUEST_ERRORS = {
   },
   // The cost budget of each account (http/cost-budget.ts, issue 32).
   CONT_PREA_MULTE_OPERATII: {
-    problema: 'Contul a atins pentru moment limita de operații costisitoare (corpuri mari, pagini mari, exporturi, căutări, salvări care reclasifică).',
+    problema: 'Contul a atins pentru moment limita de operații costisitoare (fișiere încărcate, corpuri mari, pagini mari, exporturi, căutări, salvări care reclasifică).',
     fix: 'Așteptați numărul de secunde din antetul Retry-After, apoi reîncercați; cererile obișnuite ale contului sunt servite în continuare. Cereți pagini de cel mult 100 de rânduri.',
   },
   SERVER_OCUPAT_OPERATII: {
