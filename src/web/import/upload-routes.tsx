@@ -10,7 +10,6 @@ import { readUploadForm } from '../../services/import';
 import type { WebEnv } from '../env';
 import { readForm, refuseForm } from '../form';
 import { errorNotice } from '../notice';
-import { refuseNotice } from '../trimiteri/costly';
 
 /**
  * The browser's upload: the same admission and service (queueUpload) as POST /v1/import, and
@@ -24,10 +23,7 @@ import { refuseNotice } from '../trimiteri/costly';
 export function uploadRoutes(ctx: AppContext, refuseBody: RefuseBody) {
   const app = new Hono<WebEnv>();
 
-  // The place first (the queue's count, answered before the body), then the account's share of
-  // the server's time (an upload's body is costly work), then the body.
-  const admit = admitUploadFirst<WebEnv>(ctx, (c, cod, cauza) => errorNotice(c, cod, cauza));
-  app.post('/_import/incarca', admit, uploadCost<WebEnv>(ctx, refuseNotice), async (c) => {
+  app.post('/_import/incarca', admitUploadFirst<WebEnv>(ctx, errorNotice), uploadCost<WebEnv>(ctx, errorNotice), async (c) => {
     const actor = c.get('actor');
     const refused = await refuseForm(c, refuseBody);
     if (refused) return refused;
