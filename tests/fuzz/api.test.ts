@@ -1,7 +1,7 @@
 import { serve, type ServerType } from '@hono/node-server';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, startTestApp, type TestApp, WITHOUT_COST_BUDGET } from '../helpers/app';
+import { json, startTestApp, type TestApp } from '../helpers/app';
 import { csvFile, HEADER, upload } from '../helpers/import-files';
 import { CANARY, SECRET, type Labeled } from './hostile';
 import { type FuzzRequest, type Operation, type OperationDoc, opName, requestArb, type Targets } from './requests';
@@ -187,7 +187,7 @@ function preview(body: FuzzRequest['body']): string {
 beforeAll(async () => {
   // The fuzz judges each answer, not the account's budget of costly work: exports called again
   // and again would be paced past its time-out.
-  t = await startTestApp(WITHOUT_COST_BUDGET);
+  t = await startTestApp();
   const accountA = await t.createAccount('Atacator');
   accountB = await t.createAccount('Victimă');
   keyA = await t.createKey(accountA);

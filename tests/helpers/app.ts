@@ -12,11 +12,14 @@ import { createTestDatabase } from './db';
 export const TEST_SECRET = randomBytes(32).toString('base64');
 
 /**
- * No budget of costly work (src/http/cost-budget.ts): for tests whose subject is something else
- * (deadlock-freedom of concurrent saves, a pool under uploads, a streamed export, the fuzz), which
- * call costly operations faster than an account's budget lets them. cost-budget.test.ts tests it.
+ * No budget of costly work (src/http/cost-budget.ts): an app of startTestApp or secondServer has
+ * none unless its test sets its own GATEWAY_COSTLY_* (cost-budget.test.ts,
+ * import-answer-bounds.test.ts). The budget charges the time work takes, so on a loaded machine
+ * a test of something else that uploads and reads a dozen files in one account met its
+ * refusals (real-exports, in CI). The processes' tests (the storm, bench:abuse) run with the
+ * defaults.
  */
-export const WITHOUT_COST_BUDGET = { GATEWAY_COSTLY_PER_ACCOUNT: '1000', GATEWAY_COSTLY_MAX: '1000', GATEWAY_COSTLY_SHARE_PCT: '100' } as const;
+const WITHOUT_COST_BUDGET = { GATEWAY_COSTLY_PER_ACCOUNT: '1000', GATEWAY_COSTLY_MAX: '1000', GATEWAY_COSTLY_SHARE_PCT: '100' } as const;
 
 /** Keys and JSON requests to `app` over `ctx`'s database, for startTestApp and the worker harness's API. */
 export function apiClient(app: ReturnType<typeof createApp>, ctx: { sql: ReturnType<typeof createContext>['sql'] }) {
@@ -50,7 +53,7 @@ export const TEST_STAGER = { heartbeatS: 1, staleS: 3 } as const;
 export async function startTestApp(env: Record<string, string> = {}, options: { clock?: () => Date; poolSize?: number; stager?: boolean } = {}) {
   const database = await createTestDatabase();
   const dataDir = mkdtempSync(join(tmpdir(), 'gateway-test-'));
-  const config = parseConfig({ GATEWAY_DATA_DIR: dataDir, GATEWAY_SECRET_KEY: TEST_SECRET, ...env });
+  const config = parseConfig({ GATEWAY_DATA_DIR: dataDir, GATEWAY_SECRET_KEY: TEST_SECRET, ...WITHOUT_COST_BUDGET, ...env });
   const ctx = createContext({ config, databaseUrl: database.url, secretKey: TEST_SECRET, processName: 'test', clock: options.clock, poolSize: options.poolSize });
   const app = createApp(ctx);
   const stager: Stager | null = options.stager === false ? null : await startStager(ctx, { id: 'test-stager', ...TEST_STAGER });
@@ -89,7 +92,7 @@ export async function json(res: Response): Promise<Record<string, unknown>> {
  * (pools, windows, stagings), the same settings and master key. `close` ends its context only.
  */
 export function secondServer(first: TestApp, env: Record<string, string> = {}) {
-  const config = parseConfig({ GATEWAY_DATA_DIR: first.dataDir, GATEWAY_SECRET_KEY: TEST_SECRET, ...env });
+  const config = parseConfig({ GATEWAY_DATA_DIR: first.dataDir, GATEWAY_SECRET_KEY: TEST_SECRET, ...WITHOUT_COST_BUDGET, ...env });
   const ctx = createContext({ config, databaseUrl: first.databaseUrl, secretKey: TEST_SECRET, processName: 'test-b' });
   return { ...first, app: createApp(ctx), ctx, close: () => ctx.close() };
 }

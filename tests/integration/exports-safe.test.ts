@@ -3,7 +3,7 @@ import { suggestMapping } from '../../src/domain/import-header';
 import { openXlsx } from '../../src/readers/xlsx';
 import { openArchive } from '../../src/readers/zip';
 import { XLSX_EXTRA_COLUMNS } from '../../src/services/import/export-failed';
-import { json, startTestApp, type TestApp, WITHOUT_COST_BUDGET } from '../helpers/app';
+import { json, startTestApp, type TestApp } from '../helpers/app';
 import { exportBytes, fieldsUnderEveryReader, HOSTILE, readSemicolonCsv, TRIGGER_AT_START } from '../helpers/csv';
 import { makeSubmission } from '../helpers/factories';
 import { HEADER, xlsxFile } from '../helpers/import-files';
@@ -18,7 +18,7 @@ const VIN = (n: number) => `WDB1234561A${String(n).padStart(6, '0')}`;
 const LIMITS = { maxRows: 1_000_000, maxColumns: 256, maxUncompressedBytes: 500_000_000 };
 
 beforeAll(async () => {
-  t = await startTestApp(WITHOUT_COST_BUDGET);
+  t = await startTestApp();
   key = await t.createKey(await t.createAccount());
 });
 afterAll(() => t.close());

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { admitUpload, queueUpload, startStager, type UploadAdmission } from '../../src/services/import';
-import { json, startTestApp, TEST_STAGER, type TestApp, WITHOUT_COST_BUDGET } from '../helpers/app';
+import { json, startTestApp, TEST_STAGER, type TestApp } from '../helpers/app';
 import { csvFile, HEADER, upload, uploadNow } from '../helpers/import-files';
 import { settled } from '../helpers/import-flow';
 
@@ -112,7 +112,6 @@ describe('a pool of two connections', () => {
     // calls beside them would hang for good on two connections.
     small = await startTestApp(
       {
-        ...WITHOUT_COST_BUDGET,
         GATEWAY_IMPORT_FIRST_ROWS: '50',
         GATEWAY_IMPORT_UPLOADS_MAX: '6',
         GATEWAY_IMPORT_UPLOADS_PER_ACCOUNT: '2',

@@ -5,7 +5,7 @@ import { createContext } from '../../src/runtime';
 import { startStager, type Stager } from '../../src/services/import';
 import { readUploadedFile, UPLOAD_PIECE_BYTES } from '../../src/services/import/queue';
 import { MAX_CLAIMS } from '../../src/services/import/stager';
-import { json, startTestApp, TEST_SECRET, TEST_STAGER, type TestApp, WITHOUT_COST_BUDGET } from '../helpers/app';
+import { json, startTestApp, TEST_SECRET, TEST_STAGER, type TestApp } from '../helpers/app';
 import { csvFile, HEADER, uploadNow, workbookParts, xlsxFile, zipFile, type Grid } from '../helpers/import-files';
 import { preview, serial, settled, type Preview } from '../helpers/import-flow';
 
@@ -23,7 +23,7 @@ let stager: Stager | null = null;
 
 beforeAll(async () => {
   t = await startTestApp(
-    { ...WITHOUT_COST_BUDGET, GATEWAY_IMPORT_FIRST_ROWS: String(FIRST_ROWS), GATEWAY_IMPORT_MAX_ROWS: String(MAX_ROWS), GATEWAY_IMPORT_UPLOADS_PER_ACCOUNT: '8' },
+    { GATEWAY_IMPORT_FIRST_ROWS: String(FIRST_ROWS), GATEWAY_IMPORT_MAX_ROWS: String(MAX_ROWS), GATEWAY_IMPORT_UPLOADS_PER_ACCOUNT: '8' },
     { stager: false },
   );
   const accountId = await t.createAccount();

@@ -2,7 +2,7 @@ import type { JournalEventName } from '../../src/journal/events';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, startTestApp, type TestApp, WITHOUT_COST_BUDGET } from '../helpers/app';
+import { json, startTestApp, type TestApp } from '../helpers/app';
 import { makeSubmission } from '../helpers/factories';
 
 // Issue 9, isolation: requests share statements (the insert batcher, the journal), but one
@@ -14,7 +14,7 @@ let keyB: string;
 let accountB: number;
 
 beforeAll(async () => {
-  t = await startTestApp(WITHOUT_COST_BUDGET);
+  t = await startTestApp();
   keyA = await t.createKey(await t.createAccount('A'));
   accountB = await t.createAccount('B');
   keyB = await t.createKey(accountB);
