@@ -22,10 +22,7 @@ let otherKey: string;
 let stager: Stager | null = null;
 
 beforeAll(async () => {
-  t = await startTestApp(
-    { GATEWAY_IMPORT_FIRST_ROWS: String(FIRST_ROWS), GATEWAY_IMPORT_MAX_ROWS: String(MAX_ROWS), GATEWAY_IMPORT_UPLOADS_PER_ACCOUNT: '8' },
-    { stager: false },
-  );
+  t = await startTestApp({ GATEWAY_IMPORT_FIRST_ROWS: String(FIRST_ROWS), GATEWAY_IMPORT_MAX_ROWS: String(MAX_ROWS), GATEWAY_IMPORT_UPLOADS_PER_ACCOUNT: '8' }, { stager: false });
   const accountId = await t.createAccount();
   key = await t.createKey(accountId);
   otherKey = await t.createKey(await t.createAccount('Altul'));
