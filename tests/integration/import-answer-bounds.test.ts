@@ -110,8 +110,8 @@ describe('a few kilobytes cannot make every answer megabytes', () => {
 describe('a batch of heavy rows', () => {
   // No burst: once an account's costly work has taken any time, its next costly request waits.
   let t2: TestApp;
-  // An upload is costly work too: the files go through a second server, whose budget is its
-  // own, so that the reads here start with nothing owed.
+  // An upload is costly work too: the files go through a second server, which has no cost
+  // budget (the helpers' default), so that the reads here start with nothing owed.
   let uploader: ReturnType<typeof secondServer>;
   beforeAll(async () => {
     t2 = await startTestApp({ ...FAST_SCRYPT, GATEWAY_IMPORT_FIRST_ROWS: '100000', GATEWAY_COSTLY_BURST_MS: '0', GATEWAY_COSTLY_SHARE_PCT: '0.01' });
