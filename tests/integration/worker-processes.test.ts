@@ -28,8 +28,12 @@ afterAll(() => h.close());
 describe('two worker processes on one database', () => {
   it('deliver every submission exactly once; the registry sees at most GATEWAY_WORKER_CONCURRENCY calls per account from both', async () => {
     const accounts = [accountId, await h.createAccount('P2', { username: 'alt', password: 'secret' }), await h.createAccount('P3', { username: 'third', password: 'pw3' })];
-    h.sim.state.setFaults({ latencyMs: 15 });
-    await Promise.all([start('w-one', { GATEWAY_WORKER_CONCURRENCY: '3' }), start('w-two', { GATEWAY_WORKER_CONCURRENCY: '3' })]);
+    // The registry holds the first sends open until each account has three of them at once:
+    // that the limit is used is then seen however slowly a loaded machine submits. The time-out
+    // outlasts the hold, so that no held send is in doubt.
+    h.sim.state.setFaults({ latencyMs: 15, holdSends: true });
+    const env = { GATEWAY_WORKER_CONCURRENCY: '3', GATEWAY_REGISTRY_TIMEOUT_MS: '20000' };
+    await Promise.all([start('w-one', env), start('w-two', env)]);
     let maxPerAccount = 0;
     let sampling = true;
     const sampler = (async () => {
@@ -41,7 +45,13 @@ describe('two worker processes on one database', () => {
       }
     })();
     const ids: number[] = [];
-    for (let i = 0; i < 150; i++) ids.push((await h.submit(accounts[i % 3]!, { vin: `WDB1234561B${String(i).padStart(6, '0')}`, reg_credentials: null })).id);
+    const submit = async (i: number) => ids.push((await h.submit(accounts[i % 3]!, { vin: `WDB1234561B${String(i).padStart(6, '0')}`, reg_credentials: null })).id);
+    for (let i = 0; i < 12; i++) await submit(i);
+    const threeEach = () => h.sim.state.sendsInFlight.size === 3 && [...h.sim.state.sendsInFlight.values()].every((n) => n === 3);
+    await waitFor(() => threeEach() || undefined, 10_000, 'three sends of each account held at once');
+    h.sim.state.setFaults({ holdSends: false });
+    h.sim.release();
+    for (let i = 12; i < 150; i++) await submit(i);
     await waitFor(
       async () => {
         const [r] = await h.app.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM submissions WHERE status = 'sent' AND id = ANY(${ids})`;
