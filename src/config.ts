@@ -110,9 +110,10 @@ export const Config = z.object({
   GATEWAY_SHUTDOWN_S: z.coerce.number().positive().default(30),
   GATEWAY_RUN_WORKER: bool(true),
   // Abuse limits (docs/operations.md, Security): failed authentications per client address and minute,
-  // requests per API key and minute (0: no limit).
+  // requests per API key and minute, and per second on one server (0: no limit).
   GATEWAY_AUTH_FAILURES_PER_MIN: z.coerce.number().int().positive().default(20),
   GATEWAY_KEY_REQUESTS_PER_MIN: z.coerce.number().int().min(0).default(6000),
+  GATEWAY_KEY_REQUESTS_PER_S: z.coerce.number().int().min(0).default(100),
   // The reverse proxies in front (docs/operations-proxy.md), comma-separated addresses or CIDR
   // blocks: only a connection from one of them has its X-Forwarded-For believed as the client's
   // address (src/http/client-address.ts). Unset: no proxy, every peer is the client.
@@ -347,6 +348,10 @@ export const SETTING_DOCS: Record<keyof Config, { group: SettingGroup; doc: stri
     doc: 'Failed authentications (missing or invalid key) one client address may make per minute; past it: 429 with `Retry-After`. Unreadable bodies and dashboard sign-ins per address count against the same number, each in a window of its own.',
   },
   GATEWAY_KEY_REQUESTS_PER_MIN: { group: 'limits', doc: 'Requests one API key may make per minute (429 with `Retry-After` past it); `0` turns the limit off.' },
+  GATEWAY_KEY_REQUESTS_PER_S: {
+    group: 'limits',
+    doc: "Requests one API key may make per second on one server (429 with `Retry-After: 1` past it): the minute's allowance is not spent in a few seconds while other accounts wait behind it on the server's one event loop; `0` turns the limit off.",
+  },
   GATEWAY_TRUSTED_PROXIES: {
     group: 'limits',
     shown: 'none',

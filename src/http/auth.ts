@@ -6,9 +6,10 @@ import { activeKey, keyHashOf } from '../services/accounts/key-check';
 import { clientAddress } from './client-address';
 import { errorResponse } from './envelope';
 import type { AppEnv } from './env';
-import { windowCounter } from './rate-limit';
+import { createWindowCounter, windowCounter } from './rate-limit';
 
 const MINUTE_MS = 60_000;
+const SECOND_MS = 1_000;
 
 const CACHE_MS = 5_000;
 const CACHE_MAX = 10_000;
@@ -40,13 +41,16 @@ function tooMany(c: Context, retryAfterS: number, cauza: string) {
  * in a minute gets 429 instead of 401 for the rest of that minute (a valid key from it still
  * works: a workshop behind the same address is not locked out); the journal gets the first
  * failure, the lock-out and a summary of the window, not a row per failure. A key making more
- * than GATEWAY_KEY_REQUESTS_PER_MIN requests in a minute gets 429.
+ * than GATEWAY_KEY_REQUESTS_PER_MIN requests in a minute (on all servers together), or more than
+ * GATEWAY_KEY_REQUESTS_PER_S in a second on this server, gets 429.
  */
 export function apiKeyAuth(ctx: AppContext): MiddlewareHandler<AppEnv> {
   const cache = new Map<string, { at: number; actor: Actor | null }>();
   const failures = windowCounter({ windowMs: MINUTE_MS, scope: 'api_auth_esecuri', sync: ctx.windows });
   const perKey = windowCounter({ windowMs: MINUTE_MS, scope: 'api_cheie', sync: ctx.windows });
-  const { GATEWAY_AUTH_FAILURES_PER_MIN: maxFailures, GATEWAY_KEY_REQUESTS_PER_MIN: maxPerKey } = ctx.config;
+  // This server's own: what it guards is this server's event loop, so no other server's hits count.
+  const perKeyHere = createWindowCounter({ windowMs: SECOND_MS });
+  const { GATEWAY_AUTH_FAILURES_PER_MIN: maxFailures, GATEWAY_KEY_REQUESTS_PER_MIN: maxPerKey, GATEWAY_KEY_REQUESTS_PER_S: maxPerSecond } = ctx.config;
 
   function refuse(c: Context<AppEnv>, motiv: 'cheie_lipsa' | 'cheie_invalida') {
     const address = clientAddress(c, ctx.config);
@@ -84,6 +88,9 @@ export function apiKeyAuth(ctx: AppContext): MiddlewareHandler<AppEnv> {
     if (maxPerKey > 0) {
       const hit = perKey.hit(String(actor.keyId));
       if (hit.count > maxPerKey) return tooMany(c, hit.retryAfterS, `Cheia a depășit ${maxPerKey} cereri pe minut (GATEWAY_KEY_REQUESTS_PER_MIN).`);
+    }
+    if (maxPerSecond > 0 && perKeyHere.hit(String(actor.keyId)).count > maxPerSecond) {
+      return tooMany(c, 1, `Cheia a depășit ${maxPerSecond} cereri pe secundă la acest server (GATEWAY_KEY_REQUESTS_PER_S).`);
     }
     c.set('actor', actor);
     return next();

@@ -12,14 +12,15 @@ import { createTestDatabase } from './db';
 export const TEST_SECRET = randomBytes(32).toString('base64');
 
 /**
- * No budget of costly work (src/http/cost-budget.ts): an app of startTestApp or secondServer has
- * none unless its test sets its own GATEWAY_COSTLY_* (cost-budget.test.ts,
- * import-answer-bounds.test.ts). The budget charges the time work takes, so on a loaded machine
- * a test of something else that uploads and reads a dozen files in one account met its
- * refusals (real-exports, in CI). The processes' tests (the storm, bench:abuse) run with the
- * defaults.
+ * No budget of costly work (src/http/cost-budget.ts) and no per-second limit of a key: an app of
+ * startTestApp or secondServer has neither unless its test sets its own GATEWAY_COSTLY_*
+ * (cost-budget.test.ts, import-answer-bounds.test.ts) or GATEWAY_KEY_REQUESTS_PER_S
+ * (abuse-limits.test.ts). The budget charges the time work takes, so on a loaded machine a test
+ * of something else that uploads and reads a dozen files in one account met its refusals
+ * (real-exports, in CI); and tests of other things send one key's requests in bursts of
+ * hundreds. The processes' tests (the storm, bench:abuse) run with the defaults.
  */
-const WITHOUT_COST_BUDGET = { GATEWAY_COSTLY_PER_ACCOUNT: '1000', GATEWAY_COSTLY_MAX: '1000', GATEWAY_COSTLY_SHARE_PCT: '100' } as const;
+const UNTHROTTLED = { GATEWAY_COSTLY_PER_ACCOUNT: '1000', GATEWAY_COSTLY_MAX: '1000', GATEWAY_COSTLY_SHARE_PCT: '100', GATEWAY_KEY_REQUESTS_PER_S: '0' } as const;
 
 /** Keys and JSON requests to `app` over `ctx`'s database, for startTestApp and the worker harness's API. */
 export function apiClient(app: ReturnType<typeof createApp>, ctx: { sql: ReturnType<typeof createContext>['sql'] }) {
@@ -53,7 +54,7 @@ export const TEST_STAGER = { heartbeatS: 1, staleS: 3 } as const;
 export async function startTestApp(env: Record<string, string> = {}, options: { clock?: () => Date; poolSize?: number; stager?: boolean } = {}) {
   const database = await createTestDatabase();
   const dataDir = mkdtempSync(join(tmpdir(), 'gateway-test-'));
-  const config = parseConfig({ GATEWAY_DATA_DIR: dataDir, GATEWAY_SECRET_KEY: TEST_SECRET, ...WITHOUT_COST_BUDGET, ...env });
+  const config = parseConfig({ GATEWAY_DATA_DIR: dataDir, GATEWAY_SECRET_KEY: TEST_SECRET, ...UNTHROTTLED, ...env });
   const ctx = createContext({ config, databaseUrl: database.url, secretKey: TEST_SECRET, processName: 'test', clock: options.clock, poolSize: options.poolSize });
   const app = createApp(ctx);
   const stager: Stager | null = options.stager === false ? null : await startStager(ctx, { id: 'test-stager', ...TEST_STAGER });
@@ -92,7 +93,7 @@ export async function json(res: Response): Promise<Record<string, unknown>> {
  * (pools, windows, stagings), the same settings and master key. `close` ends its context only.
  */
 export function secondServer(first: TestApp, env: Record<string, string> = {}) {
-  const config = parseConfig({ GATEWAY_DATA_DIR: first.dataDir, GATEWAY_SECRET_KEY: TEST_SECRET, ...WITHOUT_COST_BUDGET, ...env });
+  const config = parseConfig({ GATEWAY_DATA_DIR: first.dataDir, GATEWAY_SECRET_KEY: TEST_SECRET, ...UNTHROTTLED, ...env });
   const ctx = createContext({ config, databaseUrl: first.databaseUrl, secretKey: TEST_SECRET, processName: 'test-b' });
   return { ...first, app: createApp(ctx), ctx, close: () => ctx.close() };
 }

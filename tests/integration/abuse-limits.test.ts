@@ -72,6 +72,25 @@ describe('requests per API key', () => {
       await t.close();
     }
   });
+
+  it('past GATEWAY_KEY_REQUESTS_PER_S a key gets 429 with Retry-After: 1 for the rest of the second, well within its minute; another key does not', async () => {
+    const t = await startTestApp({ GATEWAY_KEY_REQUESTS_PER_S: '3' });
+    try {
+      const account = await t.createAccount();
+      const [busy, calm] = [await t.createKey(account), await t.createKey(account)];
+      // At once, so that all of them fall in one second however slow the machine.
+      const answers = await Promise.all(Array.from({ length: 6 }, () => t.call('GET', '/v1/ping', { key: busy })));
+      expect(answers.map((a) => a.status).sort()).toEqual([200, 200, 200, 429, 429, 429]);
+      const limited = answers.find((a) => a.status === 429)!;
+      expect(limited.headers.get('retry-after')).toBe('1');
+      expect(await json(limited)).toMatchObject({ cod: 'PREA_MULTE_CERERI', cauza: expect.stringContaining('GATEWAY_KEY_REQUESTS_PER_S') });
+      expect((await t.call('GET', '/v1/ping', { key: calm })).status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      expect((await t.call('GET', '/v1/ping', { key: busy })).status).toBe(200);
+    } finally {
+      await t.close();
+    }
+  });
 });
 
 describe('slow and greedy clients', () => {
