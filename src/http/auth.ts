@@ -87,10 +87,10 @@ export function apiKeyAuth(ctx: AppContext): MiddlewareHandler<AppEnv> {
     if (actor?.kind !== 'key') return refuse(c, 'cheie_invalida');
     if (maxPerKey > 0) {
       const hit = perKey.hit(String(actor.keyId));
-      if (hit.count > maxPerKey) return tooMany(c, hit.retryAfterS, `Cheia a depășit ${maxPerKey} cereri pe minut (GATEWAY_KEY_REQUESTS_PER_MIN).`);
+      if (hit.count > maxPerKey) return tooMany(c, hit.retryAfterS, `Cheia a depășit limita de cereri pe minut: ${maxPerKey} (GATEWAY_KEY_REQUESTS_PER_MIN).`);
     }
     if (maxPerSecond > 0 && perKeyHere.hit(String(actor.keyId)).count > maxPerSecond) {
-      return tooMany(c, 1, `Cheia a depășit ${maxPerSecond} cereri pe secundă la acest server (GATEWAY_KEY_REQUESTS_PER_S).`);
+      return tooMany(c, 1, `Cheia a depășit limita de cereri pe secundă la acest server: ${maxPerSecond} (GATEWAY_KEY_REQUESTS_PER_S).`);
     }
     c.set('actor', actor);
     return next();
