@@ -368,10 +368,13 @@ export const SETTING_DOCS: Record<keyof Config, { group: SettingGroup; doc: stri
   },
   GATEWAY_HEADERS_TIMEOUT_S: { group: 'limits', doc: "The request's headers must arrive within this time (at most `GATEWAY_REQUEST_TIMEOUT_S`)." },
   GATEWAY_KEEPALIVE_TIMEOUT_S: { group: 'limits', doc: 'An idle kept-alive connection is closed after this time.' },
-  GATEWAY_MAX_CONNECTIONS: { group: 'limits', doc: 'Open connections at once; more are closed as they arrive.' },
+  GATEWAY_MAX_CONNECTIONS: {
+    group: 'limits',
+    doc: 'Open connections at once; more are closed as they arrive. Connections refused for their address (below) are held apart, as many at most.',
+  },
   GATEWAY_MAX_CONNECTIONS_PER_ADDRESS: {
     group: 'limits',
-    doc: "Open connections of one client address; more get `429 PREA_MULTE_CONEXIUNI` with `Retry-After` and are closed. Behind a proxy of `GATEWAY_TRUSTED_PROXIES` it counts each forwarded address's requests in progress instead.",
+    doc: "Open connections of one client address; more get `429 PREA_MULTE_CONEXIUNI` with `Retry-After` at once, are not read, and are closed after it. Behind a proxy of `GATEWAY_TRUSTED_PROXIES` it counts each forwarded address's requests in progress instead.",
   },
   GATEWAY_BODY_TIMEOUT_S: {
     group: 'limits',

@@ -30,9 +30,8 @@ type Listener = (req: IncomingMessage, res: ServerResponse) => void;
  * (bench:abuse, attacks 1, 4 and 5a: 4,000–15,000 refusals in 16 s, each about a millisecond of
  * the server). A client that honours Retry-After (a second at least) never notices; another
  * client behind the same address (a NAT) waits a second for a new connection, not for one it
- * holds. A refused connection (the address past its cap) starts no wait: a flood of
- * connections is refused as fast as it comes either way, and waiting ones would only add to
- * what the address holds (bench:abuse, attack 3).
+ * holds. A refused connection (the address past its cap) starts no wait: waiting ones would
+ * only add to what the address holds (bench:abuse, attack 3); it is held itself (refuse).
  */
 const REFUSED_PAUSE_MS = 1_000;
 
@@ -58,11 +57,11 @@ export function serverOptions(config: Pick<Limits, 'GATEWAY_REQUEST_TIMEOUT_S' |
 /**
  * What a slow or greedy client may hold: a request whose headers arrive too slowly is answered
  * 408 and closed, so is one whose body keeps the server waiting (watchBodies), an idle
- * kept-alive socket is closed, connections past the cap are refused (Node closes them at
- * once), and so are those of one client address past its own cap. A connection from a trusted
- * proxy (GATEWAY_TRUSTED_PROXIES) carries many clients: its requests count, each under its
- * forwarded address, while in progress, and the proxy answers for the connections themselves
- * (docs/operations-proxy.md).
+ * kept-alive socket is closed, connections past the cap are closed at once, and those of one
+ * client address past its own cap are refused 429 and held unread (refuse). A connection from
+ * a trusted proxy (GATEWAY_TRUSTED_PROXIES) carries many clients: its requests count, each
+ * under its forwarded address, while in progress, and the proxy answers for the connections
+ * themselves (docs/operations-proxy.md).
  *
  * Called once the server has its request listener: the listener is put behind these checks.
  */
@@ -71,22 +70,43 @@ export function limitServer(server: Server, config: Limits): void {
   server.requestTimeout = options.requestTimeout;
   server.headersTimeout = options.headersTimeout;
   server.keepAliveTimeout = options.keepAliveTimeout;
-  server.maxConnections = config.GATEWAY_MAX_CONNECTIONS;
+  const cap = config.GATEWAY_MAX_CONNECTIONS;
+  // Node closes a connection past its own cap before any listener sees it: room for the
+  // connections served and for the refused ones held (refuse), each counted below.
+  server.maxConnections = 2 * cap;
 
   const max = config.GATEWAY_MAX_CONNECTIONS_PER_ADDRESS;
-  const retryAfter = { 'Retry-After': String(config.GATEWAY_KEEPALIVE_TIMEOUT_S) };
-  const tooMany = answer('PREA_MULTE_CONEXIUNI', `Adresa are deja ${max} conexiuni deschise (GATEWAY_MAX_CONNECTIONS_PER_ADDRESS).`, retryAfter);
+  const retryAfterS = config.GATEWAY_KEEPALIVE_TIMEOUT_S;
+  const tooMany = answer('PREA_MULTE_CONEXIUNI', `Adresa are deja ${max} conexiuni deschise (GATEWAY_MAX_CONNECTIONS_PER_ADDRESS).`, { 'Retry-After': String(retryAfterS) });
   const refused = new WeakSet<Socket>();
   const perPeer = perKeyCounter(max);
   const perForwarded = perKeyCounter(max);
   const paused = pausedAddresses();
   /** Connections of a paused address waiting to be read: as many as it may hold; past them, refused as past its cap. */
   const waiting = perKeyCounter(max);
+  let open = 0;
+  let held = 0;
 
+  /**
+   * Answered 429 at once, then held unread until its Retry-After and closed. A client that
+   * ignores the answer and keeps its socket costs nothing meanwhile; closed at once, such a
+   * client reconnected straight away, and a thousand sockets of one address kept the server's
+   * event loop busy refusing them (bench:abuse, attack 3: ~7,500 refusals a second). A client
+   * that reads the answer closes its side itself. At most GATEWAY_MAX_CONNECTIONS are held;
+   * past them, closed at once as before.
+   */
   function refuse(socket: Socket) {
     refused.add(socket);
     socket.write(raw(tooMany));
-    socket.destroySoon();
+    if (held >= cap) return void socket.destroySoon();
+    held++;
+    // On the next tick: see the paused address's wait below.
+    process.nextTick(() => socket.pause());
+    const timer = setTimeout(() => socket.destroy(), retryAfterS * 1000).unref();
+    socket.once('close', () => {
+      clearTimeout(timer);
+      held--;
+    });
   }
 
   function admit(socket: Socket, address: string) {
@@ -96,6 +116,10 @@ export function limitServer(server: Server, config: Limits): void {
   }
 
   server.on('connection', (socket: Socket) => {
+    // GATEWAY_MAX_CONNECTIONS, as Node's own cap did before the held refusals had room.
+    if (open - held >= cap) return void socket.destroy();
+    open++;
+    socket.once('close', () => open--);
     if (isTrustedProxy(config, socket.remoteAddress)) return;
     const address = socket.remoteAddress ?? '';
     const waitMs = paused.remaining(address);
@@ -121,7 +145,8 @@ export function limitServer(server: Server, config: Limits): void {
   const listeners = server.listeners('request') as Listener[];
   server.removeAllListeners('request');
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    if (refused.has(req.socket)) return void req.socket.destroy();
+    // A held refusal's request, parsed from bytes that came before it was paused: left unanswered.
+    if (refused.has(req.socket)) return;
     if (isTrustedProxy(config, req.socket.remoteAddress)) {
       const release = perForwarded.enter(clientAddressOfRequest(config, req));
       if (!release) return void res.writeHead(tooMany.status, tooMany.headers).end(tooMany.body);

@@ -323,11 +323,11 @@ describe('a client told to wait (429)', () => {
       const refused = await third.answerWithin(500);
       expect(refused?.status).toBe(429);
       expect(JSON.parse(refused!.body)).toMatchObject({ cod: 'PREA_MULTE_CONEXIUNI' });
-      expect(await third.closedWithin(500)).not.toBeNull();
       for (const answer of await Promise.all(waiting)) {
         expect(answer.status).toBe(200);
         expect(answer.ms).toBeGreaterThan(700);
       }
+      third.socket.destroy();
     } finally {
       await server.close();
     }
@@ -346,16 +346,21 @@ describe('a client told to wait (429)', () => {
 });
 
 describe('connections of one client address', () => {
-  it('past GATEWAY_MAX_CONNECTIONS_PER_ADDRESS: 429 PREA_MULTE_CONEXIUNI with Retry-After and closed; another address is served', async () => {
-    const server = await listen({ GATEWAY_MAX_CONNECTIONS_PER_ADDRESS: '5' });
+  it('past GATEWAY_MAX_CONNECTIONS_PER_ADDRESS: 429 PREA_MULTE_CONEXIUNI with Retry-After at once, then held unread until it and closed; another address is served', async () => {
+    const server = await listen({ GATEWAY_MAX_CONNECTIONS_PER_ADDRESS: '5', GATEWAY_KEEPALIVE_TIMEOUT_S: '2' });
     try {
       const held = await Promise.all(Array.from({ length: 5 }, () => open(server.port)));
       const extra = await open(server.port);
-      const answer = await extra.answerWithin(2_000);
+      const answer = await extra.answerWithin(500);
       expect(answer?.status).toBe(429);
-      expect(Number(/retry-after: *(\d+)/i.exec(answer!.head)?.[1])).toBeGreaterThan(0);
+      expect(Number(/retry-after: *(\d+)/i.exec(answer!.head)?.[1])).toBe(2);
       expect(JSON.parse(answer!.body)).toMatchObject({ cod: 'PREA_MULTE_CONEXIUNI', problema: CATALOG.PREA_MULTE_CONEXIUNI.problema });
-      expect(await extra.closedWithin(2_000)).not.toBeNull();
+      // A client that ignores the answer and asks again on the same socket is not read: no
+      // second answer, and no reconnection for it to make until its Retry-After.
+      extra.socket.write(head('GET', '/login', server.port, {}));
+      const closedAfter = await extra.closedWithin(3_500);
+      expect(closedAfter).toBeGreaterThan(1_800);
+      expect(extra.received().match(/HTTP\/1\.1 /g)).toHaveLength(1);
 
       const elsewhere = await open(server.port, '127.0.0.2');
       elsewhere.socket.write(head('GET', '/login', server.port, { Connection: 'close' }));
@@ -374,6 +379,39 @@ describe('connections of one client address', () => {
       expect(performance.now() - openedAt).toBeLessThan(500);
       for (const c of held) c.socket.destroy();
     } finally {
+      await server.close();
+    }
+  });
+
+  it('refused connections held take no place of GATEWAY_MAX_CONNECTIONS; past as many held, a refused one is closed at once', async () => {
+    const server = await listen({ GATEWAY_MAX_CONNECTIONS: '3', GATEWAY_MAX_CONNECTIONS_PER_ADDRESS: '1' });
+    const sockets: Array<Awaited<ReturnType<typeof open>>> = [];
+    try {
+      sockets.push(await open(server.port, '127.0.0.9'));
+      const refused = [];
+      for (let i = 0; i < 4; i++) {
+        const c = await open(server.port, '127.0.0.9');
+        sockets.push(c);
+        expect((await c.answerWithin(1_000))?.status).toBe(429);
+        refused.push(c);
+      }
+      // Three held, unread; the fourth past them, closed.
+      const closed = await Promise.all(refused.map((c) => c.closedWithin(300)));
+      expect(closed.map((ms) => ms !== null)).toEqual([false, false, false, true]);
+      // Two other addresses are served beside the three held refusals: they fill the cap of 3 with the first.
+      const others = await Promise.all(['127.0.0.10', '127.0.0.11'].map((address) => open(server.port, address)));
+      sockets.push(...others);
+      for (const c of others) {
+        c.socket.write(head('GET', '/login', server.port, {}));
+        expect((await c.answerWithin(3_000))?.status).toBe(200);
+      }
+      // The cap itself still holds: a fourth connection served is closed unanswered.
+      const fourth = await open(server.port, '127.0.0.12');
+      sockets.push(fourth);
+      expect(await fourth.closedWithin(1_000)).not.toBeNull();
+      expect(fourth.received()).toBe('');
+    } finally {
+      for (const c of sockets) c.socket.destroy();
       await server.close();
     }
   });
