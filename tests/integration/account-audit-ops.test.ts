@@ -78,6 +78,20 @@ describe('GET /v1/audit/export', () => {
     expect(await exported(key)).not.toContain(String(id));
   });
 
+  it('an export of more rows than one fetch has every row once, in order', async () => {
+    const bulkAccount = await t.createAccount('Export mare');
+    const bulkKey = await t.createKey(bulkAccount);
+    // Past two fetches of the cursor (1,000 rows each) and not a multiple of the 100 written a turn.
+    await t.ctx.sql`
+      INSERT INTO submissions (account_id, status, payload_json, vin, nr_inm, data_prestatie, idempotency_key, prestatii, nemapate, created_at, updated_at)
+      SELECT ${bulkAccount}, 'sent', '{}'::jsonb, 'WDB' || lpad(i::text, 14, '0'), 'B' || lpad(i::text, 6, '0') || 'X', '2025-01-01', 'export-mare-' || i,
+        '[]'::jsonb, '[]'::jsonb, now(), now()
+      FROM generate_series(1, 2_350) AS i`;
+    const ids = await t.ctx.sql<{ id: string }[]>`SELECT id::text FROM submissions WHERE account_id = ${bulkAccount} ORDER BY submissions.id`;
+    const lines = readSemicolonCsv((await exportBytes(await t.call('GET', '/v1/audit/export', { key: bulkKey }))).text);
+    expect(lines.slice(1).map((l) => l[0])).toEqual(ids.map((r) => r.id));
+  });
+
   it('rejects bad parameters with a 422', async () => {
     expect((await t.call('GET', '/v1/audit/export?status=maybe', { key })).status).toBe(422);
     expect((await t.call('GET', '/v1/audit/export?date_from=yesterday', { key })).status).toBe(422);
