@@ -290,6 +290,7 @@ async function main() {
         console.log(`dbf    read by dbffile (median of three) ${((await medianOfThree(() => dbffileOnce(path))) / 1000).toFixed(2)} s, by ours ${(parseMs / 1000).toFixed(2)} s`);
       resetPeak(server.pid!);
       const stagers = childrenOf(server.pid!);
+      for (const pid of stagers) resetPeak(pid);
       const before = { server: cpuMs(server.pid!), stagers: stagers.map(cpuMs) };
       let serverUploadCpu = 0;
       let serverStagingCpu = 0;
@@ -303,7 +304,7 @@ async function main() {
       console.log(
         `${label.padEnd(5)} ${(bytes.length / MB).toFixed(1).padStart(5)} MB | parse only ${(parseMs / 1000).toFixed(2)} s | ` +
           `upload answered (${run.answeredAs}) ${(run.uploadMs / 1000).toFixed(2)} s, upload→complete preview ${(run.totalMs / 1000).toFixed(2)} s | ` +
-          `ratio ${(run.totalMs / parseMs).toFixed(2)} | server peak RSS ${peak.toFixed(0)} MB (target < 400)`,
+          `ratio ${(run.totalMs / parseMs).toFixed(2)} | server peak RSS ${peak.toFixed(0)} MB (target < 400), stager ${stagers.map((pid) => peakRss(pid).toFixed(0)).join(', ')} MB`,
       );
       console.log(
         `      read + classify every row through the API's path ${(classifyMs / 1000).toFixed(2)} s | ` +
