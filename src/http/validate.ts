@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Context, MiddlewareHandler } from 'hono';
 import { zValidator } from '@hono/zod-validator';
 import { z } from 'zod';
@@ -27,7 +28,6 @@ function unstorable(c: Context, loc: Array<string | number>) {
 
 /** A body past this is decoded and parsed in steps, each in a turn of the event loop of its own. */
 const LARGE_BODY = 256 * 1024;
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * Parses the JSON body against `schema`. Malformed JSON and a wrong shape are both a 422

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Actor, AppContext } from '../../context';
 import { formatDate, formatInstant } from '../export/format';
 import { CSV_BOM, csvLine } from './csv';
@@ -54,7 +55,6 @@ const ROWS_PER_TURN = 100;
  * hundred rows was a thousand round trips to PostgreSQL per export, each a write on both sides.
  */
 const ROWS_PER_FETCH = 1_000;
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * The account's submissions as CSV lines (csv.ts: the form a Romanian Excel opens, formulas
