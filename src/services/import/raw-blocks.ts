@@ -9,12 +9,14 @@ import type { CellValue } from '../../domain/import-cells';
  * A batch's raw cells, as `import_row_blocks` keeps them: consecutive rows per block, as JSON,
  * deflated, then envelope-encrypted. A row is read by decrypting its block; a page, a commit or
  * an export decrypts each block it touches once. A block holds ROWS_PER_BLOCK rows, or fewer
- * once its JSON reaches MAX_BLOCK_CHARS: a reader parses a block whole on the event loop, and
- * 256 rows of cells at their bounds were ~34 MB, 0.4 s during which no other request moved
- * (bench:abuse, attack 2).
+ * once its JSON reaches MAX_BLOCK_CHARS: a reader decodes and parses a block whole on the event
+ * loop, so a block is about as long to open as the other turns of heavy work (rows.ts
+ * classifies ~2 ms at a time). 256 rows of cells at their bounds were ~34 MB, 0.4 s during
+ * which no other request moved; blocks of 1 MiB were still ~8 ms each, and another account's
+ * request that met one took twice its quiet time (bench:abuse, attack 2).
  */
 export const ROWS_PER_BLOCK = 256;
-export const MAX_BLOCK_CHARS = 1024 * 1024;
+export const MAX_BLOCK_CHARS = 256 * 1024;
 
 export interface RawRow {
   /** The row's line in its sheet (1-based), as the user sees it in the file. */
@@ -58,7 +60,7 @@ export function readSealed(keyring: Keyring, token: string): unknown {
 
 /**
  * Whether the account's batch has heavy rows: a block of it closed at MAX_BLOCK_CHARS before
- * ROWS_PER_BLOCK rows (its rows average over 4 KiB of cells), so that a page of them is
+ * ROWS_PER_BLOCK rows (its rows average over 1 KiB of cells), so that a page of them is
  * megabytes to open and classify; a read of it is costly work of its account
  * (http/cost-budget.ts). Only the last block is looked at: once one block closes early, every
  * later block starts before its 256-row place. Another account's batch reads as not heavy.
