@@ -5,7 +5,8 @@
 // account's; for each, B is measured in alternating windows, quiet then attacked, BENCH_ROUNDS
 // (2) times BENCH_ATTACK_S (8) seconds each, so that a drift of the machine (other work on it)
 // falls on both sides. Printed per attack: B's p50/p95 quiet and attacked (pooled over the
-// rounds), their p95 ratio (the issue's target: ≤ 2), B's failed calls, the attackers' answers
+// rounds), their p95 ratio (the issue's target: ≤ 2), B's failed calls, when its calls over
+// twice its quiet p95 started (by half-second of each attacked window), the attackers' answers
 // (counts by status and code, and their slowest), the server's peak RSS during the attack, and
 // the CPU spent in the attacked windows by this process (the attackers, on the same cores as
 // the server: a real attacker's client is elsewhere), the server, PostgreSQL and the rest.
@@ -72,23 +73,27 @@ let looping = false;
 parentPort.on('message', async (order) => {
   if (order === 'stop') return void (looping = false);
   const ms = [];
+  // When each call started, in ms from the loop's start.
+  const at = [];
   let failures = 0;
   looping = true;
+  const started = performance.now();
   for (let i = 0; i < (order.warmUp ?? 0); i++) await timedList();
   for (; looping; await sleep(20)) {
+    at.push(performance.now() - started);
     const call = await timedList();
     ms.push(call.ms);
     if (!call.ok) failures += 1;
   }
-  parentPort.postMessage({ ms, failures });
+  parentPort.postMessage({ ms, at, failures });
 });`;
 
 function otherClient(base: string, key: string) {
   const thread = new Worker(OTHER_CLIENT, { eval: true, workerData: { base, key } });
   return {
-    /** B lists until stop() is called; stop() gives its calls' times and failures. */
+    /** B lists until stop() is called; stop() gives its calls' times, when each started, and its failures. */
     loop(warmUp = 0) {
-      const done = new Promise<{ ms: number[]; failures: number }>((resolve) => thread.once('message', resolve));
+      const done = new Promise<{ ms: number[]; at: number[]; failures: number }>((resolve) => thread.once('message', resolve));
       thread.postMessage({ warmUp });
       return {
         stop() {
@@ -199,6 +204,23 @@ function describeAnswers(answers: Answer[]): string {
       return `${list.length} × ${label} (p50 ${l.p50.toFixed(0)} ms, max ${l.max.toFixed(0)} ms)`;
     })
     .join('; ');
+}
+
+/**
+ * When B's slow calls fell: `round 1: 0 s 6, 0.5 s 3; round 2: …` (calls over `ms` that started
+ * in each half-second of the attacked window). A hump at a window's start is an account's burst.
+ */
+function whenSlow(calls: { round: number; at: number; ms: number }[], ms: number): string {
+  // Calls come in order, so each round's half-seconds do too.
+  const rounds = new Map<number, Map<number, number>>();
+  for (const call of calls) {
+    const slots = rounds.get(call.round) ?? new Map<number, number>();
+    rounds.set(call.round, slots);
+    if (call.ms <= ms) continue;
+    const slot = Math.floor(call.at / 500) / 2;
+    slots.set(slot, (slots.get(slot) ?? 0) + 1);
+  }
+  return [...rounds].map(([round, slots]) => `round ${round + 1}: ${slots.size === 0 ? 'none' : [...slots].map(([s, n]) => `${s} s ${n}`).join(', ')}`).join('; ');
 }
 
 /** CPU seconds so far: this process (the attackers and B's client), the server, PostgreSQL, and the machine. */
@@ -479,6 +501,8 @@ async function main() {
         await attack.prepare?.();
         const quietMs: number[] = [];
         const attackedMs: number[] = [];
+        /** B's attacked calls: the round, when the call started in its window (ms), and its time. */
+        const timeline: { round: number; at: number; ms: number }[] = [];
         const answers: Answer[] = [];
         let failures = 0;
         let peak = rssMb(pid, 'VmRSS');
@@ -498,6 +522,7 @@ async function main() {
           for (const [k, v] of Object.entries(cpuSpent(before, cpuNow(pid)))) cpu[k as keyof CpuSpent] += v;
           clearInterval(sampler);
           attackedMs.push(...during.ms);
+          for (const [i, at] of during.at.entries()) timeline.push({ round, at, ms: during.ms[i]! });
           failures += during.failures;
           // Whatever the attacker still has in flight ends before the next quiet window.
           await sleep(1_500);
@@ -509,6 +534,7 @@ async function main() {
         console.log(
           `  B: quiet p50 ${quiet.p50.toFixed(1)} / p95 ${quiet.p95.toFixed(1)} ms; attacked p50 ${loaded.p50.toFixed(1)} / p95 ${loaded.p95.toFixed(1)} ms (max ${loaded.max.toFixed(0)} ms, ${loaded.n} calls, ${failures} failed); p95 ratio ${ratio.toFixed(2)} (target ≤ 2)`,
         );
+        console.log(`  B's calls over 2 × its quiet p95, by round and half-second of the attacked window: ${whenSlow(timeline, 2 * quiet.p95)}`);
         console.log(`  attacker: ${answers.length} answers: ${describeAnswers(answers)}`);
         console.log(`  server peak RSS during the attack ${peak.toFixed(0)} MB`);
         const capacity = availableParallelism() * ROUNDS * ATTACK_S;
