@@ -6,7 +6,8 @@
 // the rate the servers accepted them and the rate they reached the registry (first post to
 // last send), the ratio of two to one (on two cores it will not double; it must not fall), and
 // the most calls the registry saw at once for one account (at most GATEWAY_WORKER_CONCURRENCY),
-// and the CPU the servers, the workers and PostgreSQL spent per 1,000 submissions (/proc).
+// the CPU the servers, the workers and PostgreSQL spent per 1,000 submissions, and the peak
+// RSS of a server and of a worker (/proc).
 // BENCH_CLIENTS sets the clients (32).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -14,6 +15,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
+import { rssMb } from '../tests/helpers/upload-storm';
 import { cpuSeconds, postgresCpuSeconds } from './cpu';
 import { createBenchClient } from './http-client';
 import { queueDrained, waitUntil } from './wait';
@@ -63,6 +65,8 @@ interface Measured {
   duplicates: number;
   /** CPU seconds over the timed load, first post to last send. */
   cpu: { servers: number; workers: number; postgres: number };
+  /** The highest peak RSS (VmHWM, MB) of a server and of a worker, over their whole lives. */
+  peakMb: { server: number; worker: number };
 }
 
 /** One layout on a database of its own: `n` servers and `n` workers, the load, and what the registry saw. */
@@ -145,6 +149,7 @@ async function run(n: number, round: number, pg: { adminUrl: string; url: string
     const cpuAfter = cpu();
     const [sent] = await sql<{ n: number }[]>`SELECT count(*)::int - ${warm!.n}::int AS n FROM submissions WHERE status = 'sent'`;
     const state = (await (await fetch(`${simUrl}/_sim/state`)).json()) as { duplicates: number; maxConcurrentSends: Record<string, number> };
+    const peakOf = (role: 'server' | 'worker') => Math.max(...processes.filter((p) => p.role === role).map((p) => rssMb(p.child.pid!, 'VmHWM')));
     return {
       accepted,
       acceptSeconds,
@@ -153,6 +158,7 @@ async function run(n: number, round: number, pg: { adminUrl: string; url: string
       maxConcurrent: Math.max(0, ...Object.values(state.maxConcurrentSends)),
       duplicates: state.duplicates,
       cpu: { servers: cpuAfter.servers - cpuBefore.servers, workers: cpuAfter.workers - cpuBefore.workers, postgres: cpuAfter.postgres - cpuBefore.postgres },
+      peakMb: { server: peakOf('server'), worker: peakOf('worker') },
     };
   } finally {
     await Promise.all(processes.map((p) => p.stop()));
@@ -190,6 +196,7 @@ async function main() {
         maxConcurrent: Math.max(...of.map((m) => m.maxConcurrent)),
         duplicates: sum((m) => m.duplicates),
         cpu: { servers: sum((m) => m.cpu.servers), workers: sum((m) => m.cpu.workers), postgres: sum((m) => m.cpu.postgres) },
+        peakMb: { server: Math.max(...of.map((m) => m.peakMb.server)), worker: Math.max(...of.map((m) => m.peakMb.worker)) },
       };
     };
     const [one, two] = [total(1), total(2)];
@@ -197,7 +204,8 @@ async function main() {
     const perThousand = (seconds: number, m: Measured) => ((seconds * 1000) / m.sent).toFixed(2);
     const line = (label: string, m: Measured) =>
       `${label}  accepted ${m.accepted} at ${(m.accepted / m.acceptSeconds).toFixed(0)}/s; sent ${m.sent} at ${(m.sent / m.deliverSeconds).toFixed(0)}/s (first post to last send ${m.deliverSeconds.toFixed(1)} s); registry: at most ${m.maxConcurrent} calls at once for one account (limit ${limit}), ${m.duplicates} duplicates; ` +
-      `CPU s per 1,000: servers ${perThousand(m.cpu.servers, m)}, workers ${perThousand(m.cpu.workers, m)}, PostgreSQL ${perThousand(m.cpu.postgres, m)}`;
+      `CPU s per 1,000: servers ${perThousand(m.cpu.servers, m)}, workers ${perThousand(m.cpu.workers, m)}, PostgreSQL ${perThousand(m.cpu.postgres, m)}; ` +
+      `peak RSS: a server ${m.peakMb.server.toFixed(0)} MB, a worker ${m.peakMb.worker.toFixed(0)} MB`;
     console.log(
       [
         `${SUBMISSIONS} submissions a run over ${ACCOUNTS} accounts, ${CLIENTS} clients, registry latency ${LATENCY_MS} ms; load average before ${load.toFixed(2)} on ${cpus().length} cores`,
