@@ -10,11 +10,11 @@ import type { CellValue } from '../../domain/import-cells';
  * deflated, then envelope-encrypted. A row is read by decrypting its block; a page, a commit or
  * an export decrypts each block it touches once. A block holds ROWS_PER_BLOCK rows, or fewer
  * once its JSON reaches MAX_BLOCK_CHARS: a reader decodes and parses a block whole on the event
- * loop, in one step that no other account's request can pass. 256 rows of cells at their bounds
- * were ~34 MB, 0.4 s of it; a block of 1 MiB of such rows ~14 ms, and another account's request
- * that met one took twice its quiet time (bench:abuse, attack 2); one of 256 KiB takes ~4 ms,
- * a few turns of the rows' classification (rows.ts, ~2 ms a turn). A row is never split, so a
- * block of one long row is as long as the row.
+ * loop, in one step that no other account's request can pass, so a block of rows at their
+ * bounds is kept to a few turns of the rows' classification (rows.ts). Blocks of 256 rows, and
+ * then of 1 MiB, held another account's request that met one for twice its quiet time or more
+ * (bench:abuse, attack 2; bench/results/abuse-2026-11-28.md). A row is never split: a block of
+ * one long row is as long as the row.
  */
 export const ROWS_PER_BLOCK = 256;
 export const MAX_BLOCK_CHARS = 256 * 1024;
