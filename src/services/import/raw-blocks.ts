@@ -13,8 +13,8 @@ import type { CellValue } from '../../domain/import-cells';
  * loop, in one step that no other account's request can pass, so a block of rows at their
  * bounds is kept to a few turns of the rows' classification (rows.ts). Blocks of 256 rows, and
  * then of 1 MiB, held another account's request that met one for twice its quiet time or more
- * (bench:abuse, attack 2; bench/results/abuse-2026-11-28.md). A row is never split: a block of
- * one long row is as long as the row.
+ * (bench:abuse, attack 2; bench/results/abuse-2026-11-27.md and -28.md). A row is never split:
+ * a block of one long row is as long as the row.
  */
 export const ROWS_PER_BLOCK = 256;
 export const MAX_BLOCK_CHARS = 256 * 1024;
