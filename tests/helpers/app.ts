@@ -13,14 +13,15 @@ export const TEST_SECRET = randomBytes(32).toString('base64');
 
 /**
  * No budget of costly work (src/http/cost-budget.ts) and no per-second limit of a key: an app of
- * startTestApp or secondServer has neither unless its test sets its own GATEWAY_COSTLY_*
- * (cost-budget.test.ts, import-answer-bounds.test.ts) or GATEWAY_KEY_REQUESTS_PER_S
- * (abuse-limits.test.ts). The budget charges the time work takes, so on a loaded machine a test
- * of something else that uploads and reads a dozen files in one account met its refusals
- * (real-exports, in CI); and tests of other things send one key's requests in bursts of
- * hundreds. The processes' tests (the storm, bench:abuse) run with the defaults.
+ * startTestApp, secondServer or the worker harness (apiOverHarness) has neither unless its test
+ * sets its own GATEWAY_COSTLY_* (cost-budget.test.ts, import-answer-bounds.test.ts) or
+ * GATEWAY_KEY_REQUESTS_PER_S (abuse-limits.test.ts). The budget charges the time work takes, so
+ * on a loaded machine a test of something else that uploads and reads a dozen files in one
+ * account met its refusals (real-exports in CI, through startTestApp and later through the
+ * worker harness); and tests of other things send one key's requests in bursts of hundreds. The
+ * processes' tests (the storm, bench:abuse) run with the defaults.
  */
-const UNTHROTTLED = { GATEWAY_COSTLY_PER_ACCOUNT: '1000', GATEWAY_COSTLY_MAX: '1000', GATEWAY_COSTLY_SHARE_PCT: '100', GATEWAY_KEY_REQUESTS_PER_S: '0' } as const;
+export const UNTHROTTLED = { GATEWAY_COSTLY_PER_ACCOUNT: '1000', GATEWAY_COSTLY_MAX: '1000', GATEWAY_COSTLY_SHARE_PCT: '100', GATEWAY_KEY_REQUESTS_PER_S: '0' } as const;
 
 /** Keys and JSON requests to `app` over `ctx`'s database, for startTestApp and the worker harness's API. */
 export function apiClient(app: ReturnType<typeof createApp>, ctx: { sql: ReturnType<typeof createContext>['sql'] }) {

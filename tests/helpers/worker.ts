@@ -12,7 +12,7 @@ import { createWorkerContext, type WorkerContext } from '../../worker/context';
 import { parseSimUsers } from '../../worker/registry/sim-state';
 import { startSimulator, type Simulator } from '../../worker/registry/simulator';
 import { startWorker, type RunningWorker } from '../../worker/runner';
-import { TEST_SECRET, TEST_STAGER } from './app';
+import { TEST_SECRET, TEST_STAGER, UNTHROTTLED } from './app';
 import { createTestDatabase } from './db';
 import { makeSubmission } from './factories';
 
@@ -41,7 +41,7 @@ export const SIM_USERS = 'demo:demo,alt:secret,third:pw3';
 export async function startWorkerHarness(env: Record<string, string> = {}, options: { stagerProcess?: boolean } = {}) {
   const database = await createTestDatabase();
   const dataDir = mkdtempSync(join(tmpdir(), 'gateway-worker-test-'));
-  const baseEnv = { GATEWAY_DATA_DIR: dataDir, GATEWAY_SECRET_KEY: TEST_SECRET, ...FAST_WORKER_ENV, ...env };
+  const baseEnv = { GATEWAY_DATA_DIR: dataDir, GATEWAY_SECRET_KEY: TEST_SECRET, ...FAST_WORKER_ENV, ...UNTHROTTLED, ...env };
   const config = parseConfig(baseEnv);
   const sim: Simulator = await startSimulator({ users: parseSimUsers(SIM_USERS) });
   const app = createContext({ config, databaseUrl: database.url, secretKey: TEST_SECRET, processName: 'test' });
