@@ -500,7 +500,6 @@ async function main() {
       for (const attack of attacks.filter((a) => !ONLY || ONLY.includes(a.name.split('.')[0]!))) {
         await attack.prepare?.();
         const quietMs: number[] = [];
-        const attackedMs: number[] = [];
         /** B's attacked calls: the round, when the call started in its window (ms), and its time. */
         const timeline: { round: number; at: number; ms: number }[] = [];
         const answers: Answer[] = [];
@@ -521,14 +520,13 @@ async function main() {
           const during = await loop.stop();
           for (const [k, v] of Object.entries(cpuSpent(before, cpuNow(pid)))) cpu[k as keyof CpuSpent] += v;
           clearInterval(sampler);
-          attackedMs.push(...during.ms);
           for (const [i, at] of during.at.entries()) timeline.push({ round, at, ms: during.ms[i]! });
           failures += during.failures;
           // Whatever the attacker still has in flight ends before the next quiet window.
           await sleep(1_500);
         }
         const quiet = latencies(quietMs);
-        const loaded = latencies(attackedMs);
+        const loaded = latencies(timeline.map((call) => call.ms));
         const ratio = loaded.p95 / quiet.p95;
         console.log(`\n${attack.name}`);
         console.log(
