@@ -1,7 +1,6 @@
 import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import * as schema from './schema';
-import { isConnectionLost } from './unavailable';
 
 export type Sql = postgres.Sql;
 
@@ -11,16 +10,11 @@ export type Sql = postgres.Sql;
  * them, as postgres.js does for its own tagged queries, halves that; statement shapes here are
  * few and fixed.
  */
-function drizzleOver<S extends Sql>(sql: S, options: Sql['options'] = sql.options, lost: () => boolean = () => false) {
+function drizzleOver(sql: Sql) {
   const prepared = new Proxy(sql, {
     get(target, prop, receiver) {
-      // A reserved connection has no options of its own: drizzle reads (and sets) its pool's.
-      if (prop === 'options') return options;
       if (prop === 'unsafe') {
-        return (query: string, params?: unknown[], options?: { prepare?: boolean }) => {
-          if (lost()) throw Object.assign(new Error('the reserved connection was lost'), { code: 'CONNECTION_CLOSED' });
-          return target.unsafe(query, params as never, { ...options, prepare: true });
-        };
+        return (query: string, params?: unknown[], options?: { prepare?: boolean }) => target.unsafe(query, params as never, { ...options, prepare: true });
       }
       return Reflect.get(target, prop, receiver) as unknown;
     },
@@ -72,46 +66,3 @@ export type Db = DbHandle['db'];
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 /** Anything that runs drizzle queries: the pool or an open transaction. */
 export type Executor = Db | Tx;
-
-/**
- * One connection of the pool, kept by one caller until `release`: for work that must not ask
- * the pool for a second connection while it holds one (a wait that, with every connection so
- * held, never ends). `transaction` runs on this very connection; drizzle's `db.transaction`
- * would take another from the pool, so code handed `db` must not call it.
- */
-export interface OwnConnection {
-  db: Db;
-  transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T>;
-  release(): void;
-}
-
-export async function reserveConnection(sql: Sql): Promise<OwnConnection> {
-  const reserved = await sql.reserve();
-  let released = false;
-  let lost = false;
-  // Once lost, every query on it fails at once instead of waiting on a dead connection.
-  const db: Db = drizzleOver(reserved, sql.options, () => lost);
-  return {
-    db,
-    async transaction(fn) {
-      if (lost) throw Object.assign(new Error('the reserved connection was lost'), { code: 'CONNECTION_CLOSED' });
-      await reserved.unsafe('BEGIN');
-      try {
-        const result = await fn(db);
-        await reserved.unsafe('COMMIT');
-        return result;
-      } catch (error) {
-        // A connection that broke rolled back by itself, and must be neither used nor released
-        // again (db/unavailable.ts): the pool takes it back once closed.
-        lost ||= isConnectionLost(error);
-        if (!lost) await reserved.unsafe('ROLLBACK').catch(() => undefined);
-        throw error;
-      }
-    },
-    release() {
-      if (released) return;
-      released = true;
-      if (!lost) reserved.release();
-    },
-  };
-}

@@ -20,20 +20,6 @@ function* chain(error: unknown): Generator<{ code?: unknown }> {
   }
 }
 
-/** The codes of a connection that is gone (not merely refused): closed under us, reset, or ended by the server. */
-const LOST_CODES = new Set(['CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'ECONNRESET', 'EPIPE', '57P01', '57P02']);
-
-/**
- * Whether the connection a statement ran on is gone. A reserved connection (postgres.js
- * `reserve()`) that is gone must not be released: release() would put the dead connection
- * back among the pool's open ones, and every query handed to it later would never answer.
- * Left unreleased, it is the pool's again once closed, and reconnects on its next use.
- */
-export function isConnectionLost(error: unknown): boolean {
-  for (const e of chain(error)) if (typeof e.code === 'string' && LOST_CODES.has(e.code)) return true;
-  return false;
-}
-
 export function isDatabaseUnavailable(error: unknown): boolean {
   for (const e of chain(error)) {
     const code = e.code;

@@ -1,4 +1,3 @@
-import { isConnectionLost } from '../db/unavailable';
 import { z } from 'zod';
 import type { WorkerContext } from './context';
 
@@ -53,22 +52,15 @@ export async function claimBatch(ctx: WorkerContext, limit: number, stopped?: Ab
   // Twice the registry slots: while some rows call the registry, the others are being
   // prepared or recorded. The registry itself sees at most the limit (worker/limiter.ts).
   const perAccount = ctx.settings.concurrencyPerAccount * CLAIM_PER_SLOT;
-  // The whole transaction in one round trip: postgres.js writes statements issued in one tick
-  // together, and Postgres runs them in order, so the claim's snapshot is taken once the lock
-  // is held and sees every earlier claim. A failed statement makes the COMMIT a rollback.
-  const tx = await ctx.sql.reserve();
-  let lost = false;
-  try {
-    // Checked in the tick that writes the statements: nothing can stop the worker in between.
+  // Two round trips: BEGIN, then the rest, which postgres.js writes together as they are issued
+  // in one tick, and Postgres runs in order, so the claim's snapshot is taken once the lock is
+  // held and sees every earlier claim. A failed statement rolls the transaction back. Not
+  // sql.reserve(), which would save the BEGIN's round trip: postgres.js 3.4.9 loses a reserve()
+  // that waits for a connection while the database comes back, and the claim, awaited by every
+  // later one, never ended (db-failover.test.ts).
+  const results = await ctx.sql.begin((tx) => {
+    // Checked in the tick that writes the claim: nothing can stop the worker in between.
     if (stopped?.aborted) return [];
-    const statements: Array<Promise<unknown>> = [
-      tx`BEGIN`.execute(),
-      // The rows `sending` are read by a plain index scan, which marks the index entries of rows
-      // already sent as dead for the next claim; a bitmap scan marks none, and with two workers
-      // each claim read ~3,300 dead entries (bench:scale, pg_stat_user_indexes).
-      tx`SET LOCAL enable_bitmapscan = off`.execute(),
-      tx`SELECT pg_advisory_xact_lock(${CLAIM_LOCK})`.execute(),
-    ];
     const claim = tx<Record<string, unknown>[]>`
       WITH RECURSIVE inflight AS (
         SELECT scope_account_id AS acct, count(*)::int AS n, bool_and(worker_id = ${ctx.workerId}) AS mine
@@ -127,20 +119,18 @@ export async function claimBatch(ctx: WorkerContext, limit: number, stopped?: Ab
       FROM claimed c
       JOIN attempt at ON at.submission_id = c.id
       LEFT JOIN accounts acc ON acc.id = c.account_id
-      ORDER BY c.id`.execute();
-    statements.push(claim, tx`COMMIT`.execute());
-    // Every statement settled before the connection goes back to the pool.
-    const settled = await Promise.allSettled(statements);
-    const failed = settled.find((s) => s.status === 'rejected');
-    if (failed) {
-      lost = isConnectionLost(failed.reason);
-      throw failed.reason;
-    }
-    return (await claim).map((row) => ClaimedJob.parse(row));
-  } finally {
-    // A connection lost under the claim (a failover) is not handed back (db/unavailable.ts).
-    if (!lost) tx.release();
-  }
+      ORDER BY c.id`;
+    return [
+      // The rows `sending` are read by a plain index scan, which marks the index entries of rows
+      // already sent as dead for the next claim; a bitmap scan marks none, and with two workers
+      // each claim read ~3,300 dead entries (bench:scale, pg_stat_user_indexes).
+      tx`SET LOCAL enable_bitmapscan = off`.execute(),
+      tx`SELECT pg_advisory_xact_lock(${CLAIM_LOCK})`.execute(),
+      claim.execute(),
+    ];
+  });
+  const claimed = (results[2] ?? []) as Record<string, unknown>[];
+  return claimed.map((row) => ClaimedJob.parse(row));
 }
 
 /**

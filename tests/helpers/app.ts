@@ -13,13 +13,14 @@ export const TEST_SECRET = randomBytes(32).toString('base64');
 
 /**
  * No budget of costly work (src/http/cost-budget.ts) and no per-second limit of a key: an app of
- * startTestApp, secondServer or the worker harness (apiOverHarness) has neither unless its test
- * sets its own GATEWAY_COSTLY_* (cost-budget.test.ts, import-answer-bounds.test.ts) or
+ * startTestApp, secondServer or the worker harness (apiOverHarness), and the processes of a test
+ * deployment (deploymentEnv, backup-embedded), have neither unless their test sets its own
+ * GATEWAY_COSTLY_* (cost-budget.test.ts, import-answer-bounds.test.ts) or
  * GATEWAY_KEY_REQUESTS_PER_S (abuse-limits.test.ts). The budget charges the time work takes, so
  * on a loaded machine a test of something else that uploads and reads a dozen files in one
- * account met its refusals (real-exports in CI, through startTestApp and later through the
- * worker harness); and tests of other things send one key's requests in bursts of hundreds. The
- * processes' tests (the storm, bench:abuse) run with the defaults.
+ * account met its refusals (real-exports in CI); and tests of other things send one key's
+ * requests back to back, past 100 a second (backup-embedded). The storm's processes
+ * (import-storm-process) and bench:abuse run with the defaults.
  */
 export const UNTHROTTLED = { GATEWAY_COSTLY_PER_ACCOUNT: '1000', GATEWAY_COSTLY_MAX: '1000', GATEWAY_COSTLY_SHARE_PCT: '100', GATEWAY_KEY_REQUESTS_PER_S: '0' } as const;
 

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { reservePort } from './ports';
-import { TEST_SECRET } from './app';
+import { TEST_SECRET, UNTHROTTLED } from './app';
 import { FAST_WORKER_ENV, waitFor } from './worker';
 
 // The built product (`dist/main.js`, `dist/worker.js`, `dist/stager.js`) run as processes, as a
@@ -15,11 +15,13 @@ const ROOT = join(import.meta.dirname, '..', '..');
 /**
  * What every process of a test deployment is started with: one database, one master key, the
  * simulated registry, keys required, the client address from X-Forwarded-For (each test client
- * plays another address), a fast password hash; `extra` adds or overrides.
+ * plays another address), a fast password hash, no cost budget or per-second limit of a key
+ * (UNTHROTTLED); `extra` adds or overrides.
  */
 export function deploymentEnv(databaseUrl: string, registryUrl: string, extra: Record<string, string> = {}): Record<string, string> {
   return {
     ...FAST_WORKER_ENV,
+    ...UNTHROTTLED,
     DATABASE_URL: databaseUrl,
     GATEWAY_SECRET_KEY: TEST_SECRET,
     GATEWAY_REGISTRY_URL: registryUrl,

@@ -10,6 +10,7 @@ import { clusterDir } from '../../db/embedded-placement';
 import { generateApiKey } from '../../src/crypto/hash';
 import { parseSimUsers } from '../../worker/registry/sim-state';
 import { startSimulator, type Simulator } from '../../worker/registry/simulator';
+import { UNTHROTTLED } from '../helpers/app';
 import { makeSubmission } from '../helpers/factories';
 import { buildDist, spawnGateway, stopGateway, type GatewayProcess } from '../helpers/gateway-processes';
 import { BACKUP_PASSPHRASE, runTool, tableRows } from '../helpers/operations-cli';
@@ -49,6 +50,8 @@ afterAll(async () => {
 /** The settings of a deployment on the embedded database of `dataDir`: no DATABASE_URL, no GATEWAY_SECRET_KEY (the key is the data dir's secret.key). */
 const envOf = (dataDir: string) => ({
   ...FAST_WORKER_ENV,
+  // Its writer posts one record after another, as fast as the server answers.
+  ...UNTHROTTLED,
   GATEWAY_DATA_DIR: dataDir,
   GATEWAY_REGISTRY_URL: sim.url,
   GATEWAY_REQUIRE_API_KEY: 'true',

@@ -1,5 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
+import type { TransactionSql } from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDb } from '../../db/client';
 import type { CanonicalContent } from '../../src/domain/canonical';
 import { claimBatch, type ClaimedJob } from '../../worker/claim';
 import type { WorkerContext } from '../../worker/context';
@@ -9,7 +12,7 @@ import { SentRecord } from '../../worker/registry/sim-state';
 import { heartbeat } from '../../worker/tasks/heartbeat';
 import { pruneJournal } from '../../worker/tasks/journal-retention';
 import { purge } from '../../worker/tasks/purge';
-import { startWorkerHarness, type WorkerHarness } from '../helpers/worker';
+import { startWorkerHarness, waitFor, type WorkerHarness } from '../helpers/worker';
 
 let h: WorkerHarness;
 let ctx: WorkerContext;
@@ -19,6 +22,37 @@ beforeAll(async () => {
   ctx = h.workerContext();
 });
 afterAll(() => h.close());
+
+/** A TCP relay to the database whose connections `cut` resets, as a failover or a lost network does. */
+async function cuttableProxy(databaseUrl: string) {
+  const target = new URL(databaseUrl);
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = connect(Number(target.port), target.hostname);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('error', () => {});
+      socket.on('close', () => {
+        sockets.delete(socket);
+        client.destroy();
+        upstream.destroy();
+      });
+    }
+    client.pipe(upstream);
+    upstream.pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = new URL(databaseUrl);
+  url.hostname = '127.0.0.1';
+  url.port = String((server.address() as AddressInfo).port);
+  return {
+    url: url.toString(),
+    cut: () => {
+      for (const socket of sockets) socket.resetAndDestroy();
+    },
+    close: () => server.close(),
+  };
+}
 
 /** A submission row written directly, in any state, with `purge_after` relative to now. */
 async function insertRow(status: string, purgeDays: number | null, options: { creds?: string; accountId?: number } = {}) {
@@ -120,17 +154,41 @@ describe('claim', () => {
   });
 });
 
+describe('claim over a connection cut', () => {
+  it('ends when the connection it waits for is cut and opens again: it claims over the new one, and the pool serves the next', async () => {
+    // postgres.js 3.4.9 loses a reserve() that waits for a connection while that connection is cut
+    // and opens again, as in a failover: a claim over one never ended, nor did any claim after it.
+    const id = await insertRow('queued', null);
+    const proxy = await cuttableProxy(h.database.url);
+    const { sql, close } = createDb(proxy.url, { max: 1 });
+    try {
+      // The pool's one connection opens for this query and is busy with it, so the claim waits.
+      const busy = sql`SELECT pg_sleep(3)`.catch((error: unknown) => (error as { code?: string }).code);
+      await waitFor(async () => (await h.app.sql`SELECT 1 FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(3)'`).length > 0 || undefined, 5_000, 'the busy connection');
+      const claiming = claimBatch({ ...ctx, sql }, 100).then((jobs) => jobs.map((job) => job.id));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      proxy.cut();
+      expect(await busy).toBe('ECONNRESET');
+      expect(await Promise.race([claiming, new Promise((resolve) => setTimeout(() => resolve('still waiting'), 5_000))])).toEqual([id]);
+      expect(await claimBatch({ ...ctx, sql }, 100)).toEqual([]);
+    } finally {
+      await close();
+      proxy.close();
+      await h.app.sql`DELETE FROM submissions WHERE id = ${id}`;
+    }
+  });
+});
+
 describe('claim and stop', () => {
   it('a claim still waiting for its connection when the worker stops claims nothing, not even a row queued meanwhile', async () => {
     let connected!: () => void;
     const gate = new Promise<void>((resolve) => (connected = resolve));
     const sql = new Proxy(ctx.sql, {
       get: (target, name, receiver) =>
-        name === 'reserve'
-          ? async () => {
-              const reserved = await target.reserve();
+        name === 'begin'
+          ? async (fn: (tx: TransactionSql) => unknown) => {
               await gate;
-              return reserved;
+              return target.begin(fn);
             }
           : Reflect.get(target, name, receiver),
     });
