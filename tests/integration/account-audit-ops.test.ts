@@ -78,6 +78,38 @@ describe('GET /v1/audit/export', () => {
     expect(await exported(key)).not.toContain(String(id));
   });
 
+  it('writes every column as a Romanian reader expects it: days dd.mm.yyyy, instants in Bucharest time, summer time included', async () => {
+    const account = await t.createAccount('Export coloane');
+    const columnsKey = await t.createKey(account);
+    const [row] = await t.ctx.sql<{ id: string }[]>`
+      INSERT INTO submissions (account_id, status, payload_json, vin, nr_inm, data_prestatie, idempotency_key, prestatii, nemapate, registry_id, motiv,
+        created_at, updated_at, sent_at, purge_after)
+      VALUES (${account}, 'sent', '{"odometruInitial": 87400, "odometruFinal": 87520}'::jsonb, 'WDB1234561A654321', 'B123ABC', '2025-02-01', 'export-coloane',
+        '[{"cod_prestatie": "OE-3"}, {"cod_prestatie": "OE-7"}]'::jsonb, '[]'::jsonb, '98765', 'Înregistrat',
+        '2025-07-01 09:30:15.654321+00', now(), '2025-12-31 22:59:59.999+00', '2026-03-29 01:00:00+00')
+      RETURNING id::text`;
+    const lines = readSemicolonCsv((await exportBytes(await t.call('GET', '/v1/audit/export', { key: columnsKey }))).text);
+    expect(lines[1]).toEqual([
+      row!.id,
+      'sent',
+      'WDB1234561A654321',
+      'B123ABC',
+      '01.02.2025',
+      '87400',
+      '87520',
+      'OE-3;OE-7',
+      '98765',
+      'Înregistrat',
+      '',
+      '',
+      // 09:30 UTC in July is 12:30 in Bucharest (UTC+3); New Year's Eve 22:59 UTC is already
+      // the next year there (UTC+2); 01:00 UTC on 29 March 2026 is the hour summer time starts.
+      '01.07.2025 12:30:15',
+      '01.01.2026 00:59:59',
+      '29.03.2026 04:00:00',
+    ]);
+  });
+
   it('an export of more rows than one fetch has every row once, in order', async () => {
     const bulkAccount = await t.createAccount('Export mare');
     const bulkKey = await t.createKey(bulkAccount);
