@@ -56,8 +56,8 @@ export async function claimBatch(ctx: WorkerContext, limit: number, stopped?: Ab
   // in one tick, and Postgres runs in order, so the claim's snapshot is taken once the lock is
   // held and sees every earlier claim. A failed statement rolls the transaction back. Not
   // sql.reserve(), which would save the BEGIN's round trip: postgres.js 3.4.9 loses a reserve()
-  // that waits for a connection while the database comes back, and the claim, awaited by every
-  // later one, never ended (db-failover.test.ts).
+  // that waits for a connection while it is cut and opens again (a failover), and the claim,
+  // awaited by every later one, never ended (worker-tasks.test.ts, "claim over a connection cut").
   const results = await ctx.sql.begin((tx) => {
     // Checked in the tick that writes the claim: nothing can stop the worker in between.
     if (stopped?.aborted) return [];

@@ -90,28 +90,27 @@ export async function* exportSubmissionsCsv({ ctx, actor, filters }: { ctx: AppC
 }
 
 function csvRows(rows: Array<{ r: string }>): string {
-  return rows
-    .map(({ r }) => {
-      const [id, status, vin, nrInm, dataPrestatie, odometruInitial, odometruFinal, coduri, registryId, motiv, batchId, rowIndex, createdAt, sentAt, purgeAfter] = JSON.parse(
-        r,
-      ) as ExportRow;
-      return csvLine([
-        id,
-        status,
-        vin,
-        nrInm,
-        formatDate(dataPrestatie),
-        odometruInitial,
-        odometruFinal,
-        coduri,
-        registryId,
-        motiv,
-        batchId,
-        rowIndex,
-        formatInstant(createdAt),
-        formatInstant(sentAt),
-        formatInstant(purgeAfter),
-      ]);
-    })
-    .join('');
+  return rows.map(({ r }) => csvLine(shown(JSON.parse(r) as ExportRow))).join('');
+}
+
+/** A row's values as the file shows them: days `dd.mm.yyyy`, instants in Bucharest time. */
+function shown(row: ExportRow) {
+  const [id, status, vin, nrInm, dataPrestatie, odometruInitial, odometruFinal, coduri, registryId, motiv, batchId, rowIndex, createdAt, sentAt, purgeAfter] = row;
+  return [
+    id,
+    status,
+    vin,
+    nrInm,
+    formatDate(dataPrestatie),
+    odometruInitial,
+    odometruFinal,
+    coduri,
+    registryId,
+    motiv,
+    batchId,
+    rowIndex,
+    formatInstant(createdAt),
+    formatInstant(sentAt),
+    formatInstant(purgeAfter),
+  ];
 }
