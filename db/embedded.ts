@@ -60,6 +60,17 @@ function toolOwner(dataDir: string): number | undefined {
  * for the tool to end: the tool stops its database when done, which would leave a server, a
  * worker or another tool attached to it without one. Tools are short; the wait is logged.
  */
+/** What `work` settles with, or the signal's reason as soon as it aborts (`work` then ends by itself, unheard). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  return new Promise<T>((resolve, reject) => {
+    const stop = () => reject(signal.reason);
+    if (signal.aborted) return stop();
+    signal.addEventListener('abort', stop, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', stop));
+  });
+}
+
 async function waitForToolOwner(dataDir: string, log: (line: string) => void, signal: AbortSignal | undefined): Promise<void> {
   const tool = toolOwner(dataDir);
   if (tool === undefined) return;
@@ -204,8 +215,9 @@ export async function startEmbedded(options: {
   try {
     // Resumable: roles and database are brought to what they must be whatever an earlier,
     // interrupted start left (initdb done, database not yet created, ...).
-    await ensureRoles(credentials, port, database);
-    signal?.throwIfAborted();
+    // Raced with the stop: a server that a signal ends just as this connects to it (it was ready
+    // 50 ms after its start) can leave the connection waiting past GATEWAY_SHUTDOWN_S.
+    await untilAborted(ensureRoles(credentials, port, database), signal);
   } catch (error) {
     await server.stop();
     throw error;
