@@ -108,6 +108,14 @@ function onAbort(signal: AbortSignal | undefined, abort: () => void): () => void
   return () => signal.removeEventListener('abort', abort);
 }
 
+/** What `work` settles with, or the signal's reason as soon as it aborts (`work` then ends by itself, unheard). */
+export function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const forget = onAbort(signal, () => reject(signal?.reason));
+    work.then(resolve, reject).finally(forget);
+  });
+}
+
 /**
  * initdb into `pgDir` (made, owned by `runAs`, 0700), with `admin` as its superuser. The
  * password reaches initdb in a file of a 0700 directory of `runAs` beside the cluster (a

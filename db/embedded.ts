@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { clusterDir, packageNativeDir, placeBinaries, placeCluster, postgresOsUser, RELOCATION_DIR } from './embedded-placement';
 import { ensureCredentials, ensureRoles, readCredentials, roleUrl, writeHba } from './embedded-roles';
-import { initCluster, LOG_FLAGS, startServer } from './embedded-server';
+import { initCluster, LOG_FLAGS, startServer, untilAborted } from './embedded-server';
 
 export interface EmbeddedDb {
   /** The product's connection: the app role (not a superuser), its own database. */
@@ -60,17 +60,6 @@ function toolOwner(dataDir: string): number | undefined {
  * for the tool to end: the tool stops its database when done, which would leave a server, a
  * worker or another tool attached to it without one. Tools are short; the wait is logged.
  */
-/** What `work` settles with, or the signal's reason as soon as it aborts (`work` then ends by itself, unheard). */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return work;
-  return new Promise<T>((resolve, reject) => {
-    const stop = () => reject(signal.reason);
-    if (signal.aborted) return stop();
-    signal.addEventListener('abort', stop, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', stop));
-  });
-}
-
 async function waitForToolOwner(dataDir: string, log: (line: string) => void, signal: AbortSignal | undefined): Promise<void> {
   const tool = toolOwner(dataDir);
   if (tool === undefined) return;
