@@ -3,7 +3,7 @@
 // of a 100,000-row batch whose rows are all left out (csv, and xlsx). Prints for each the
 // server's peak RSS (VmHWM, reset before each), the time to the first byte and to the end,
 // and the bytes. BENCH_ROWS changes the size; BENCH_FORMATS=csv skips the xlsx (older code).
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
@@ -11,6 +11,7 @@ import { startEmbedded } from '../db/embedded';
 import { preserveExitCode } from '../db/exit-code';
 import { migrate } from '../db/migrate';
 import { generateApiKey } from '../src/crypto/hash';
+import { rssMb } from '../tests/helpers/upload-storm';
 import { startServerProcess } from './server';
 import { waitUntil } from './wait';
 
@@ -19,7 +20,6 @@ const PARALLEL = 5;
 const FORMATS = (process.env.BENCH_FORMATS ?? 'csv,xlsx').split(',');
 const MB = 1024 * 1024;
 
-const status = (pid: number, field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 const resetPeak = (pid: number) => writeFileSync(`/proc/${pid}/clear_refs`, '5');
 
 /** A workshop csv whose every row needs a mapping (an unknown operation code), so every row is exported. */
@@ -80,14 +80,14 @@ async function main() {
     // The first export of the batch derives its rows (as a preview would): done once before measuring.
     await download(`${base}/import/${batch.batch_id}/export-failed`, key.plain);
 
-    console.log(`${ROWS} rows, ${PARALLEL} parallel downloads each; server pid ${pid}, RSS before ${status(pid, 'VmRSS').toFixed(0)} MB`);
+    console.log(`${ROWS} rows, ${PARALLEL} parallel downloads each; server pid ${pid}, RSS before ${rssMb(pid, 'VmRSS').toFixed(0)} MB`);
     const runs: Array<[string, string]> = [['audit export csv', `${base}/audit/export?status=all`]];
     for (const format of FORMATS) runs.push([`export-failed ${format}`, `${base}/import/${batch.batch_id}/export-failed?format=${format}`]);
     for (const [label, url] of runs) {
-      const before = status(pid, 'VmRSS');
+      const before = rssMb(pid, 'VmRSS');
       resetPeak(pid);
       const results = await Promise.all(Array.from({ length: PARALLEL }, () => download(url, key.plain)));
-      const peak = status(pid, 'VmHWM');
+      const peak = rssMb(pid, 'VmHWM');
       const worst = (f: (r: (typeof results)[number]) => number) => Math.max(...results.map(f));
       console.log(
         `${label.padEnd(20)} | RSS before ${before.toFixed(0)} MB, peak ${peak.toFixed(0)} MB | first byte ≤ ${(worst((r) => r.firstMs) / 1000).toFixed(2)} s, ` +

@@ -25,6 +25,7 @@ import { startEmbedded } from '../db/embedded';
 import { preserveExitCode } from '../db/exit-code';
 import { cpuSeconds } from './cpu';
 import { createBenchClient, multipart } from './http-client';
+import { rssMb } from '../tests/helpers/upload-storm';
 import { startServerProcess } from './server';
 import { migrate } from '../db/migrate';
 import { generateApiKey } from '../src/crypto/hash';
@@ -167,7 +168,6 @@ function childrenOf(pid: number): number[] {
   return readdirSync(`/proc/${pid}/task`).flatMap((task) => readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number));
 }
 
-const peakRss = (pid: number) => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 // Writing 5 to clear_refs resets the peak, so each file gets its own figure.
 const resetPeak = (pid: number) => writeFileSync(`/proc/${pid}/clear_refs`, '5');
 
@@ -275,7 +275,7 @@ async function main() {
     poolSize: 2,
   });
   try {
-    console.log(`${ROWS} rows; server pid ${server.pid}, idle RSS ${peakRss(server.pid!).toFixed(0)} MB`);
+    console.log(`${ROWS} rows; server pid ${server.pid}, idle RSS ${rssMb(server.pid!, 'VmHWM').toFixed(0)} MB`);
     let lastBatch = 0;
     for (const [label, path] of [
       ['xlsx', xlsxPath],
@@ -300,11 +300,11 @@ async function main() {
       });
       const serverCpu = cpuMs(server.pid!) - before.server;
       const stagerCpu = stagers.reduce((sum, pid, i) => sum + cpuMs(pid) - before.stagers[i]!, 0);
-      const peak = peakRss(server.pid!);
+      const peak = rssMb(server.pid!, 'VmHWM');
       console.log(
         `${label.padEnd(5)} ${(bytes.length / MB).toFixed(1).padStart(5)} MB | parse only ${(parseMs / 1000).toFixed(2)} s | ` +
           `upload answered (${run.answeredAs}) ${(run.uploadMs / 1000).toFixed(2)} s, upload→complete preview ${(run.totalMs / 1000).toFixed(2)} s | ` +
-          `ratio ${(run.totalMs / parseMs).toFixed(2)} | server peak RSS ${peak.toFixed(0)} MB (target < 400), stager ${stagers.map((pid) => peakRss(pid).toFixed(0)).join(', ')} MB`,
+          `ratio ${(run.totalMs / parseMs).toFixed(2)} | server peak RSS ${peak.toFixed(0)} MB (target < 400), stager ${stagers.map((pid) => rssMb(pid, 'VmHWM').toFixed(0)).join(', ')} MB`,
       );
       console.log(
         `      read + classify every row through the API's path ${(classifyMs / 1000).toFixed(2)} s | ` +

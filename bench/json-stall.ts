@@ -2,7 +2,7 @@
 // as a child process; a small request (GET /healthz) is timed every 10 ms, first alone (the
 // baseline), then while 1 and 10 bodies of ~14 MB of nested arrays are posted. Prints the
 // slowest small request of each phase, its ratio to the baseline, and the server's peak RSS.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
@@ -10,6 +10,7 @@ import { startEmbedded } from '../db/embedded';
 import { preserveExitCode } from '../db/exit-code';
 import { migrate } from '../db/migrate';
 import { generateApiKey } from '../src/crypto/hash';
+import { rssMb } from '../tests/helpers/upload-storm';
 import { startServerProcess } from './server';
 
 const BODY_BYTES = 14 * 1024 * 1024 - 1024;
@@ -32,8 +33,6 @@ async function slowestWhile(base: string, load: () => Promise<unknown>): Promise
   return slowest;
 }
 
-const peakRss = (pid: number) => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
-
 async function main() {
   preserveExitCode();
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-json-stall-'));
@@ -55,7 +54,7 @@ async function main() {
     console.log(`slowest small request alone:         ${baseline.toFixed(0)} ms`);
     console.log(`slowest beside 1 deep body:          ${one.toFixed(0)} ms  (× ${(one / baseline).toFixed(1)})`);
     console.log(`slowest beside 10 deep bodies at once: ${ten.toFixed(0)} ms  (× ${(ten / baseline).toFixed(1)})`);
-    console.log(`server peak RSS: ${peakRss(child.pid!).toFixed(0)} MB`);
+    console.log(`server peak RSS: ${rssMb(child.pid!, 'VmHWM').toFixed(0)} MB`);
   } finally {
     await stop();
     await sql.end();
